@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The report path: every BUG, WARN, lockdep and atomic-sleep report of the
+ * emulated kernel passes through vm_report_emit() to one sink.
+ */
+#include "bug.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lockdep.h"
+#include "task.h"
+
+static vm_report_sink_fn report_sink;	/* set while single-threaded */
+static void *report_sink_arg;
+static unsigned long report_counts[VM_REPORT_NR];	/* relaxed atomics */
+
+static const char *const kind_names[VM_REPORT_NR] = {
+	[VM_REPORT_BUG] = "bug",
+	[VM_REPORT_WARN] = "warn",
+	[VM_REPORT_LOCKDEP_CYCLE] = "lockdep-cycle",
+	[VM_REPORT_LOCKDEP_ORDER] = "lockdep-order",
+	[VM_REPORT_LOCKDEP_RECURSION] = "lockdep-recursion",
+	[VM_REPORT_LOCKDEP_UNHELD] = "lockdep-unheld-release",
+	[VM_REPORT_ATOMIC_SLEEP] = "atomic-sleep",
+	[VM_REPORT_AUDIT] = "audit",
+};
+
+const char *vm_report_kind_name(enum vm_report_kind kind)
+{
+	return (unsigned)kind < VM_REPORT_NR ? kind_names[kind] : "unknown";
+}
+
+void vm_report_set_sink(vm_report_sink_fn fn, void *arg)
+{
+	__atomic_store_n(&report_sink_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&report_sink, fn, __ATOMIC_RELEASE);
+}
+
+unsigned long vm_report_count(enum vm_report_kind kind)
+{
+	return __atomic_load_n(&report_counts[kind], __ATOMIC_RELAXED);
+}
+
+void vm_report_reset_counts(void)
+{
+	for (int i = 0; i < VM_REPORT_NR; i++)
+		__atomic_store_n(&report_counts[i], 0, __ATOMIC_RELAXED);
+}
+
+void vm_report_print(FILE *f, const struct vm_report *r)
+{
+	fprintf(f, "=== rmaptorture report: %s ===\n", vm_report_kind_name(r->kind));
+	fprintf(f, "message:   %s\n", r->message);
+	fprintf(f, "signature: %s\n", r->signature);
+	fprintf(f, "task:      %s%s%s\n", r->task, r->op ? " in " : "", r->op ? r->op : "");
+	for (int i = 0; i < r->nr_sites; i++)
+		fprintf(f, "site %d:    %s at %s:%d\n", i, r->sites[i].what,
+			r->sites[i].file ? r->sites[i].file : "?", r->sites[i].line);
+	if (r->nr_held)
+		fprintf(f, "held locks (%d):\n", r->nr_held);
+	for (int i = 0; i < r->nr_held; i++)
+		fprintf(f, "  #%d %s at %s:%d\n", i, r->held[i].what,
+			r->held[i].file ? r->held[i].file : "?", r->held[i].line);
+	fflush(f);
+}
+
+void vm_report_emit(struct vm_report *r)
+{
+	struct task_struct *t = current_task;
+	vm_report_sink_fn sink;
+
+	if (t) {
+		snprintf(r->task, sizeof(r->task), "%s", t->comm);
+		r->op = READ_ONCE(t->op);
+		r->nr_held = 0;
+		for (int i = 0; i < t->lockdep_depth && i < VM_REPORT_MAX_HELD; i++) {
+			const struct held_lock *h = &t->held_locks[i];
+
+			r->held[r->nr_held++] = (struct vm_report_site){
+				.what = lock_class_name(h->class_id),
+				.file = h->file, .line = h->line };
+		}
+	} else {
+		snprintf(r->task, sizeof(r->task), "?");
+	}
+	__atomic_fetch_add(&report_counts[r->kind], 1, __ATOMIC_RELAXED);
+	/* Acquire pairs with the release in vm_report_set_sink(). */
+	sink = __atomic_load_n(&report_sink, __ATOMIC_ACQUIRE);
+	if (sink)
+		sink(r, __atomic_load_n(&report_sink_arg, __ATOMIC_RELAXED));
+	else
+		vm_report_print(stderr, r);
+}
+
+static void report_at(enum vm_report_kind kind, const char *file, int line,
+		      const char *cond)
+{
+	struct vm_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	snprintf(r.message, sizeof(r.message), "%s: %s at %s:%d",
+		 kind == VM_REPORT_BUG ? "BUG" : "WARNING", cond, file, line);
+	snprintf(r.signature, sizeof(r.signature), "%s:%s:%s",
+		 vm_report_kind_name(kind), file, cond);
+	r.nr_sites = 1;
+	r.sites[0] = (struct vm_report_site){ .what = cond, .file = file, .line = line };
+	vm_report_emit(&r);
+}
+
+void __vm_bug(const char *file, int line, const char *cond)
+{
+	report_at(VM_REPORT_BUG, file, line, cond);
+	/* An oops kills the task with its locks held: nothing sane follows. */
+	abort();
+}
+
+bool __vm_warn(const char *file, int line, const char *cond)
+{
+	report_at(VM_REPORT_WARN, file, line, cond);
+	return true;
+}

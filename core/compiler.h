@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Compiler and sanitizer glue shared by every core file: branch hints,
+ * cache-line alignment, ONCE accessors and the ThreadSanitizer annotation
+ * entry points (no-ops outside a TSan build).
+ */
+#ifndef RT_CORE_COMPILER_H
+#define RT_CORE_COMPILER_H
+
+#include <stddef.h>
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define SMP_CACHE_BYTES	64
+#define ____cacheline_aligned __attribute__((aligned(SMP_CACHE_BYTES)))
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* Single-copy atomic plain accesses, visible to TSan as atomics. */
+#define READ_ONCE(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+#define cpu_relax()	__builtin_ia32_pause()
+
+#if defined(__SANITIZE_THREAD__)
+# define RT_TSAN 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define RT_TSAN 1
+# endif
+#endif
+#ifndef RT_TSAN
+# define RT_TSAN 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+# define RT_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define RT_ASAN 1
+# endif
+#endif
+#ifndef RT_ASAN
+# define RT_ASAN 0
+#endif
+
+#if RT_TSAN
+/*
+ * The annotation interface of compiler-rt's tsan_interface.h, declared here
+ * so the build does not depend on where a distribution put that header.
+ */
+void __tsan_mutex_create(void *addr, unsigned flags);
+void __tsan_mutex_destroy(void *addr, unsigned flags);
+void __tsan_mutex_pre_lock(void *addr, unsigned flags);
+void __tsan_mutex_post_lock(void *addr, unsigned flags, int recursion);
+int __tsan_mutex_pre_unlock(void *addr, unsigned flags);
+void __tsan_mutex_post_unlock(void *addr, unsigned flags);
+void __tsan_acquire(void *addr);
+void __tsan_release(void *addr);
+# define RT_TSAN_MUTEX_LINKER_INIT	(1u << 0)
+# define RT_TSAN_MUTEX_WRITE_REENTRANT	(1u << 1)
+# define RT_TSAN_MUTEX_READ_REENTRANT	(1u << 2)
+# define RT_TSAN_MUTEX_NOT_STATIC	(1u << 8)
+# define RT_TSAN_MUTEX_READ_LOCK	(1u << 3)
+# define RT_TSAN_MUTEX_TRY_LOCK		(1u << 4)
+# define RT_TSAN_MUTEX_TRY_LOCK_FAILED	(1u << 5)
+# define tsan_mutex_create(a, f)	__tsan_mutex_create((a), (f))
+# define tsan_mutex_destroy(a, f)	__tsan_mutex_destroy((a), (f))
+# define tsan_mutex_pre_lock(a, f)	__tsan_mutex_pre_lock((a), (f))
+# define tsan_mutex_post_lock(a, f)	__tsan_mutex_post_lock((a), (f), 0)
+# define tsan_mutex_pre_unlock(a, f)	((void)__tsan_mutex_pre_unlock((a), (f)))
+# define tsan_mutex_post_unlock(a, f)	__tsan_mutex_post_unlock((a), (f))
+# define tsan_acquire(a)		__tsan_acquire(a)
+# define tsan_release(a)		__tsan_release(a)
+#else
+# define RT_TSAN_MUTEX_LINKER_INIT	0
+# define RT_TSAN_MUTEX_WRITE_REENTRANT	0
+# define RT_TSAN_MUTEX_READ_REENTRANT	0
+# define RT_TSAN_MUTEX_NOT_STATIC	0
+# define RT_TSAN_MUTEX_READ_LOCK	0
+# define RT_TSAN_MUTEX_TRY_LOCK		0
+# define RT_TSAN_MUTEX_TRY_LOCK_FAILED	0
+# define tsan_mutex_create(a, f)	((void)(a), (void)(f))
+# define tsan_mutex_destroy(a, f)	((void)(a), (void)(f))
+# define tsan_mutex_pre_lock(a, f)	((void)(a), (void)(f))
+# define tsan_mutex_post_lock(a, f)	((void)(a), (void)(f))
+# define tsan_mutex_pre_unlock(a, f)	((void)(a), (void)(f))
+# define tsan_mutex_post_unlock(a, f)	((void)(a), (void)(f))
+# define tsan_acquire(a)		((void)(a))
+# define tsan_release(a)		((void)(a))
+#endif
+
+#endif /* RT_CORE_COMPILER_H */

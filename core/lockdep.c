@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockdep: the held-lock stacks, the class dependency graph, and the
+ * documented lock order it is checked against.
+ *
+ * The documented order, outermost first (a lock may be taken, blocking,
+ * only while holding locks above it on its own branch; reclaim goes
+ * against it only with trylocks, which add no edge):
+ *
+ * mmap_sem
+ *   PG_locked
+ *     i_shared_sem
+ *       page_table_lock
+ *         PG_chainlock
+ *           anon_vma->lock
+ *             swap_lock
+ *               tree_lock
+ *           lru_lock
+ *         PG_maplock
+ *           anon_vma->lock
+ *           lru_lock
+ *
+ * zone->lock and kmem_cache->lock are innermost: allocation may happen
+ * under any lock above (GFP_ATOMIC), and nothing is taken under them.
+ *
+ * This comment is parsed by tests/check_lockdep.c and compared with
+ * order_parents[] below: change both or neither.
+ */
+#include "lockdep.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bug.h"
+#include "die.h"
+#include "spinlock.h"
+#include "task.h"
+
+bool __lockdep_on = true;	/* relaxed atomic */
+
+#define NR_NODES	(LOCK_CLASS_MAX * LOCKDEP_MAX_SUBCLASS)
+#define NODE_WORDS	((NR_NODES + 63) / 64)
+
+struct lock_class {
+	const char *name;		/* set at registration, then read-only */
+	bool in_order;			/* part of the documented order */
+	bool innermost;
+	uint64_t parents;		/* documented parents: class bit mask */
+	uint64_t ancestors;		/* closure of parents */
+};
+
+_Static_assert(LOCK_CLASS_MAX <= 64, "class masks are one word");
+
+/* graph_lock: a harness pthread mutex, never an emulated lock. */
+static pthread_mutex_t graph_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lock_class classes[LOCK_CLASS_MAX];	/* graph_lock for writers */
+static int nr_classes;					/* atomic */
+
+/* dep[a][w]: bit b set when node a -> node b was seen. Atomic words. */
+static uint64_t dep[NR_NODES][NODE_WORDS];
+/* Sites of each edge's first occurrence: graph_lock. */
+struct edge_site {
+	const char *held_file;
+	int held_line;
+	const char *file;
+	int line;
+};
+static struct edge_site edge_sites[NR_NODES][NR_NODES];
+/* Pairs already reported, so a bad edge is reported once: graph_lock. */
+static uint64_t reported[NR_NODES][NODE_WORDS];
+
+struct order_entry {
+	int cls;
+	const char *name;
+	int parents[2];		/* -1 terminated */
+	bool innermost;
+};
+
+/* The tree in the comment above, as data. */
+static const struct order_entry order_table[] = {
+	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { -1, -1 }, false },
+	{ LOCK_CLASS_PG_LOCKED, "PG_locked", { LOCK_CLASS_MMAP_SEM, -1 }, false },
+	{ LOCK_CLASS_I_SHARED_SEM, "i_shared_sem", { LOCK_CLASS_PG_LOCKED, -1 }, false },
+	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock", { LOCK_CLASS_I_SHARED_SEM, -1 }, false },
+	{ LOCK_CLASS_PG_CHAINLOCK, "PG_chainlock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_PG_MAPLOCK, "PG_maplock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_ANON_VMA_LOCK, "anon_vma->lock",
+	  { LOCK_CLASS_PG_CHAINLOCK, LOCK_CLASS_PG_MAPLOCK }, false },
+	{ LOCK_CLASS_LRU_LOCK, "lru_lock",
+	  { LOCK_CLASS_PG_CHAINLOCK, LOCK_CLASS_PG_MAPLOCK }, false },
+	{ LOCK_CLASS_SWAP_LOCK, "swap_lock", { LOCK_CLASS_ANON_VMA_LOCK, -1 }, false },
+	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
+	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
+	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
+};
+
+static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+
+static void classes_init(void)
+{
+	_Static_assert(ARRAY_SIZE(order_table) == LOCK_CLASS_NR_STATIC,
+		       "every static class is in the order table");
+	for (size_t i = 0; i < ARRAY_SIZE(order_table); i++) {
+		const struct order_entry *e = &order_table[i];
+		struct lock_class *c = &classes[e->cls];
+
+		c->name = e->name;
+		c->in_order = true;
+		c->innermost = e->innermost;
+		for (int p = 0; p < 2; p++)
+			if (e->parents[p] >= 0)
+				c->parents |= 1ULL << e->parents[p];
+	}
+	/* Ancestors: the closure, by iteration to a fixed point. */
+	for (int c = 0; c < LOCK_CLASS_NR_STATIC; c++)
+		classes[c].ancestors = classes[c].parents;
+	for (bool changed = true; changed; ) {
+		changed = false;
+		for (int c = 0; c < LOCK_CLASS_NR_STATIC; c++) {
+			uint64_t a = classes[c].ancestors;
+
+			for (int p = 0; p < LOCK_CLASS_NR_STATIC; p++)
+				if (a & (1ULL << p))
+					a |= classes[p].ancestors;
+			if (a != classes[c].ancestors) {
+				classes[c].ancestors = a;
+				changed = true;
+			}
+		}
+	}
+	__atomic_store_n(&nr_classes, LOCK_CLASS_NR_STATIC, __ATOMIC_RELEASE);
+}
+
+static inline void ensure_classes(void)
+{
+	RT_PTHREAD(pthread_once(&classes_once, classes_init));
+}
+
+void lockdep_set_enabled(bool on)
+{
+	__atomic_store_n(&__lockdep_on, on, __ATOMIC_RELAXED);
+}
+
+bool lockdep_enabled(void)
+{
+	return __atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED);
+}
+
+int lockdep_register_class(const char *name, int parent)
+{
+	int id;
+
+	ensure_classes();
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	id = __atomic_load_n(&nr_classes, __ATOMIC_RELAXED);
+	if (id >= LOCK_CLASS_MAX || (parent >= id)) {
+		RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+		return -1;
+	}
+	classes[id].name = name;
+	if (parent >= 0 && classes[parent].in_order) {
+		classes[id].in_order = true;
+		classes[id].parents = 1ULL << parent;
+		classes[id].ancestors = classes[id].parents | classes[parent].ancestors;
+	}
+	/* Release pairs with the acquire in lock_class_name()/lock_class_count(). */
+	__atomic_store_n(&nr_classes, id + 1, __ATOMIC_RELEASE);
+	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+	return id;
+}
+
+int lock_class_count(void)
+{
+	ensure_classes();
+	return __atomic_load_n(&nr_classes, __ATOMIC_ACQUIRE);
+}
+
+const char *lock_class_name(int class_id)
+{
+	if (class_id < 0 || class_id >= lock_class_count())
+		return "?";
+	return classes[class_id].name;
+}
+
+int lock_class_by_name(const char *name)
+{
+	int n = lock_class_count();
+
+	for (int i = 0; i < n; i++)
+		if (!strcmp(classes[i].name, name))
+			return i;
+	return -1;
+}
+
+int lockdep_order_parent(int class_id)
+{
+	uint64_t p;
+
+	if (class_id < 0 || class_id >= lock_class_count())
+		return -1;
+	p = classes[class_id].parents;
+	return p ? __builtin_ctzll(p) : -1;
+}
+
+uint64_t lockdep_order_parents_mask(int class_id)
+{
+	if (class_id < 0 || class_id >= lock_class_count())
+		return 0;
+	return classes[class_id].parents;
+}
+
+bool lockdep_order_allows(int outer, int inner)
+{
+	const struct lock_class *o, *i;
+
+	if (outer < 0 || inner < 0 || outer >= lock_class_count() ||
+	    inner >= lock_class_count() || outer == inner)
+		return false;
+	o = &classes[outer];
+	i = &classes[inner];
+	if (o->innermost)
+		return false;
+	if (i->innermost)
+		return true;
+	if (!o->in_order || !i->in_order)
+		return true;	/* undocumented: only cycles are checked */
+	return (i->ancestors >> outer) & 1;
+}
+
+static inline int node_of(int cls, int sub)
+{
+	return cls * LOCKDEP_MAX_SUBCLASS + sub;
+}
+
+static inline bool edge_present(int a, int b)
+{
+	return __atomic_load_n(&dep[a][b / 64], __ATOMIC_ACQUIRE) & (1ULL << (b % 64));
+}
+
+bool lockdep_has_edge(int a, int b)
+{
+	for (int sa = 0; sa < LOCKDEP_MAX_SUBCLASS; sa++)
+		for (int sb = 0; sb < LOCKDEP_MAX_SUBCLASS; sb++)
+			if (edge_present(node_of(a, sa), node_of(b, sb)))
+				return true;
+	return false;
+}
+
+void lockdep_reset_graph(void)
+{
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	for (int a = 0; a < NR_NODES; a++)
+		for (int w = 0; w < NODE_WORDS; w++) {
+			__atomic_store_n(&dep[a][w], 0, __ATOMIC_RELAXED);
+			reported[a][w] = 0;
+		}
+	memset(edge_sites, 0, sizeof(edge_sites));
+	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+}
+
+/* Path from @from to @to in the graph; fills @via with the first hop. graph_lock. */
+static bool reachable(int from, int to, int *first_hop)
+{
+	int queue[NR_NODES], parent_hop[NR_NODES];
+	bool seen[NR_NODES] = { false };
+	int head = 0, tail = 0;
+
+	queue[tail++] = from;
+	seen[from] = true;
+	parent_hop[from] = -1;
+	while (head < tail) {
+		int n = queue[head++];
+
+		for (int m = 0; m < NR_NODES; m++) {
+			if (seen[m] || !edge_present(n, m))
+				continue;
+			seen[m] = true;
+			parent_hop[m] = n == from ? m : parent_hop[n];
+			if (m == to) {
+				*first_hop = parent_hop[m];
+				return true;
+			}
+			queue[tail++] = m;
+		}
+	}
+	return false;
+}
+
+static const char *node_name(int node, char *buf, size_t len)
+{
+	int cls = node / LOCKDEP_MAX_SUBCLASS, sub = node % LOCKDEP_MAX_SUBCLASS;
+
+	if (sub)
+		snprintf(buf, len, "%s/%d", lock_class_name(cls), sub);
+	else
+		snprintf(buf, len, "%s", lock_class_name(cls));
+	return buf;
+}
+
+static bool mark_reported(int a, int b)
+{
+	uint64_t bit = 1ULL << (b % 64);
+
+	if (reported[a][b / 64] & bit)
+		return false;
+	reported[a][b / 64] |= bit;
+	return true;
+}
+
+/* Slow path: the edge held -> new is not in the graph yet. graph_lock held. */
+static void check_new_edge(const struct held_lock *h, int cls, int sub,
+			   const char *file, int line)
+{
+	int a = node_of(h->class_id, h->subclass), b = node_of(cls, sub);
+	char an[48], bn[48];
+	struct vm_report r;
+	int hop;
+
+	if (edge_present(a, b))
+		return;
+	node_name(a, an, sizeof(an));
+	node_name(b, bn, sizeof(bn));
+	memset(&r, 0, sizeof(r));
+	r.sites[0] = (struct vm_report_site){ .what = lock_class_name(h->class_id),
+		.file = h->file, .line = h->line };
+	r.sites[1] = (struct vm_report_site){ .what = lock_class_name(cls),
+		.file = file, .line = line };
+	r.nr_sites = 2;
+
+	if (h->class_id == cls && h->subclass >= sub) {
+		if (mark_reported(a, b)) {
+			r.kind = VM_REPORT_LOCKDEP_RECURSION;
+			snprintf(r.message, sizeof(r.message),
+				 "possible recursive locking: acquiring %s at %s:%d while holding %s taken at %s:%d, no nesting annotation",
+				 bn, file, line, an, h->file, h->line);
+			snprintf(r.signature, sizeof(r.signature),
+				 "lockdep-recursion:%s", lock_class_name(cls));
+			vm_report_emit(&r);
+		}
+		return;		/* never add a self edge */
+	}
+	if (h->class_id != cls && !lockdep_order_allows(h->class_id, cls) &&
+	    classes[h->class_id].in_order && classes[cls].in_order) {
+		if (mark_reported(a, b)) {
+			r.kind = VM_REPORT_LOCKDEP_ORDER;
+			snprintf(r.message, sizeof(r.message),
+				 "lock order violation: %s acquired at %s:%d while holding %s taken at %s:%d; the documented order puts %s outside %s",
+				 bn, file, line, an, h->file, h->line,
+				 lock_class_name(cls), lock_class_name(h->class_id));
+			snprintf(r.signature, sizeof(r.signature),
+				 "lockdep-order:%s->%s", an, bn);
+			vm_report_emit(&r);
+		}
+	} else if (reachable(b, a, &hop)) {
+		if (mark_reported(a, b)) {
+			const struct edge_site *rev = &edge_sites[b][hop];
+			char hn[48];
+
+			r.kind = VM_REPORT_LOCKDEP_CYCLE;
+			node_name(hop, hn, sizeof(hn));
+			r.sites[2] = (struct vm_report_site){ .what = lock_class_name(cls),
+				.file = rev->held_file, .line = rev->held_line };
+			r.sites[3] = (struct vm_report_site){
+				.what = lock_class_name(hop / LOCKDEP_MAX_SUBCLASS),
+				.file = rev->file, .line = rev->line };
+			r.nr_sites = 4;
+			snprintf(r.message, sizeof(r.message),
+				 "possible circular locking dependency: %s (held, %s:%d) -> %s (%s:%d), but %s (held, %s:%d) -> %s (%s:%d) was seen before",
+				 an, h->file, h->line, bn, file, line,
+				 bn, rev->held_file ? rev->held_file : "?", rev->held_line,
+				 hn, rev->file ? rev->file : "?", rev->line);
+			/* Name the pair in a fixed order so both directions match. */
+			snprintf(r.signature, sizeof(r.signature), "lockdep-cycle:%s<->%s",
+				 strcmp(an, bn) < 0 ? an : bn, strcmp(an, bn) < 0 ? bn : an);
+			vm_report_emit(&r);
+		}
+		return;		/* keep the graph acyclic: the report is the record */
+	}
+	edge_sites[a][b] = (struct edge_site){ h->file, h->line, file, line };
+	/* Release pairs with the acquire in edge_present(): sites before bit. */
+	__atomic_fetch_or(&dep[a][b / 64], 1ULL << (b % 64), __ATOMIC_RELEASE);
+}
+
+void lock_acquire(const void *instance, int class_id, int subclass,
+		  enum lock_acquire_mode mode, bool read,
+		  const char *file, int line)
+{
+	struct task_struct *t = current;
+	int depth = t->lockdep_depth;
+	struct held_lock *h;
+
+	ensure_classes();
+	BUG_ON(class_id < 0 || class_id >= LOCK_CLASS_MAX);
+	BUG_ON(subclass < 0 || subclass >= LOCKDEP_MAX_SUBCLASS);
+	BUG_ON(depth >= MAX_LOCK_DEPTH);	/* far beyond any real path */
+
+	if (mode == LOCK_ACQ_BLOCKING) {
+		int b = node_of(class_id, subclass);
+
+		for (int i = 0; i < depth; i++) {
+			const struct held_lock *held = &t->held_locks[i];
+			int a = node_of(held->class_id, held->subclass);
+
+			if (likely(edge_present(a, b)))
+				continue;
+			RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+			check_new_edge(held, class_id, subclass, file, line);
+			RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+		}
+	}
+	h = &t->held_locks[depth];
+	WRITE_ONCE(h->instance, instance);
+	WRITE_ONCE(h->file, file);
+	WRITE_ONCE(h->line, line);
+	WRITE_ONCE(h->class_id, (uint16_t)class_id);
+	WRITE_ONCE(h->subclass, (uint8_t)subclass);
+	WRITE_ONCE(h->flags, (uint8_t)((mode == LOCK_ACQ_TRY ? HELD_TRYLOCK : 0) |
+				      (read ? HELD_READ : 0)));
+	WRITE_ONCE(t->lockdep_depth, depth + 1);
+}
+
+void lock_release(const void *instance, int class_id, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int depth = t->lockdep_depth;
+	struct vm_report r;
+
+	for (int i = depth - 1; i >= 0; i--) {
+		if (t->held_locks[i].instance != instance)
+			continue;
+		for (int j = i; j < depth - 1; j++) {
+			struct held_lock *d = &t->held_locks[j];
+			const struct held_lock *s = &t->held_locks[j + 1];
+
+			WRITE_ONCE(d->instance, s->instance);
+			WRITE_ONCE(d->file, s->file);
+			WRITE_ONCE(d->line, s->line);
+			WRITE_ONCE(d->class_id, s->class_id);
+			WRITE_ONCE(d->subclass, s->subclass);
+			WRITE_ONCE(d->flags, s->flags);
+		}
+		WRITE_ONCE(t->lockdep_depth, depth - 1);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_LOCKDEP_UNHELD;
+	snprintf(r.message, sizeof(r.message),
+		 "bad unlock balance: releasing %s at %s:%d, which this task does not hold",
+		 lock_class_name(class_id), file, line);
+	snprintf(r.signature, sizeof(r.signature), "lockdep-unheld-release:%s",
+		 lock_class_name(class_id));
+	r.nr_sites = 1;
+	r.sites[0] = (struct vm_report_site){ .what = lock_class_name(class_id),
+		.file = file, .line = line };
+	vm_report_emit(&r);
+}
+
+bool lock_is_held(const void *instance)
+{
+	struct task_struct *t = current;
+
+	for (int i = 0; i < t->lockdep_depth; i++)
+		if (t->held_locks[i].instance == instance)
+			return true;
+	return false;
+}
+
+int lockdep_depth(void)
+{
+	return current->lockdep_depth;
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sleeping page lock (PG_locked) and the last-reference free path.
+ *
+ * lock_page() is a bit lock in page->flags, like the kernel's: the other
+ * flag bits change concurrently under their own rules, so every change of
+ * PG_locked is an atomic read-modify-write of the one bit. Unlike the bit
+ * spinlocks it may sleep: it does not raise preempt_count, a waiter goes to
+ * sleep soon (lock_wait_sleep()), and taking it in atomic context is
+ * reported as sleeping in atomic context. There are no wait queues: the
+ * waiter polls the bit with growing sleeps, so unlock_page() wakes nobody.
+ *
+ * The model has no I/O completion, so the task that locked a page is the
+ * one that unlocks it (lockdep reports a release by any other task).
+ *
+ * Mirrors mm/filemap.c (lock_page, unlock_page) and mm/swap.c (put_page,
+ * __page_cache_release) of 2.6.
+ */
+#include "page.h"
+
+#include "lockdep.h"
+#include "page_alloc.h"
+#include "spinlock.h"
+#include "task.h"
+
+#define PG_LOCKED_MASK	page_flag_mask(PG_locked)
+
+/**
+ * __lock_page() - take the page lock, sleeping while another task holds it
+ * @page: the page
+ * @file, @line: the caller's site, for lockdep and atomic-sleep reports
+ *
+ * Mirrors mm/filemap.c:lock_page() / __lock_page().
+ *
+ * Context: process context, may sleep: reported (VM_REPORT_ATOMIC_SLEEP)
+ * when called in atomic context. Blocking acquisition of
+ * LOCK_CLASS_PG_LOCKED: below mmap_sem, above i_shared_sem.
+ */
+void __lock_page(struct page *page, const char *file, int line)
+{
+	struct task_struct *t = current;
+	void *key = page_lock_key(page, PG_locked);
+	struct lock_wait w = { 0 };
+	bool contended = false;
+
+	/* might_sleep(), with the caller's site in the report. */
+	if (unlikely(in_atomic()))
+		__might_sleep("lock_page", file, line);
+
+	tsan_mutex_pre_lock(key, 0);
+	/* Acquire pairs with the release in __unlock_page(). */
+	while (unlikely(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK,
+					  __ATOMIC_ACQUIRE) & PG_LOCKED_MASK)) {
+		if (!contended) {
+			lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].contended);
+			contended = true;
+		}
+		/*
+		 * Wait for the holder without writing the shared word; the
+		 * fetch_or above is what orders, so a relaxed load will do.
+		 */
+		while (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) & PG_LOCKED_MASK)
+			lock_wait_sleep(&w);
+	}
+	tsan_mutex_post_lock(key, 0);
+	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_BLOCKING, false,
+			     file, line);
+}
+
+/**
+ * __trylock_page() - take the page lock if it is free, never wait
+ * @page: the page
+ * @file, @line: the caller's site, for lockdep
+ *
+ * The body of TestSetPageLocked() (which inverts the result, as the
+ * kernel's does). A trylock adds no lockdep dependency: it is how reclaim
+ * locks pages against the order.
+ *
+ * Mirrors include/linux/page-flags.h:TestSetPageLocked().
+ *
+ * Context: any; never sleeps.
+ * Return: true when the caller now holds the page lock.
+ */
+bool __trylock_page(struct page *page, const char *file, int line)
+{
+	struct task_struct *t = current;
+	void *key = page_lock_key(page, PG_locked);
+	bool ok;
+
+	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_attempts);
+	tsan_mutex_pre_lock(key, RT_TSAN_MUTEX_TRY_LOCK);
+	/* Acquire pairs with the release in __unlock_page(). */
+	ok = !(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK, __ATOMIC_ACQUIRE) &
+	       PG_LOCKED_MASK);
+	tsan_mutex_post_lock(key, ok ? RT_TSAN_MUTEX_TRY_LOCK :
+			     RT_TSAN_MUTEX_TRY_LOCK | RT_TSAN_MUTEX_TRY_LOCK_FAILED);
+	if (!ok) {
+		lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_failures);
+		return false;
+	}
+	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_TRY, false,
+			     file, line);
+	return true;
+}
+
+/**
+ * __unlock_page() - release the page lock
+ * @page: a page the current task locked
+ * @file, @line: the caller's site, for lockdep
+ *
+ * BUGs when the page was not locked. Waiters poll, so there is nobody to
+ * wake (the kernel's wake_up_page()).
+ *
+ * Mirrors mm/filemap.c:unlock_page().
+ *
+ * Context: any; never sleeps. The caller holds the page lock.
+ */
+void __unlock_page(struct page *page, const char *file, int line)
+{
+	void *key = page_lock_key(page, PG_locked);
+	unsigned long old;
+
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_release(key, LOCK_CLASS_PG_LOCKED, file, line);
+	tsan_mutex_pre_unlock(key, 0);
+	/*
+	 * Release pairs with the acquire in __lock_page()/__trylock_page():
+	 * what we did under the page lock is seen by its next holder.
+	 */
+	old = __atomic_fetch_and(&page->flags, ~PG_LOCKED_MASK, __ATOMIC_RELEASE);
+	tsan_mutex_post_unlock(key, 0);
+	BUG_ON(!(old & PG_LOCKED_MASK));
+}
+
+/*
+ * The last reference is gone: take the page off the LRU, if it is on one,
+ * and free it. A reclaim scanner that meets the page on the LRU in the
+ * meantime takes references only with get_page_unless_zero() under
+ * lru_lock, so it sees count 0 and leaves the page to us; one that had
+ * isolated the page holds a reference, so we cannot get here.
+ *
+ * Mirrors mm/swap.c:__page_cache_release().
+ */
+static void __page_cache_release(struct page *page)
+{
+	struct zone *zone = page_zone(page);
+
+	if (PageLRU(page)) {
+		spin_lock(&zone->lru_lock);
+		/* Re-check under the lock: a scanner may hold it isolated. */
+		if (PageLRU(page))
+			del_page_from_lru(zone, page);
+		spin_unlock(&zone->lru_lock);
+	}
+	__free_page(page);
+}
+
+/**
+ * put_page() - drop a reference; the last one frees the page
+ * @page: a page the caller holds a reference to
+ *
+ * Reserved pages (the zero page) are never freed: as in 2.6, put_page()
+ * on them does nothing at all, so their count only ever grows. A count
+ * that goes negative is a BUG (a put without a get, or a use after free).
+ *
+ * Mirrors include/linux/mm.h:put_page() and mm/swap.c of 2.6.
+ *
+ * Context: any; at the last reference takes zone->lru_lock (when the page
+ * is on an LRU list) and then zone->lock, one after the other, so the
+ * caller must hold neither.
+ */
+void put_page(struct page *page)
+{
+	int old;
+
+	if (PageReserved(page))
+		return;
+	/*
+	 * Release: our accesses to the page happen before the drop. Acquire
+	 * (used by whoever drops the last reference) pairs with the release
+	 * of every earlier put_page(), so the page is quiescent when freed.
+	 */
+	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(old <= 0);
+	if (old == 1)
+		__page_cache_release(page);
+}

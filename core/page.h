@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct page, its flag bits and the locks that live in page->flags:
+ * PG_locked (lock_page, a sleeping bit lock), PG_chainlock (2.6.3's
+ * pte_chain_lock) and PG_maplock (seed 002's page_map_lock), both bit
+ * spinlocks. Mirrors include/linux/mm.h and page-flags.h of 2.6.
+ */
+#ifndef RT_CORE_PAGE_H
+#define RT_CORE_PAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bug.h"
+#include "compiler.h"
+#include "list.h"
+#include "spinlock.h"
+
+struct address_space;
+struct anon_vma;
+struct vm_area_struct;
+struct pte_chain;
+
+/*
+ * Flag bits. The three lock bits come first: their TSan keys are
+ * &page->flags + 1 + bit, inside the flags word but never its first byte.
+ */
+enum pageflags {
+	PG_locked,		/* lock_page(): page under I/O or truncate */
+	PG_chainlock,		/* ptechain/objfile-anon rmap lock */
+	PG_maplock,		/* anonvma rmap lock: mapcount and page->as */
+	PG_referenced,
+	PG_uptodate,
+	PG_dirty,
+	PG_lru,			/* on an LRU list: zone->lru_lock */
+	PG_active,
+	PG_anon,		/* seeds 001/002: anonymous, page->as is not a mapping */
+	PG_direct,		/* single mapping: pte.direct (ptechain) / as.vma (anonvma) */
+	PG_swapcache,		/* page->private is a swap entry */
+	PG_reserved,		/* the zero page: never freed, never on an LRU */
+	PG_writeback,
+	PG_buddy,		/* on the zone's free list */
+	__NR_PAGEFLAGS,
+};
+
+struct page {
+	unsigned long flags;		/* atomic bit operations */
+	int count;			/* atomic: get_page()/put_page() */
+	/*
+	 * What the page belongs to: PG_anon clear -> as.mapping (file);
+	 * PG_anon set -> as.anon_vma, or as.vma with PG_direct (anonvma).
+	 * Written under lock_page (page cache) or the rmap lock (anon).
+	 */
+	union {
+		struct address_space *mapping;
+		struct anon_vma *anon_vma;
+		struct vm_area_struct *vma;
+	} as;
+	unsigned long index;		/* file offset, or offset in the anon vma */
+	/* The rmap state: PG_chainlock (ptechain) or PG_maplock (anonvma). */
+	union {
+		int mapcount;		/* objrmap modes */
+		struct pte_chain *chain;	/* ptechain, !PG_direct */
+		uint64_t *direct;	/* ptechain, PG_direct: the one pte */
+	} pte;
+	unsigned long private;		/* swap entry while PG_swapcache */
+	struct list_head lru;		/* zone->lru_lock, or zone->lock when free */
+	uint64_t data;			/* the data stamp: atomic, the emulated page contents */
+};
+
+#define page_flag_mask(bit)	(1UL << (bit))
+
+static inline bool test_page_flag(const struct page *page, int bit)
+{
+	return __atomic_load_n(&page->flags, __ATOMIC_RELAXED) & page_flag_mask(bit);
+}
+
+static inline void set_page_flag(struct page *page, int bit)
+{
+	__atomic_fetch_or(&page->flags, page_flag_mask(bit), __ATOMIC_RELAXED);
+}
+
+static inline void clear_page_flag(struct page *page, int bit)
+{
+	__atomic_fetch_and(&page->flags, ~page_flag_mask(bit), __ATOMIC_RELAXED);
+}
+
+/* Test-and-modify operations are full barriers, as in the kernel. */
+static inline bool test_and_set_page_flag(struct page *page, int bit)
+{
+	return __atomic_fetch_or(&page->flags, page_flag_mask(bit),
+				 __ATOMIC_SEQ_CST) & page_flag_mask(bit);
+}
+
+static inline bool test_and_clear_page_flag(struct page *page, int bit)
+{
+	return __atomic_fetch_and(&page->flags, ~page_flag_mask(bit),
+				  __ATOMIC_SEQ_CST) & page_flag_mask(bit);
+}
+
+#define PAGEFLAG(Name, bit)						\
+static inline bool Page##Name(const struct page *p) { return test_page_flag(p, bit); } \
+static inline void SetPage##Name(struct page *p) { set_page_flag(p, bit); } \
+static inline void ClearPage##Name(struct page *p) { clear_page_flag(p, bit); } \
+static inline bool TestSetPage##Name(struct page *p) { return test_and_set_page_flag(p, bit); } \
+static inline bool TestClearPage##Name(struct page *p) { return test_and_clear_page_flag(p, bit); }
+
+PAGEFLAG(Referenced, PG_referenced)
+PAGEFLAG(Uptodate, PG_uptodate)
+PAGEFLAG(Dirty, PG_dirty)
+PAGEFLAG(LRU, PG_lru)
+PAGEFLAG(Active, PG_active)
+PAGEFLAG(Anon, PG_anon)
+PAGEFLAG(Direct, PG_direct)
+PAGEFLAG(SwapCache, PG_swapcache)
+PAGEFLAG(Reserved, PG_reserved)
+PAGEFLAG(Writeback, PG_writeback)
+PAGEFLAG(Buddy, PG_buddy)
+
+static inline bool PageLocked(const struct page *p)
+{
+	return test_page_flag(p, PG_locked);
+}
+
+/* The TSan and lockdep identity of one of the page's bit locks. */
+static inline void *page_lock_key(struct page *page, int bit)
+{
+	return (char *)&page->flags + 1 + bit;
+}
+
+/* ---- reference count ---- */
+
+static inline int page_count(const struct page *page)
+{
+	return __atomic_load_n(&page->count, __ATOMIC_RELAXED);
+}
+
+static inline void get_page(struct page *page)
+{
+	int old = __atomic_fetch_add(&page->count, 1, __ATOMIC_RELAXED);
+
+	BUG_ON(old <= 0);
+}
+
+/**
+ * put_page() - drop a reference; the last one frees the page
+ * Context: any; may take zone->lru_lock and zone->lock.
+ */
+void put_page(struct page *page);
+
+/* ---- PG_locked: the sleeping page lock ---- */
+
+void __lock_page(struct page *page, const char *file, int line);
+bool __trylock_page(struct page *page, const char *file, int line);
+void __unlock_page(struct page *page, const char *file, int line);
+
+/* Sleeps until the page lock is ours. Context: may sleep; not atomic. */
+#define lock_page(p)		__lock_page((p), __FILE__, __LINE__)
+#define unlock_page(p)		__unlock_page((p), __FILE__, __LINE__)
+/*
+ * Kernel convention: true when the page was already locked (we did NOT
+ * get it). Reclaim's way to lock a page against the order.
+ */
+#define TestSetPageLocked(p)	(!__trylock_page((p), __FILE__, __LINE__))
+
+/* ---- PG_chainlock / PG_maplock: bit spinlocks ---- */
+
+#define pte_chain_lock(p) \
+	__bit_spin_lock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+			LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
+#define pte_chain_trylock(p) \
+	__bit_spin_trylock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+			   LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
+#define pte_chain_unlock(p) \
+	__bit_spin_unlock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+			  LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
+
+#define page_map_lock(p) \
+	__bit_spin_lock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+			LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
+#define page_map_trylock(p) \
+	__bit_spin_trylock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+			   LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
+#define page_map_unlock(p) \
+	__bit_spin_unlock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+			  LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
+
+/* ---- the data word: the emulated page contents ---- */
+
+static inline uint64_t page_data_read(const struct page *page)
+{
+	return __atomic_load_n(&page->data, __ATOMIC_RELAXED);
+}
+
+static inline void page_data_write(struct page *page, uint64_t v)
+{
+	__atomic_store_n(&page->data, v, __ATOMIC_RELAXED);
+}
+
+#endif /* RT_CORE_PAGE_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mem_map and the one zone: a free list under zone->lock, active and
+ * inactive LRU lists under zone->lru_lock, watermarks, and a hook that
+ * wakes reclaim when free memory falls below pages_low. Allocation fails
+ * cleanly (NULL) when memory is exhausted: the caller takes the OOM path.
+ * Mirrors mm/page_alloc.c and mm/swap.c of 2.6.
+ */
+#ifndef RT_CORE_PAGE_ALLOC_H
+#define RT_CORE_PAGE_ALLOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "list.h"
+#include "page.h"
+#include "spinlock.h"
+
+typedef unsigned int gfp_t;
+#define __GFP_WAIT	0x1u	/* may sleep: reported in atomic context */
+#define __GFP_ZERO	0x2u	/* data word starts at 0 */
+#define GFP_ATOMIC	0u
+#define GFP_KERNEL	__GFP_WAIT
+
+struct zone;
+typedef void (*zone_low_hook_fn)(struct zone *zone, void *arg);
+
+struct zone {
+	spinlock_t lock;
+	struct list_head free_list;	/* zone->lock */
+	unsigned long free_pages;	/* zone->lock; READ_ONCE for watermarks */
+
+	unsigned long pages_min, pages_low, pages_high;	/* set at init */
+
+	spinlock_t lru_lock;
+	struct list_head active_list;	/* lru_lock */
+	struct list_head inactive_list;	/* lru_lock */
+	unsigned long nr_active;	/* lru_lock */
+	unsigned long nr_inactive;	/* lru_lock */
+
+	zone_low_hook_fn low_hook;	/* set before threads start */
+	void *low_hook_arg;
+
+	/* Statistics: relaxed atomics. */
+	unsigned long nr_alloc;
+	unsigned long nr_alloc_fail;
+	unsigned long nr_free;
+	unsigned long nr_low_wakeups;
+};
+
+extern struct page *mem_map;		/* set by mem_init(), read-only after */
+extern unsigned long max_mapnr;		/* pages in mem_map */
+extern struct zone contig_zone;		/* the one zone */
+
+/* pfn 0 is the zero page: reserved, never allocated, never freed. */
+#define ZERO_PAGE_PFN	0UL
+
+static inline unsigned long page_to_pfn(const struct page *page)
+{
+	return (unsigned long)(page - mem_map);
+}
+
+static inline struct page *pfn_to_page(unsigned long pfn)
+{
+	return mem_map + pfn;
+}
+
+static inline bool pfn_valid(unsigned long pfn)
+{
+	return pfn < max_mapnr;
+}
+
+static inline struct page *ZERO_PAGE(void)
+{
+	return pfn_to_page(ZERO_PAGE_PFN);
+}
+
+/* The zone a page belongs to: there is one. */
+static inline struct zone *page_zone(const struct page *page)
+{
+	(void)page;
+	return &contig_zone;
+}
+
+#define MEM_MIN_PAGES	16UL
+#define MEM_MAX_PAGES	(1UL << 26)
+
+/**
+ * mem_init() - allocate mem_map of @nr_pages and put all but the zero page free
+ * Return: 0, or -EINVAL when @nr_pages is outside [MEM_MIN_PAGES, MEM_MAX_PAGES],
+ * or -EBUSY when mem_map is already set up (mem_exit() first).
+ * Context: before any thread uses the model.
+ */
+int mem_init(unsigned long nr_pages);
+/* Release mem_map. Context: after every thread has stopped. */
+void mem_exit(void);
+
+void zone_set_low_hook(struct zone *zone, zone_low_hook_fn fn, void *arg);
+
+/**
+ * alloc_page() - take a free page, count 1, flags clear
+ * @gfp: GFP_KERNEL (may sleep: reported in atomic context) or GFP_ATOMIC
+ *
+ * Wakes the low-watermark hook when free pages drop below pages_low.
+ *
+ * Context: takes zone->lock.
+ * Return: the page, or NULL when memory is exhausted.
+ */
+#define alloc_page(gfp) __alloc_page((gfp), __FILE__, __LINE__)
+struct page *__alloc_page(gfp_t gfp, const char *file, int line);
+
+/* Free a page whose count has dropped to 0 (the last put_page). */
+void __free_page(struct page *page);
+
+static inline unsigned long nr_free_pages(void)
+{
+	return __atomic_load_n(&contig_zone.free_pages, __ATOMIC_RELAXED);
+}
+
+/* ---- LRU: mirrors mm/swap.c ---- */
+
+/*
+ * The LRU lists hold no reference of their own: put_page() of the last
+ * reference takes the page off its list under lru_lock, then frees it.
+ * The list helpers keep PG_lru and PG_active in step with the list the
+ * page is on (add sets PG_lru, del clears it), so the 2.6 idiom of
+ * TestSetPageLRU/TestClearPageLRU around them still works.
+ */
+
+/**
+ * get_page_unless_zero() - take a reference unless the count is already 0
+ * @page: a page found without holding a reference (on an LRU list)
+ *
+ * For reclaim scanners under lru_lock: a page whose count has dropped to
+ * 0 is on its way to __free_page() (its put_page() waits for lru_lock to
+ * take it off the list), and must be left alone. get_page() BUGs there.
+ *
+ * Context: any; normally under zone->lru_lock.
+ * Return: true when the caller now holds a reference.
+ */
+static inline bool get_page_unless_zero(struct page *page)
+{
+	int old = __atomic_load_n(&page->count, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return false;
+		/* Acquire pairs with the release in put_page(). */
+	} while (!__atomic_compare_exchange_n(&page->count, &old, old + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+/* Add a page to the inactive (or active) list. Context: takes lru_lock. */
+void lru_cache_add(struct page *page);
+void lru_cache_add_active(struct page *page);
+/* Move an inactive LRU page to the active list. Context: takes lru_lock. */
+void activate_page(struct page *page);
+/*
+ * Caller holds lru_lock. del: the page is on an LRU list; clears PG_lru and
+ * PG_active. add: sets PG_lru, and sets (active) or clears (inactive)
+ * PG_active.
+ */
+void del_page_from_lru(struct zone *zone, struct page *page);
+void add_page_to_inactive_list(struct zone *zone, struct page *page);
+void add_page_to_active_list(struct zone *zone, struct page *page);
+
+#endif /* RT_CORE_PAGE_ALLOC_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The emulated page tables: pgds and pte tables, allocated on demand and
+ * freed at teardown, with global counters for memory accounting.
+ * Mirrors the pgd_alloc()/pgd_free(), pte_alloc_map() and
+ * clear_page_tables() side of mm/memory.c and arch/i386/mm/pgtable.c.
+ */
+#include "pgtable.h"
+
+#include <stdlib.h>
+
+#include "die.h"
+
+/* Global accounting, lock-free; read as snapshots. */
+static unsigned long pgtable_bytes;		/* atomic */
+static unsigned long pgtable_nr_alloc;		/* atomic */
+static unsigned long pgtable_nr_free;		/* atomic */
+
+static void pgtable_account(long bytes)
+{
+	__atomic_fetch_add(&pgtable_bytes, (unsigned long)bytes, __ATOMIC_RELAXED);
+}
+
+pgd_t *pgd_alloc(void)
+{
+	pgd_t *pgd = rt_calloc(1, sizeof(*pgd));
+
+	pgtable_account((long)sizeof(*pgd));
+	return pgd;
+}
+
+void pgd_free(pgd_t *pgd)
+{
+	unsigned long nr = 0;
+
+	if (!pgd)
+		return;
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		/*
+		 * Acquire pairs with the publishing CAS in pte_alloc(). The
+		 * caller already owns the pgd exclusively; this only keeps the
+		 * order explicit for whoever handed it over.
+		 */
+		pte_t *table = __atomic_load_n(&pgd->table[i], __ATOMIC_ACQUIRE);
+
+		if (!table)
+			continue;
+		__atomic_store_n(&pgd->table[i], NULL, __ATOMIC_RELAXED);
+		free(table);
+		nr++;
+	}
+	__atomic_fetch_add(&pgtable_nr_free, nr, __ATOMIC_RELAXED);
+	pgtable_account(-(long)(nr * PTE_TABLE_BYTES));
+	free(pgd);
+	pgtable_account(-(long)sizeof(*pgd));
+}
+
+/* The pte table for @addr, or NULL. */
+static pte_t *pgd_table(pgd_t *pgd, unsigned long addr)
+{
+	BUG_ON(addr >= TASK_SIZE);
+	/*
+	 * Acquire pairs with the release of the publishing CAS in
+	 * pte_alloc(): the table's zeroed slots are visible before its address.
+	 */
+	return __atomic_load_n(&pgd->table[pgd_index(addr)], __ATOMIC_ACQUIRE);
+}
+
+pte_t *pte_offset(pgd_t *pgd, unsigned long addr)
+{
+	pte_t *table = pgd_table(pgd, addr);
+
+	return table ? &table[pte_index(addr)] : NULL;
+}
+
+pte_t *pte_alloc(pgd_t *pgd, unsigned long addr)
+{
+	pte_t *table = pgd_table(pgd, addr);
+	pte_t *new;
+
+	if (likely(table))
+		return &table[pte_index(addr)];
+
+	new = rt_calloc(PTRS_PER_PTE, sizeof(pte_t));
+	/*
+	 * Publish: success release pairs with the acquire in pgd_table()
+	 * (pte_offset(), pte_alloc()) and pgd_free(); failure acquire pairs
+	 * with the winner's release, since we go on to use its table.
+	 */
+	if (__atomic_compare_exchange_n(&pgd->table[pgd_index(addr)], &table, new,
+					false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
+		__atomic_fetch_add(&pgtable_nr_alloc, 1, __ATOMIC_RELAXED);
+		pgtable_account((long)PTE_TABLE_BYTES);
+		table = new;
+	} else {
+		/* Lost the race: @table is the winner's. */
+		free(new);
+	}
+	return &table[pte_index(addr)];
+}
+
+int pgd_for_each_pte(pgd_t *pgd, unsigned long start, unsigned long end,
+		     int (*fn)(pte_t *ptep, unsigned long addr, void *arg),
+		     void *arg)
+{
+	unsigned long addr = start, next;
+
+	BUG_ON(start & ~PAGE_MASK);
+	BUG_ON(end & ~PAGE_MASK);
+	BUG_ON(end > TASK_SIZE);
+	for (; addr < end; addr = next) {
+		pte_t *table;
+
+		next = pgd_addr_end(addr, end);
+		table = pgd_table(pgd, addr);
+		if (!table)
+			continue;
+		for (unsigned long a = addr; a < next; a += PAGE_SIZE) {
+			pte_t *ptep = &table[pte_index(a)];
+			int ret;
+
+			if (pte_none(ptep_get(ptep)))
+				continue;
+			ret = fn(ptep, a, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+unsigned long pgtable_nr_tables(pgd_t *pgd)
+{
+	unsigned long nr = 0;
+
+	for (int i = 0; i < PTRS_PER_PGD; i++) {
+		/* Acquire pairs with the publishing CAS in pte_alloc(). */
+		if (__atomic_load_n(&pgd->table[i], __ATOMIC_ACQUIRE))
+			nr++;
+	}
+	return nr;
+}
+
+unsigned long pgtable_bytes_in_use(void)
+{
+	return __atomic_load_n(&pgtable_bytes, __ATOMIC_RELAXED);
+}
+
+unsigned long pgtable_tables_allocated(void)
+{
+	return __atomic_load_n(&pgtable_nr_alloc, __ATOMIC_RELAXED);
+}
+
+unsigned long pgtable_tables_freed(void)
+{
+	return __atomic_load_n(&pgtable_nr_free, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * struct rw_semaphore on one atomic word: the reader count in the low
+ * bits, RWSEM_WRITER when a writer holds it, RWSEM_WAITING when a writer
+ * waits (new readers then wait too). Mirrors the semantics of 2.6's
+ * lib/rwsem.c (fair to writers), not its wait queues: waiters poll with
+ * lock_wait_sleep(), which sleeps soon, as a blocked task would.
+ */
+#include "rwsem.h"
+
+#include "bug.h"
+#include "spinlock.h"
+#include "task.h"
+
+void init_rwsem(struct rw_semaphore *sem, int class_id)
+{
+	__atomic_store_n(&sem->count, 0, __ATOMIC_RELAXED);
+	sem->dep_map.class_id = (uint16_t)class_id;
+	tsan_mutex_create(sem, RT_TSAN_MUTEX_NOT_STATIC);
+}
+
+static inline bool read_trylock_once(struct rw_semaphore *sem)
+{
+	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
+
+	/* Acquire pairs with the release in __up_write()/__downgrade_write(). */
+	return !(c & (RWSEM_WRITER | RWSEM_WAITING)) &&
+	       __atomic_compare_exchange_n(&sem->count, &c, c + 1, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static inline bool write_trylock_once(struct rw_semaphore *sem)
+{
+	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
+
+	/* Acquire pairs with the release in __up_read()/__up_write(). */
+	return (c & ~RWSEM_WAITING) == 0 &&
+	       __atomic_compare_exchange_n(&sem->count, &c, RWSEM_WRITER, false,
+					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+/**
+ * __down_read() - take @sem shared; sleeps while a writer holds or waits
+ * Context: may sleep: reported in atomic context.
+ */
+void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int cls = sem->dep_map.class_id;
+
+	if (unlikely(t->preempt_count))
+		__might_sleep(lock_class_name(cls), file, line);
+	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	if (unlikely(!read_trylock_once(sem))) {
+		struct lock_wait w = { 0 };
+
+		lock_stat_add(&t->stats[cls].contended);
+		while (!read_trylock_once(sem))
+			lock_wait_sleep(&w);
+	}
+	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	lock_stat_add(&t->stats[cls].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
+}
+
+bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int cls = sem->dep_map.class_id;
+	bool ok;
+
+	lock_stat_add(&t->stats[cls].try_attempts);
+	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK | RT_TSAN_MUTEX_TRY_LOCK);
+	ok = read_trylock_once(sem);
+	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK | RT_TSAN_MUTEX_TRY_LOCK |
+			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
+	if (!ok) {
+		lock_stat_add(&t->stats[cls].try_failures);
+		return false;
+	}
+	lock_stat_add(&t->stats[cls].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
+	return true;
+}
+
+void __up_read(struct rw_semaphore *sem, const char *file, int line)
+{
+	long old;
+
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_release(sem, sem->dep_map.class_id, file, line);
+	tsan_mutex_pre_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	/* Release pairs with the acquire in write_trylock_once(). */
+	old = __atomic_fetch_sub(&sem->count, 1, __ATOMIC_RELEASE);
+	tsan_mutex_post_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	BUG_ON((old & ~(RWSEM_WAITING | RWSEM_WRITER)) == 0 || (old & RWSEM_WRITER));
+}
+
+/**
+ * __down_write() - take @sem exclusively; new readers wait meanwhile
+ * Context: may sleep: reported in atomic context.
+ */
+void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int cls = sem->dep_map.class_id;
+
+	if (unlikely(t->preempt_count))
+		__might_sleep(lock_class_name(cls), file, line);
+	tsan_mutex_pre_lock(sem, 0);
+	if (unlikely(!write_trylock_once(sem))) {
+		struct lock_wait w = { 0 };
+
+		lock_stat_add(&t->stats[cls].contended);
+		while (!write_trylock_once(sem)) {
+			long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
+
+			/* Hold off new readers; the winning writer clears it. */
+			if (!(c & RWSEM_WAITING))
+				__atomic_fetch_or(&sem->count, RWSEM_WAITING, __ATOMIC_RELAXED);
+			lock_wait_sleep(&w);
+		}
+	}
+	tsan_mutex_post_lock(sem, 0);
+	lock_stat_add(&t->stats[cls].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
+}
+
+bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int cls = sem->dep_map.class_id;
+	bool ok;
+
+	lock_stat_add(&t->stats[cls].try_attempts);
+	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_TRY_LOCK);
+	ok = write_trylock_once(sem);
+	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_TRY_LOCK |
+			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
+	if (!ok) {
+		lock_stat_add(&t->stats[cls].try_failures);
+		return false;
+	}
+	lock_stat_add(&t->stats[cls].acquired);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
+	return true;
+}
+
+void __up_write(struct rw_semaphore *sem, const char *file, int line)
+{
+	long old;
+
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_release(sem, sem->dep_map.class_id, file, line);
+	tsan_mutex_pre_unlock(sem, 0);
+	/* Release pairs with the acquires in read/write_trylock_once(). */
+	old = __atomic_fetch_and(&sem->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
+	tsan_mutex_post_unlock(sem, 0);
+	BUG_ON(!(old & RWSEM_WRITER));
+}
+
+void __downgrade_write(struct rw_semaphore *sem, const char *file, int line)
+{
+	int cls = sem->dep_map.class_id;
+	long old;
+
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_release(sem, cls, file, line);
+	tsan_mutex_pre_unlock(sem, 0);
+	/* Writer becomes one reader; release pairs with write_trylock_once(). */
+	old = __atomic_fetch_add(&sem->count, 1 - RWSEM_WRITER, __ATOMIC_RELEASE);
+	tsan_mutex_post_unlock(sem, 0);
+	BUG_ON(!(old & RWSEM_WRITER));
+	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
+		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
+}

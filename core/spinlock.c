@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Waiting for emulated locks, and the contended paths of the spinlocks.
+ *
+ * 32 emulated CPUs share 2 real cores, so a waiter that only spins burns
+ * the time slice its lock holder needs. Waiters spin a few rounds, then
+ * yield, then sleep in growing steps capped near a millisecond: the lock
+ * degrades into a sleeping lock under oversubscription instead of
+ * collapsing.
+ */
+#include "spinlock.h"
+
+#include <sched.h>
+#include <time.h>
+
+#define SPIN_ROUNDS	6	/* PAUSE bursts of 1, 2, 4 .. 32 */
+#define YIELD_ROUNDS	8
+#define SLEEP_MIN_NS	2000L
+#define SLEEP_MAX_NS	1000000L
+
+static void relax_sleep(unsigned int step)
+{
+	long ns = SLEEP_MIN_NS << (step < 9 ? step : 9);
+	struct timespec ts = { 0, ns < SLEEP_MAX_NS ? ns : SLEEP_MAX_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+void lock_wait_relax(struct lock_wait *w)
+{
+	unsigned int i = w->iter++;
+
+	if (i < SPIN_ROUNDS) {
+		for (unsigned int n = 0; n < (1u << i); n++)
+			cpu_relax();
+	} else if (i < SPIN_ROUNDS + YIELD_ROUNDS) {
+		sched_yield();
+	} else {
+		relax_sleep(i - SPIN_ROUNDS - YIELD_ROUNDS);
+	}
+}
+
+void lock_wait_sleep(struct lock_wait *w)
+{
+	unsigned int i = w->iter++;
+
+	if (i < 2)
+		cpu_relax();
+	else if (i < 2 + YIELD_ROUNDS / 2)
+		sched_yield();
+	else
+		relax_sleep(i - 2 - YIELD_ROUNDS / 2);
+}
+
+void spin_lock_init(spinlock_t *lock, int class_id)
+{
+	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELAXED);
+	lock->dep_map.class_id = (uint16_t)class_id;
+	tsan_mutex_create(lock, RT_TSAN_MUTEX_NOT_STATIC);
+}
+
+void __spin_lock_contended(spinlock_t *lock)
+{
+	struct lock_wait w = { 0 };
+
+	for (;;) {
+		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
+			lock_wait_relax(&w);
+		/* Acquire pairs with the release in __spin_unlock(). */
+		if (!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
+			return;
+	}
+}
+
+void __bit_spin_wait(unsigned int bitnr, unsigned long *addr)
+{
+	struct lock_wait w = { 0 };
+
+	while (__atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << bitnr))
+		lock_wait_relax(&w);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The emulated task: one per pthread that touches the model. It carries
+ * what the kernel keeps in task_struct and thread_info for locking:
+ * preempt_count, the lockdep held-lock stack, per-class lock statistics
+ * and the operation in flight (for hang and failure reports).
+ *
+ * Threads attach with rt_task_attach() (which also registers with RCU) and
+ * detach before they exit. A thread that takes a lock without attaching is
+ * attached on the spot, without RCU, and detached when it exits.
+ */
+#ifndef RT_CORE_TASK_H
+#define RT_CORE_TASK_H
+
+#include <stdbool.h>
+
+#include "compiler.h"
+#include "lockdep.h"
+
+#define TASK_COMM_LEN	24
+
+struct task_struct {
+	/* Written only by the owning thread; read by reports and the watchdog. */
+	int preempt_count;		/* owner; raised by every spinlock */
+	int lockdep_depth;		/* owner, READ_ONCE elsewhere */
+	struct held_lock held_locks[MAX_LOCK_DEPTH];	/* owner, READ_ONCE elsewhere */
+	const char *op;			/* operation in flight: owner */
+	bool rcu_registered;		/* owner */
+	bool lazily_attached;		/* owner */
+	char comm[TASK_COMM_LEN];	/* set at attach, then read-only */
+	int id;				/* set at attach, then read-only */
+
+	/* Owner increments with relaxed atomics; lock_stats_read() sums. */
+	struct lock_class_stats stats[LOCK_CLASS_MAX] ____cacheline_aligned;
+
+	/* task_list_lock (a pthread mutex of the harness) */
+	struct task_struct *next, *prev;
+} ____cacheline_aligned;
+
+extern _Thread_local struct task_struct *current_task
+	__attribute__((tls_model("initial-exec")));
+
+struct task_struct *__rt_task_attach_lazy(void);
+
+static inline struct task_struct *get_current(void)
+{
+	struct task_struct *t = current_task;
+
+	if (unlikely(!t))
+		t = __rt_task_attach_lazy();
+	return t;
+}
+#define current get_current()
+
+/**
+ * rt_task_attach() - make the calling thread an emulated task
+ * @name: short name used in reports ("worker-3", "kswapd-0")
+ *
+ * Registers the thread with RCU. Must be paired with rt_task_detach().
+ *
+ * Context: a thread that holds no emulated lock. May sleep.
+ * Return: the new task.
+ */
+struct task_struct *rt_task_attach(const char *name);
+
+/**
+ * rt_task_detach() - undo rt_task_attach() before the thread exits
+ *
+ * Folds the task's lock statistics into the exited totals. BUGs if the task
+ * still holds a lock or is inside an RCU read-side section.
+ *
+ * Context: holds no emulated lock. May sleep.
+ */
+void rt_task_detach(void);
+
+/* Call @fn on every attached task, under the task list lock. */
+void rt_task_for_each(void (*fn)(struct task_struct *t, void *arg), void *arg);
+
+/* Name the operation in flight; NULL when idle. */
+static inline void rt_task_set_op(const char *op)
+{
+	WRITE_ONCE(current->op, op);
+}
+
+static inline void preempt_disable(void)
+{
+	struct task_struct *t = current;
+
+	WRITE_ONCE(t->preempt_count, t->preempt_count + 1);
+}
+
+static inline void preempt_enable(void)
+{
+	struct task_struct *t = current;
+
+	WRITE_ONCE(t->preempt_count, t->preempt_count - 1);
+}
+
+static inline bool in_atomic(void)
+{
+	return current->preempt_count != 0;
+}
+
+static inline void lock_stat_add(unsigned long *counter)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+
+/**
+ * __might_sleep() - report sleeping in atomic context
+ * @what: the sleeping operation ("down(i_shared_sem)", "alloc_page(GFP_KERNEL)")
+ * @file, @line: where it was called
+ *
+ * Emits VM_REPORT_ATOMIC_SLEEP with the held locks' names and sites when the
+ * task's preempt_count is raised.
+ *
+ * Context: any.
+ */
+void __might_sleep(const char *what, const char *file, int line);
+#define might_sleep(what) do {						\
+	if (unlikely(in_atomic()))					\
+		__might_sleep((what), __FILE__, __LINE__);		\
+} while (0)
+
+#endif /* RT_CORE_TASK_H */

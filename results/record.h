@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Result records: JSON objects (jansson) written atomically, and the
+ * metadata every record carries (tool version, git revision, machine).
+ * Knows nothing of core's internals.
+ */
+#ifndef RT_RESULTS_RECORD_H
+#define RT_RESULTS_RECORD_H
+
+#include <jansson.h>
+
+/**
+ * rt_record_write() - write @rec to @path atomically (temp file + rename)
+ * @path: target; "-" means stdout
+ * Return: 0, or -errno with a message already printed naming @path.
+ */
+int rt_record_write(json_t *rec, const char *path);
+
+/* A new object holding tool, version, git revision, date, cores, cpu model. */
+json_t *rt_record_new(const char *kind);
+
+/* "0.1.0 (<git describe>)" and the git revision alone. */
+const char *rt_version(void);
+const char *rt_git_rev(void);
+
+/* The number of online CPUs and the CPU model name of this machine. */
+int rt_machine_cores(void);
+const char *rt_machine_model(void);
+
+#endif /* RT_RESULTS_RECORD_H */

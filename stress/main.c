@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+/* rmaptorture: the command line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "record.h"
+#include "rt_cmd.h"
+#include "rt_opt.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: rmaptorture COMMAND [OPTIONS]\n"
+	      "\n"
+	      "A concurrency stress harness for a userspace model of the Linux 2.6\n"
+	      "reverse-mapping VM (pte_chain rmap, objrmap, anon_vma).\n"
+	      "\n"
+	      "commands:\n"
+	      "  locks        torture the emulated locks along the VM's lock paths\n"
+	      "  bench locks  the cost of the emulated locks against pthreads\n"
+	      "\n"
+	      "'rmaptorture COMMAND --help' describes each command.\n"
+	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return RT_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return RT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("rmaptorture %s\n", rt_version());
+		return RT_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "locks"))
+		return cmd_locks(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "bench"))
+		return cmd_bench(argc - 1, argv + 1);
+	rt_usage_error("unknown command '%s' (see 'rmaptorture --help')", argv[1]);
+}

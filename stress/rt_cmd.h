@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* The subcommands of rmaptorture: each takes the argv after its name. */
+#ifndef RT_STRESS_RT_CMD_H
+#define RT_STRESS_RT_CMD_H
+
+int cmd_locks(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif /* RT_STRESS_RT_CMD_H */

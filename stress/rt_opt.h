@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line value parsing: every bad value is one line on stderr naming
+ * the option, and exit status 2 (rt_usage_error()).
+ */
+#ifndef RT_STRESS_RT_OPT_H
+#define RT_STRESS_RT_OPT_H
+
+#include <stdint.h>
+
+#define RT_EXIT_OK		0
+#define RT_EXIT_FAILURE		1
+#define RT_EXIT_USAGE		2
+#define RT_EXIT_INTERNAL	3
+#define RT_EXIT_INTERRUPTED	130
+
+__attribute__((noreturn, format(printf, 1, 2)))
+void rt_usage_error(const char *fmt, ...);
+
+/* Integer in [min, max]; decimal or 0x hex; k/M/G suffixes (x1000). */
+long long rt_opt_int(const char *opt, const char *arg, long long min, long long max);
+/* Unsigned 64-bit (seeds): decimal or 0x hex. */
+uint64_t rt_opt_u64(const char *opt, const char *arg);
+/* Seconds as a decimal number in (min, max]. */
+double rt_opt_seconds(const char *opt, const char *arg, double min, double max);
+
+/* getopt_long's error for an unknown option or missing argument: exit 2. */
+__attribute__((noreturn))
+void rt_opt_bad(const char *cmd, int optopt_char, const char *arg);
+
+#endif /* RT_STRESS_RT_OPT_H */

@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: MIT
+/*
+ * page_alloc: mem_map set-up, allocation until exhaustion and back,
+ * the low-watermark hook, the zero page, get_page/put_page and the LRU
+ * lists, a 32-thread allocation storm that would catch a page handed to
+ * two owners, and GFP_KERNEL reported in atomic context.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "page.h"
+#include "page_alloc.h"
+#include "rt_check.h"
+#include "spinlock.h"
+#include "task.h"
+
+#define NR_PAGES	256UL
+
+static void setup_mem(void)
+{
+	ck_assert_int_eq(mem_init(NR_PAGES), 0);
+}
+
+static void teardown_mem(void)
+{
+	zone_set_low_hook(&contig_zone, NULL, NULL);
+	mem_exit();
+}
+
+static unsigned long zstat(const unsigned long *counter)
+{
+	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+/* Allocate every page there is into @out (room for max_mapnr); the count. */
+static unsigned long alloc_all(struct page **out, gfp_t gfp)
+{
+	unsigned long n = 0;
+	struct page *page;
+
+	while ((page = alloc_page(gfp)) != NULL) {
+		ck_assert_uint_lt(n, max_mapnr);
+		out[n++] = page;
+	}
+	return n;
+}
+
+/* A lock of a class outside the documented order: only cycles reported. */
+static int test_lock_class(void)
+{
+	static int cls = -1;
+
+	if (cls < 0)
+		cls = lockdep_register_class("page_alloc_test_lock", -1);
+	ck_assert_int_ge(cls, 0);
+	return cls;
+}
+
+/* ---- init ---- */
+
+START_TEST(test_page_alloc_init_rejects_bad_sizes)
+{
+	ck_assert_int_eq(mem_init(0), -EINVAL);
+	ck_assert_int_eq(mem_init(MEM_MIN_PAGES - 1), -EINVAL);
+	ck_assert_int_eq(mem_init(MEM_MAX_PAGES + 1), -EINVAL);
+	ck_assert_ptr_null(mem_map);
+
+	ck_assert_int_eq(mem_init(MEM_MIN_PAGES), 0);
+	ck_assert_int_eq(mem_init(MEM_MIN_PAGES), -EBUSY);
+	ck_assert_uint_eq(max_mapnr, MEM_MIN_PAGES);
+	mem_exit();
+	ck_assert_ptr_null(mem_map);
+	ck_assert_uint_eq(max_mapnr, 0);
+}
+END_TEST
+
+START_TEST(test_page_alloc_init_layout)
+{
+	struct page *zero = ZERO_PAGE();
+	struct zone *z = &contig_zone;
+
+	ck_assert_uint_eq(max_mapnr, NR_PAGES);
+	ck_assert_uint_eq(nr_free_pages(), NR_PAGES - 1);
+	ck_assert_uint_eq(page_to_pfn(zero), ZERO_PAGE_PFN);
+	ck_assert(PageReserved(zero));
+	ck_assert(!PageBuddy(zero));
+	ck_assert_int_eq(page_count(zero), 1);
+	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+
+		ck_assert(pfn_valid(pfn));
+		ck_assert_uint_eq(page->flags, page_flag_mask(PG_buddy));
+		ck_assert_int_eq(page_count(page), 0);
+	}
+	ck_assert(!pfn_valid(max_mapnr));
+	ck_assert_uint_ge(z->pages_min, 4);
+	ck_assert_uint_lt(z->pages_min, z->pages_low);
+	ck_assert_uint_lt(z->pages_low, z->pages_high);
+	ck_assert_uint_lt(z->pages_high, max_mapnr - 1);
+	ck_assert_uint_eq(z->nr_active + z->nr_inactive, 0);
+}
+END_TEST
+
+/* ---- exhaustion ---- */
+
+START_TEST(test_page_alloc_exhaustion_returns_null)
+{
+	struct page **pages = calloc(max_mapnr, sizeof(*pages));
+	bool *seen = calloc(max_mapnr, sizeof(*seen));
+	unsigned long n, fails0 = zstat(&contig_zone.nr_alloc_fail);
+
+	ck_assert_ptr_nonnull(pages);
+	ck_assert_ptr_nonnull(seen);
+	n = alloc_all(pages, GFP_KERNEL);
+	ck_assert_uint_eq(n, max_mapnr - 1);
+	ck_assert_uint_eq(nr_free_pages(), 0);
+	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 1);
+	/* Failing again is just as clean. */
+	ck_assert_ptr_null(alloc_page(GFP_ATOMIC));
+	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 2);
+
+	for (unsigned long i = 0; i < n; i++) {
+		unsigned long pfn = page_to_pfn(pages[i]);
+
+		ck_assert(pfn_valid(pfn));
+		ck_assert_uint_ne(pfn, ZERO_PAGE_PFN);	/* never handed out */
+		ck_assert_msg(!seen[pfn], "pfn %lu allocated twice", pfn);
+		seen[pfn] = true;
+		ck_assert_int_eq(page_count(pages[i]), 1);
+		ck_assert_uint_eq(pages[i]->flags, 0);
+		ck_assert_uint_eq(page_data_read(pages[i]), 0);
+	}
+	for (unsigned long i = 0; i < n; i++)
+		put_page(pages[i]);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	free(pages);
+	free(seen);
+}
+END_TEST
+
+START_TEST(test_page_alloc_refill_after_free_all)
+{
+	struct page **pages = calloc(max_mapnr, sizeof(*pages));
+	unsigned long alloc0 = zstat(&contig_zone.nr_alloc);
+	unsigned long free0 = zstat(&contig_zone.nr_free);
+
+	ck_assert_ptr_nonnull(pages);
+	for (int round = 0; round < 3; round++) {
+		unsigned long n = alloc_all(pages, round & 1 ? GFP_ATOMIC : GFP_KERNEL);
+
+		ck_assert_uint_eq(n, max_mapnr - 1);
+		for (unsigned long i = 0; i < n; i++) {
+			page_data_write(pages[i], 0xdead0000ULL + i);
+			pages[i]->index = i;
+			put_page(pages[i]);
+			ck_assert(PageBuddy(pages[i]));
+		}
+		ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	}
+	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, 3 * (max_mapnr - 1));
+	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, 3 * (max_mapnr - 1));
+	free(pages);
+}
+END_TEST
+
+START_TEST(test_page_alloc_new_page_reads_zero)
+{
+	struct page **pages = calloc(max_mapnr, sizeof(*pages));
+	unsigned long n;
+
+	ck_assert_ptr_nonnull(pages);
+	n = alloc_all(pages, GFP_KERNEL);
+	for (unsigned long i = 0; i < n; i++) {
+		page_data_write(pages[i], ~0ULL);
+		pages[i]->index = 7;
+		pages[i]->private = 9;
+		SetPageDirty(pages[i]);
+		ClearPageDirty(pages[i]);
+		put_page(pages[i]);
+	}
+	/* With and without __GFP_ZERO the data word starts at 0. */
+	for (unsigned long i = 0; i < n; i++) {
+		pages[i] = alloc_page(i & 1 ? GFP_KERNEL | __GFP_ZERO : GFP_ATOMIC);
+		ck_assert_ptr_nonnull(pages[i]);
+		ck_assert_uint_eq(page_data_read(pages[i]), 0);
+		ck_assert_uint_eq(pages[i]->index, 0);
+		ck_assert_uint_eq(pages[i]->private, 0);
+		ck_assert_ptr_null(pages[i]->as.mapping);
+		ck_assert_ptr_null(pages[i]->pte.chain);
+		ck_assert_uint_eq(pages[i]->flags, 0);
+	}
+	for (unsigned long i = 0; i < n; i++)
+		put_page(pages[i]);
+	free(pages);
+}
+END_TEST
+
+START_TEST(test_page_alloc_zero_page_is_never_freed)
+{
+	struct page *zero = ZERO_PAGE();
+	unsigned long free = nr_free_pages();
+
+	/* As 2.6: references to a reserved page are taken, never dropped. */
+	get_page(zero);
+	ck_assert_int_eq(page_count(zero), 2);
+	put_page(zero);
+	put_page(zero);
+	put_page(zero);
+	ck_assert_int_eq(page_count(zero), 2);
+	ck_assert(PageReserved(zero));
+	ck_assert(!PageBuddy(zero));
+	ck_assert_uint_eq(nr_free_pages(), free);
+}
+END_TEST
+
+/* ---- watermark ---- */
+
+struct hook_state {
+	unsigned long calls;	/* relaxed atomic */
+	bool lock_held_seen;	/* relaxed atomic */
+	struct zone *zone_seen;
+};
+
+static void count_hook(struct zone *zone, void *arg)
+{
+	struct hook_state *h = arg;
+
+	if (spin_is_locked(&zone->lock))
+		__atomic_store_n(&h->lock_held_seen, true, __ATOMIC_RELAXED);
+	__atomic_store_n(&h->zone_seen, zone, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&h->calls, 1, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_page_alloc_low_hook_fires_below_pages_low)
+{
+	struct page **pages = calloc(max_mapnr, sizeof(*pages));
+	struct hook_state h = { 0 };
+	unsigned long n = 0, wake0 = zstat(&contig_zone.nr_low_wakeups);
+	unsigned long low = contig_zone.pages_low;
+
+	ck_assert_ptr_nonnull(pages);
+	zone_set_low_hook(&contig_zone, count_hook, &h);
+	/* Down to exactly pages_low free: no wakeup yet. */
+	while (nr_free_pages() > low) {
+		pages[n] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(pages[n]);
+		n++;
+	}
+	ck_assert_uint_eq(nr_free_pages(), low);
+	ck_assert_uint_eq(h.calls, 0);
+
+	/* Crossing below pages_low wakes the hook, once per allocation. */
+	pages[n++] = alloc_page(GFP_ATOMIC);
+	ck_assert_ptr_nonnull(pages[n - 1]);
+	ck_assert_uint_eq(h.calls, 1);
+	ck_assert_ptr_eq(h.zone_seen, &contig_zone);
+	pages[n++] = alloc_page(GFP_ATOMIC);
+	ck_assert_uint_eq(h.calls, 2);
+
+	/* Exhaustion wakes it too, and counts as a failure. */
+	while ((pages[n] = alloc_page(GFP_ATOMIC)) != NULL)
+		n++;
+	ck_assert_uint_eq(n, max_mapnr - 1);
+	ck_assert_uint_eq(h.calls, 2 + (low - 2) + 1);
+	ck_assert(!h.lock_held_seen);	/* called outside zone->lock */
+	ck_assert_uint_eq(zstat(&contig_zone.nr_low_wakeups) - wake0, h.calls);
+
+	/* Freeing back above pages_low: allocation is quiet again. */
+	for (unsigned long i = 0; i < n; i++)
+		put_page(pages[i]);
+	h.calls = 0;
+	pages[0] = alloc_page(GFP_KERNEL);
+	ck_assert_uint_eq(h.calls, 0);
+	put_page(pages[0]);
+	free(pages);
+}
+END_TEST
+
+/* ---- refcount ---- */
+
+START_TEST(test_page_alloc_put_page_frees_at_zero)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+	unsigned long free = nr_free_pages();
+
+	ck_assert_ptr_nonnull(page);
+	get_page(page);
+	get_page(page);
+	ck_assert_int_eq(page_count(page), 3);
+	put_page(page);
+	put_page(page);
+	ck_assert_int_eq(page_count(page), 1);
+	ck_assert_uint_eq(nr_free_pages(), free);
+	ck_assert(!PageBuddy(page));
+	put_page(page);
+	ck_assert_int_eq(page_count(page), 0);
+	ck_assert(PageBuddy(page));
+	ck_assert_uint_eq(nr_free_pages(), free + 1);
+}
+END_TEST
+
+START_TEST(test_page_alloc_put_page_removes_from_lru)
+{
+	struct page *in = alloc_page(GFP_KERNEL);
+	struct page *act = alloc_page(GFP_KERNEL);
+	struct zone *z = &contig_zone;
+	unsigned long free = nr_free_pages();
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(act);
+	lru_cache_add(in);
+	lru_cache_add_active(act);
+	ck_assert_uint_eq(z->nr_inactive, 1);
+	ck_assert_uint_eq(z->nr_active, 1);
+
+	/* The LRU holds no reference: a page on it is freed by its last put. */
+	get_page(in);
+	put_page(in);
+	ck_assert(PageLRU(in));
+	put_page(in);
+	ck_assert(!PageLRU(in));
+	ck_assert(PageBuddy(in));
+	ck_assert_uint_eq(z->nr_inactive, 0);
+	ck_assert(list_empty(&z->inactive_list));
+
+	put_page(act);
+	ck_assert(!PageLRU(act));
+	ck_assert(!PageActive(act));
+	ck_assert(PageBuddy(act));
+	ck_assert_uint_eq(z->nr_active, 0);
+	ck_assert(list_empty(&z->active_list));
+	ck_assert_uint_eq(nr_free_pages(), free + 2);
+}
+END_TEST
+
+START_TEST(test_page_alloc_get_page_unless_zero)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	ck_assert_ptr_nonnull(page);
+	ck_assert(get_page_unless_zero(page));
+	ck_assert_int_eq(page_count(page), 2);
+	put_page(page);
+	put_page(page);
+	/* Freed: a scanner must leave it alone. */
+	ck_assert(!get_page_unless_zero(page));
+	ck_assert_int_eq(page_count(page), 0);
+	ck_assert(PageBuddy(page));
+}
+END_TEST
+
+/* ---- lru ---- */
+
+static unsigned long list_len(const struct list_head *head)
+{
+	const struct list_head *pos;
+	unsigned long n = 0;
+
+	list_for_each(pos, head)
+		n++;
+	return n;
+}
+
+START_TEST(test_page_alloc_lru_add_activate_del)
+{
+	struct zone *z = &contig_zone;
+	struct page *p[5];
+
+	for (int i = 0; i < 5; i++) {
+		p[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(p[i]);
+	}
+	lru_cache_add(p[0]);
+	lru_cache_add(p[1]);
+	lru_cache_add(p[2]);
+	lru_cache_add_active(p[3]);
+	lru_cache_add_active(p[4]);
+	ck_assert_uint_eq(z->nr_inactive, 3);
+	ck_assert_uint_eq(z->nr_active, 2);
+	ck_assert_uint_eq(list_len(&z->inactive_list), 3);
+	ck_assert_uint_eq(list_len(&z->active_list), 2);
+	/* New pages go to the head, as in 2.6. */
+	ck_assert_ptr_eq(list_first_entry(&z->inactive_list, struct page, lru), p[2]);
+	for (int i = 0; i < 5; i++) {
+		ck_assert(PageLRU(p[i]));
+		ck_assert(PageActive(p[i]) == (i >= 3));
+	}
+
+	activate_page(p[1]);
+	ck_assert(PageActive(p[1]));
+	ck_assert(PageLRU(p[1]));
+	ck_assert_uint_eq(z->nr_inactive, 2);
+	ck_assert_uint_eq(z->nr_active, 3);
+	activate_page(p[1]);	/* already active: nothing */
+	activate_page(p[3]);
+	ck_assert_uint_eq(z->nr_active, 3);
+	ck_assert_uint_eq(list_len(&z->active_list), 3);
+
+	spin_lock(&z->lru_lock);
+	del_page_from_lru(z, p[0]);
+	del_page_from_lru(z, p[3]);
+	spin_unlock(&z->lru_lock);
+	ck_assert(!PageLRU(p[0]));
+	ck_assert(!PageLRU(p[3]));
+	ck_assert(!PageActive(p[3]));
+	ck_assert_uint_eq(z->nr_inactive, 1);
+	ck_assert_uint_eq(z->nr_active, 2);
+
+	/* Off the LRU (isolated): activate_page leaves it alone. */
+	activate_page(p[0]);
+	ck_assert(!PageLRU(p[0]));
+	ck_assert(!PageActive(p[0]));
+	ck_assert_uint_eq(z->nr_active, 2);
+
+	/* Put back by hand, as reclaim does after isolating. */
+	spin_lock(&z->lru_lock);
+	add_page_to_active_list(z, p[0]);
+	add_page_to_inactive_list(z, p[3]);
+	spin_unlock(&z->lru_lock);
+	ck_assert(PageActive(p[0]));
+	ck_assert(!PageActive(p[3]));
+	ck_assert_uint_eq(z->nr_inactive, 2);
+	ck_assert_uint_eq(z->nr_active, 3);
+
+	for (int i = 0; i < 5; i++)
+		put_page(p[i]);
+	ck_assert_uint_eq(z->nr_inactive + z->nr_active, 0);
+	ck_assert(list_empty(&z->inactive_list));
+	ck_assert(list_empty(&z->active_list));
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+}
+END_TEST
+
+/* ---- stress ---- */
+
+#define STORM_THREADS	32
+#define STORM_ROUNDS	300
+#define STORM_BATCH	24
+#define STORM_PAGES	512UL
+
+struct storm {
+	unsigned long null_allocs;	/* relaxed atomic */
+	unsigned long allocs;		/* relaxed atomic */
+	struct hook_state hook;
+};
+
+static void storm_worker(int idx, void *arg)
+{
+	struct storm *st = arg;
+	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	struct page *batch[STORM_BATCH];
+	uint64_t stamp[STORM_BATCH];
+	unsigned long nulls = 0, allocs = 0;
+
+	for (int round = 0; round < STORM_ROUNDS && !rt_first_failure(); round++) {
+		int n = 1 + (int)(rt_rand(&rng) % STORM_BATCH);
+		int got = 0;
+
+		for (int i = 0; i < n; i++) {
+			struct page *page = alloc_page(rt_rand(&rng) & 1 ? GFP_KERNEL : GFP_ATOMIC);
+
+			if (!page) {
+				nulls++;
+				continue;
+			}
+			allocs++;
+			if (page == ZERO_PAGE())
+				rt_fail("the zero page was allocated");
+			rt_check(page_count(page) == 1);
+			rt_check(page_data_read(page) == 0);
+			rt_check(!PageBuddy(page));
+			stamp[got] = ((uint64_t)(idx + 1) << 32) | (uint64_t)(round * STORM_BATCH + i);
+			page_data_write(page, stamp[got]);
+			/* Some pages go on the LRU, so put_page takes them off. */
+			switch (rt_rand(&rng) % 4) {
+			case 0:
+				lru_cache_add(page);
+				break;
+			case 1:
+				lru_cache_add(page);
+				activate_page(page);
+				break;
+			case 2:
+				lru_cache_add_active(page);
+				break;
+			default:
+				break;
+			}
+			batch[got++] = page;
+		}
+		if (rt_rand(&rng) & 1)
+			sched_yield();
+		for (int i = 0; i < got; i++) {
+			uint64_t seen = page_data_read(batch[i]);
+
+			if (seen != stamp[i])
+				rt_fail("t%d: pfn %lu stamp %#llx, expected %#llx: page given to two owners",
+					idx, page_to_pfn(batch[i]),
+					(unsigned long long)seen, (unsigned long long)stamp[i]);
+			rt_check(page_count(batch[i]) == 1);
+			put_page(batch[i]);
+		}
+	}
+	__atomic_fetch_add(&st->null_allocs, nulls, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->allocs, allocs, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_page_alloc_storm_32_threads)
+{
+	struct storm st = { 0 };
+	unsigned long alloc0, free0;
+
+	mem_exit();
+	ck_assert_int_eq(mem_init(STORM_PAGES), 0);
+	zone_set_low_hook(&contig_zone, count_hook, &st.hook);
+	alloc0 = zstat(&contig_zone.nr_alloc);
+	free0 = zstat(&contig_zone.nr_free);
+	rt_failure_reset();
+
+	rt_run_threads(STORM_THREADS, storm_worker, &st);
+
+	ck_assert_no_worker_failure();
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	ck_assert_uint_eq(contig_zone.nr_active, 0);
+	ck_assert_uint_eq(contig_zone.nr_inactive, 0);
+	ck_assert(list_empty(&contig_zone.active_list));
+	ck_assert(list_empty(&contig_zone.inactive_list));
+	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, st.allocs);
+	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, st.allocs);
+	ck_assert(!st.hook.lock_held_seen);
+	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
+		ck_assert_uint_eq(pfn_to_page(pfn)->flags, page_flag_mask(PG_buddy));
+		ck_assert_int_eq(page_count(pfn_to_page(pfn)), 0);
+	}
+}
+END_TEST
+
+#define SHARE_PAGES	64
+
+struct share {
+	struct page *pages[SHARE_PAGES];
+};
+
+static void share_worker(int idx, void *arg)
+{
+	struct share *sh = arg;
+
+	/* Every thread drops one reference to every page, in its own order. */
+	for (int i = 0; i < SHARE_PAGES; i++) {
+		int j = (i + idx * 7) % SHARE_PAGES;
+
+		if (idx & 1)
+			activate_page(sh->pages[j]);
+		put_page(sh->pages[j]);
+	}
+}
+
+START_TEST(test_page_alloc_concurrent_put_frees_once)
+{
+	struct share sh;
+	unsigned long free = nr_free_pages();
+
+	for (int i = 0; i < SHARE_PAGES; i++) {
+		sh.pages[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(sh.pages[i]);
+		for (int r = 1; r < STORM_THREADS; r++)
+			get_page(sh.pages[i]);
+		if (i % 3 == 0)
+			lru_cache_add(sh.pages[i]);
+		else if (i % 3 == 1)
+			lru_cache_add_active(sh.pages[i]);
+	}
+	rt_failure_reset();
+	rt_run_threads(STORM_THREADS, share_worker, &sh);
+	ck_assert_no_worker_failure();
+	ck_assert_uint_eq(nr_free_pages(), free);
+	ck_assert_uint_eq(contig_zone.nr_active + contig_zone.nr_inactive, 0);
+	for (int i = 0; i < SHARE_PAGES; i++) {
+		ck_assert(PageBuddy(sh.pages[i]));
+		ck_assert_int_eq(page_count(sh.pages[i]), 0);
+	}
+}
+END_TEST
+
+/* ---- atomic sleep ---- */
+
+START_TEST(test_page_alloc_gfp_kernel_in_atomic_reported)
+{
+	spinlock_t lock;
+	struct vm_report r;
+	struct page *page;
+
+	spin_lock_init(&lock, test_lock_class());
+	rt_reports_capture();
+
+	spin_lock(&lock);
+	page = alloc_page(GFP_KERNEL);
+	spin_unlock(&lock);
+	ck_assert_ptr_nonnull(page);
+	put_page(page);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 1);
+	ck_assert(rt_reports_first(VM_REPORT_ATOMIC_SLEEP, &r));
+	/* The report names the caller's site, not page_alloc.c. */
+	ck_assert_str_eq(r.sites[0].file, __FILE__);
+
+	/* GFP_ATOMIC under the lock, and GFP_KERNEL outside it: quiet. */
+	spin_lock(&lock);
+	page = alloc_page(GFP_ATOMIC);
+	spin_unlock(&lock);
+	ck_assert_ptr_nonnull(page);
+	put_page(page);
+	page = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(page);
+	put_page(page);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 1);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_BUG), 0);
+
+	rt_reports_release();
+}
+END_TEST
+
+static Suite *page_alloc_suite(void)
+{
+	Suite *s = suite_create("page_alloc");
+	TCase *tc;
+
+	tc = tcase_create("init");
+	tcase_set_timeout(tc, 10);
+	tcase_add_test(tc, test_page_alloc_init_rejects_bad_sizes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("layout");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_init_layout);
+	tcase_add_test(tc, test_page_alloc_zero_page_is_never_freed);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("exhaustion");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_exhaustion_returns_null);
+	tcase_add_test(tc, test_page_alloc_refill_after_free_all);
+	tcase_add_test(tc, test_page_alloc_new_page_reads_zero);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("watermark");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_low_hook_fires_below_pages_low);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refcount");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_put_page_frees_at_zero);
+	tcase_add_test(tc, test_page_alloc_put_page_removes_from_lru);
+	tcase_add_test(tc, test_page_alloc_get_page_unless_zero);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lru");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_lru_add_activate_del);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("concurrency");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_storm_32_threads);
+	tcase_add_test(tc, test_page_alloc_concurrent_put_frees_once);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("atomic_sleep");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	tcase_add_test(tc, test_page_alloc_gfp_kernel_in_atomic_reported);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(page_alloc_suite());
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#include "rt_check.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "die.h"
+#include "task.h"
+
+static uint64_t seed;
+static bool seed_set;
+
+uint64_t rt_test_seed(void)
+{
+	if (!seed_set) {
+		const char *env = getenv("RT_SEED");
+
+		if (env && *env) {
+			seed = strtoull(env, NULL, 0);
+		} else {
+			struct timespec ts;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			seed = (uint64_t)ts.tv_sec * 1000000007ULL ^ (uint64_t)ts.tv_nsec;
+		}
+		if (!seed)
+			seed = 1;
+		seed_set = true;
+	}
+	return seed;
+}
+
+uint64_t rt_rand(uint64_t *s)
+{
+	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+int rt_check_main(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	/* The seed first, as a TAP comment, so any failure replays. */
+	printf("# seed: RT_SEED=%llu\n", (unsigned long long)rt_test_seed());
+	fflush(stdout);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+struct thread_ctx {
+	int idx;
+	void (*fn)(int idx, void *arg);
+	void *arg;
+	int *gate;
+};
+
+static void *thread_main(void *p)
+{
+	struct thread_ctx *c = p;
+	char name[TASK_COMM_LEN];
+
+	snprintf(name, sizeof(name), "t%d", c->idx);
+	rt_task_attach(name);
+	/* Acquire pairs with the release that opens the gate. */
+	while (!__atomic_load_n(c->gate, __ATOMIC_ACQUIRE))
+		sched_yield();
+	c->fn(c->idx, c->arg);
+	rt_task_detach();
+	return NULL;
+}
+
+void rt_run_threads(int n, void (*fn)(int idx, void *arg), void *arg)
+{
+	pthread_t *th = rt_calloc((size_t)n, sizeof(*th));
+	struct thread_ctx *ctx = rt_calloc((size_t)n, sizeof(*ctx));
+	int gate = 0;
+
+	for (int i = 0; i < n; i++) {
+		ctx[i] = (struct thread_ctx){ .idx = i, .fn = fn, .arg = arg, .gate = &gate };
+		RT_PTHREAD(pthread_create(&th[i], NULL, thread_main, &ctx[i]));
+	}
+	/* Release pairs with the acquire in thread_main(). */
+	__atomic_store_n(&gate, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < n; i++)
+		RT_PTHREAD(pthread_join(th[i], NULL));
+	free(th);
+	free(ctx);
+}
+
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static char fail_msg[512];
+static bool failed;
+
+void rt_fail_at(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	RT_PTHREAD(pthread_mutex_lock(&fail_lock));
+	if (!failed) {
+		int n = snprintf(fail_msg, sizeof(fail_msg), "%s:%d: ", file, line);
+
+		va_start(ap, fmt);
+		if (n > 0 && (size_t)n < sizeof(fail_msg))
+			vsnprintf(fail_msg + n, sizeof(fail_msg) - (size_t)n, fmt, ap);
+		va_end(ap);
+		failed = true;
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&fail_lock));
+}
+
+const char *rt_first_failure(void)
+{
+	const char *r;
+
+	RT_PTHREAD(pthread_mutex_lock(&fail_lock));
+	r = failed ? fail_msg : NULL;
+	RT_PTHREAD(pthread_mutex_unlock(&fail_lock));
+	return r;
+}
+
+void rt_failure_reset(void)
+{
+	RT_PTHREAD(pthread_mutex_lock(&fail_lock));
+	failed = false;
+	fail_msg[0] = '\0';
+	RT_PTHREAD(pthread_mutex_unlock(&fail_lock));
+}
+
+#define MAX_CAPTURED 64
+static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vm_report captured[MAX_CAPTURED];
+static int nr_captured;
+static int count_by_kind[VM_REPORT_NR];
+
+static void capture_sink(const struct vm_report *r, void *arg)
+{
+	(void)arg;
+	RT_PTHREAD(pthread_mutex_lock(&rep_lock));
+	if (nr_captured < MAX_CAPTURED)
+		captured[nr_captured++] = *r;
+	count_by_kind[r->kind]++;
+	RT_PTHREAD(pthread_mutex_unlock(&rep_lock));
+}
+
+void rt_reports_capture(void)
+{
+	RT_PTHREAD(pthread_mutex_lock(&rep_lock));
+	nr_captured = 0;
+	memset(count_by_kind, 0, sizeof(count_by_kind));
+	RT_PTHREAD(pthread_mutex_unlock(&rep_lock));
+	vm_report_set_sink(capture_sink, NULL);
+}
+
+void rt_reports_release(void)
+{
+	vm_report_set_sink(NULL, NULL);
+}
+
+int rt_reports_count(enum vm_report_kind kind)
+{
+	int n;
+
+	RT_PTHREAD(pthread_mutex_lock(&rep_lock));
+	n = count_by_kind[kind];
+	RT_PTHREAD(pthread_mutex_unlock(&rep_lock));
+	return n;
+}
+
+bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out)
+{
+	bool found = false;
+
+	RT_PTHREAD(pthread_mutex_lock(&rep_lock));
+	for (int i = 0; i < nr_captured; i++) {
+		if (captured[i].kind == kind) {
+			*out = captured[i];
+			found = true;
+			break;
+		}
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&rep_lock));
+	return found;
+}

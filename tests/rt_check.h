@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared support for the Check suites: a TAP main, a thread runner with a
+ * start gate, the first-failure recorder that workers use instead of
+ * ck_assert, a report capture sink, and the printed, replayable seed.
+ */
+#ifndef RT_TESTS_RT_CHECK_H
+#define RT_TESTS_RT_CHECK_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bug.h"
+
+/* Run @s with TAP on stdout; the process exit status. Prints the seed first. */
+int rt_check_main(Suite *s);
+
+/* The test seed: $RT_SEED if set, else time-based; printed by rt_check_main. */
+uint64_t rt_test_seed(void);
+/* xorshift64* step, for per-thread PRNGs seeded from rt_test_seed(). */
+uint64_t rt_rand(uint64_t *state);
+
+/*
+ * Start @n threads, each attached as an emulated task "t<idx>", released
+ * together, running @fn(idx, arg); join them all. Dies on pthread errors.
+ */
+void rt_run_threads(int n, void (*fn)(int idx, void *arg), void *arg);
+
+/* Workers record the first failure here; the main thread asserts. */
+void rt_fail_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+#define rt_fail(...) rt_fail_at(__FILE__, __LINE__, __VA_ARGS__)
+#define rt_check(cond) do {						\
+	if (!(cond))							\
+		rt_fail("check failed: %s", #cond);			\
+} while (0)
+/* NULL when nothing failed. */
+const char *rt_first_failure(void);
+void rt_failure_reset(void);
+#define ck_assert_no_worker_failure() \
+	ck_assert_msg(rt_first_failure() == NULL, "worker failure: %s", rt_first_failure())
+
+/*
+ * Capture vm_reports (lockdep, atomic sleep, WARN) instead of printing
+ * them: rt_reports_capture() installs the sink and clears the log.
+ */
+void rt_reports_capture(void);
+void rt_reports_release(void);
+int rt_reports_count(enum vm_report_kind kind);
+/* Copy of the first captured report of @kind; false if none. */
+bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out);
+
+#endif /* RT_TESTS_RT_CHECK_H */
