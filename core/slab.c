@@ -31,6 +31,8 @@
 #include "spinlock.h"
 #include "task.h"
 
+#define SLAB_POISON_BYTE	0x6b	/* the kernel's POISON_FREE */
+
 enum slab_obj_state {
 	OBJ_ACTIVE = 0x5ab1,	/* handed out */
 	OBJ_FREE,		/* on the free list */
@@ -152,8 +154,13 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c)
 	return hdr;
 }
 
+/*
+ * Poisoned first (as SLAB_POISON does), so a reader that should not see
+ * the memory any more reads 0x6b..., in builds without ASan too.
+ */
 static void slab_libc_free(struct kmem_cache *c, struct slab_obj *hdr)
 {
+	memset(hdr, SLAB_POISON_BYTE, obj_bytes(c));
 	free(hdr);
 	stat_add(&c->total, -1);
 	stat_add(&c->nr_libc_free, 1);

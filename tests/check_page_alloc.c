@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lockdep.h"
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
@@ -220,14 +221,23 @@ END_TEST
 struct hook_state {
 	unsigned long calls;	/* relaxed atomic */
 	bool lock_held_seen;	/* relaxed atomic */
+	bool threaded;		/* set before threads start */
 	struct zone *zone_seen;
 };
+
+/* Does the calling task hold zone->lock? Exact with lockdep on. */
+static bool zone_lock_held_by_me(struct zone *zone, const struct hook_state *h)
+{
+	if (lockdep_enabled())
+		return lock_is_held(&zone->lock);
+	return !h->threaded && spin_is_locked(&zone->lock);
+}
 
 static void count_hook(struct zone *zone, void *arg)
 {
 	struct hook_state *h = arg;
 
-	if (spin_is_locked(&zone->lock))
+	if (zone_lock_held_by_me(zone, h))
 		__atomic_store_n(&h->lock_held_seen, true, __ATOMIC_RELAXED);
 	__atomic_store_n(&h->zone_seen, zone, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&h->calls, 1, __ATOMIC_RELAXED);
@@ -514,6 +524,7 @@ START_TEST(test_page_alloc_storm_32_threads)
 
 	mem_exit();
 	ck_assert_int_eq(mem_init(STORM_PAGES), 0);
+	st.hook.threaded = true;
 	zone_set_low_hook(&contig_zone, count_hook, &st.hook);
 	alloc0 = zstat(&contig_zone.nr_alloc);
 	free0 = zstat(&contig_zone.nr_free);
