@@ -107,6 +107,11 @@ int mem_init(unsigned long nr_pages)
  */
 void mem_exit(void)
 {
+	if (mem_map) {
+		/* TSan reports destroying a lock that is still held. */
+		tsan_mutex_destroy(&contig_zone.lock, 0);
+		tsan_mutex_destroy(&contig_zone.lru_lock, 0);
+	}
 	free(mem_map);
 	mem_map = NULL;
 	max_mapnr = 0;
@@ -180,7 +185,8 @@ struct page *__alloc_page(gfp_t gfp, const char *file, int line)
 		list_del(&page->lru);
 		BUG_ON(free == 0);
 		zone_set_free_pages(zone, --free);
-		BUG_ON(page->flags != page_flag_mask(PG_buddy));
+		BUG_ON(__atomic_load_n(&page->flags, __ATOMIC_RELAXED) !=
+		       page_flag_mask(PG_buddy));
 		__atomic_store_n(&page->flags, 0UL, __ATOMIC_RELAXED);
 	}
 	spin_unlock(&zone->lock);

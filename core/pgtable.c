@@ -7,7 +7,9 @@
  */
 #include "pgtable.h"
 
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "die.h"
 
@@ -21,10 +23,40 @@ static void pgtable_account(long bytes)
 	__atomic_fetch_add(&pgtable_bytes, (unsigned long)bytes, __ATOMIC_RELAXED);
 }
 
-pgd_t *pgd_alloc(void)
+/*
+ * A pte table and where it sits: the kernel keeps the owning mm and the
+ * base address in the page-table page's struct page (ptep_to_mm() of
+ * 2.6.3's rmap); here they follow the ptes, and the table is aligned to
+ * its own size so a slot's address finds its table.
+ */
+struct pte_table {
+	pte_t pte[PTRS_PER_PTE];
+	pgd_t *pgd;		/* set before publication, then read-only */
+	unsigned long base;	/* set before publication, then read-only */
+};
+
+static struct pte_table *ptep_table(const pte_t *ptep)
+{
+	return (struct pte_table *)((uintptr_t)ptep & ~(uintptr_t)(PTE_TABLE_BYTES - 1));
+}
+
+void *ptep_to_owner(const pte_t *ptep)
+{
+	return ptep_table(ptep)->pgd->owner;
+}
+
+unsigned long ptep_to_address(const pte_t *ptep)
+{
+	const struct pte_table *t = ptep_table(ptep);
+
+	return t->base + (unsigned long)(ptep - t->pte) * PAGE_SIZE;
+}
+
+pgd_t *pgd_alloc(void *owner)
 {
 	pgd_t *pgd = rt_calloc(1, sizeof(*pgd));
 
+	pgd->owner = owner;
 	pgtable_account((long)sizeof(*pgd));
 	return pgd;
 }
@@ -76,12 +108,17 @@ pte_t *pte_offset(pgd_t *pgd, unsigned long addr)
 pte_t *pte_alloc(pgd_t *pgd, unsigned long addr)
 {
 	pte_t *table = pgd_table(pgd, addr);
+	struct pte_table *t;
 	pte_t *new;
 
 	if (likely(table))
 		return &table[pte_index(addr)];
 
-	new = rt_calloc(PTRS_PER_PTE, sizeof(pte_t));
+	t = rt_aligned_alloc(PTE_TABLE_BYTES, sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	t->pgd = pgd;
+	t->base = addr & PGDIR_MASK;
+	new = t->pte;
 	/*
 	 * Publish: success release pairs with the acquire in pgd_table()
 	 * (pte_offset(), pte_alloc()) and pgd_free(); failure acquire pairs

@@ -13,10 +13,10 @@
  *   file     pgoff << PTE_FILE_SHIFT | _PAGE_FILE   (nonlinear, remap_file_pages)
  *   swap     offset << __SWP_OFFSET_SHIFT | type << __SWP_TYPE_SHIFT
  *
- *   63                          16 15    13 12   8 7    6     5        2    1    0
- *   [ pfn (from bit 12) ........................ ] .  DIRTY ACCESSED USER  RW  PRESENT
- *   [ pgoff ................... ] .......................................... FILE(7) 0
- *   [ swap offset ............. ] ........ [type ]  .............................. 0
+ *   bit      0        1   2     5         6      7     8-12       12/16-63
+ *   present  PRESENT  RW  USER  ACCESSED  DIRTY  -     -          pfn (from 12)
+ *   file     0        -   -     -         -      FILE  -          pgoff (from 16)
+ *   swap     0        -   -     -         -      0     swap type  offset (from 16)
  *
  * RW, USER, ACCESSED and DIRTY mean something only in a present pte and
  * are always clear in the others. So ptep_test_and_clear_young(),
@@ -72,7 +72,7 @@ typedef struct { uint64_t pgprot; } pgprot_t;
 	(__b - 1 < (end) - 1) ? __b : (end);				\
 })
 
-/* Bytes of one pte table, and of one pgd. */
+/* Bytes of one pte table (a pgd is sizeof(pgd_t)). */
 #define PTE_TABLE_BYTES	(PTRS_PER_PTE * sizeof(pte_t))
 
 #define _PAGE_BIT_PRESENT	0
@@ -413,15 +413,29 @@ static inline bool ptep_mkdirty(pte_t *ptep, pte_t *orig)
 /* The top level: pointers to pte tables, each published once by pte_alloc(). */
 typedef struct pgd {
 	pte_t *table[PTRS_PER_PGD];	/* atomic: release/acquire, see pte_alloc() */
+	void *owner;			/* the mm: set at pgd_alloc(), read-only */
 } pgd_t;
 
 /**
+ * ptep_to_owner() - the owner given to pgd_alloc() for the table of @ptep
+ * @ptep: a slot returned by pte_offset()/pte_alloc()
+ *
+ * What 2.6.3's rmap calls ptep_to_mm(): pte_chains record slots only.
+ *
+ * Context: lock-free; the table lives until pgd_free().
+ */
+void *ptep_to_owner(const pte_t *ptep);
+/* The user address that @ptep maps. Context: as ptep_to_owner(). */
+unsigned long ptep_to_address(const pte_t *ptep);
+
+/**
  * pgd_alloc() - a new, empty top-level table
+ * @owner: what ptep_to_owner() returns for its slots (the mm), or NULL
  *
  * Context: any; may allocate (never fails).
  * Return: the pgd, with no pte tables.
  */
-pgd_t *pgd_alloc(void);
+pgd_t *pgd_alloc(void *owner);
 
 /**
  * pgd_free() - free every pte table of @pgd, then @pgd

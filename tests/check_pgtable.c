@@ -273,7 +273,7 @@ START_TEST(test_pgtable_alloc_on_demand)
 	unsigned long alloc0 = pgtable_tables_allocated();
 	unsigned long addr = 0x08048000UL;	/* pgd index 32 */
 	unsigned long far = TASK_SIZE - PAGE_SIZE;	/* the last index */
-	pgd_t *pgd = pgd_alloc();
+	pgd_t *pgd = pgd_alloc(NULL);
 	pte_t *p, *q, *r;
 
 	ck_assert_uint_eq(pgtable_bytes_in_use(), bytes0 + sizeof(pgd_t));
@@ -322,7 +322,7 @@ START_TEST(test_pgtable_free_releases)
 	unsigned long alloc0 = pgtable_tables_allocated();
 	unsigned long freed0 = pgtable_tables_freed();
 	uint64_t s = rt_test_seed() ^ 0xf4ee;
-	pgd_t *pgd = pgd_alloc();
+	pgd_t *pgd = pgd_alloc(NULL);
 	bool want[PTRS_PER_PGD] = { false };
 	unsigned long nr = 0;
 
@@ -370,7 +370,7 @@ static int walk_fn(pte_t *ptep, unsigned long addr, void *arg)
 
 START_TEST(test_pgtable_walk)
 {
-	pgd_t *pgd = pgd_alloc();
+	pgd_t *pgd = pgd_alloc(NULL);
 	/* Spread over three tables, with a cleared slot among them. */
 	const unsigned long addrs[] = {
 		0x1000, 0x3ff000, 0x400000, 0x7ff000, 0x40000000, 0x40001000,
@@ -458,7 +458,7 @@ START_TEST(test_pgtable_concurrent_alloc)
 	unsigned long bytes0 = pgtable_bytes_in_use();
 
 	ck_assert_ptr_nonnull(r);
-	r->pgd = pgd_alloc();
+	r->pgd = pgd_alloc(NULL);
 	r->seed = rt_test_seed();
 	rt_failure_reset();
 	rt_run_threads(NR_THREADS, alloc_race_worker, r);
@@ -646,7 +646,7 @@ START_TEST(test_pgtable_mmu_vs_reclaim)
 	unsigned long young_left = 0, dirty_left = 0;
 
 	ck_assert_ptr_nonnull(r);
-	r->pgd = pgd_alloc();
+	r->pgd = pgd_alloc(NULL);
 	r->seed = rt_test_seed();
 	for (int i = 0; i < MMU_SLOTS; i++) {
 		/* Two tables, so slots of both are raced on. */

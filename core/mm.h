@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct mm_struct and struct vm_area_struct, and the VM operations on
+ * them: mmap, munmap, mprotect-style splits, mremap, mlock, fork, exec,
+ * exit, the fault paths and the emulated MMU's accesses. Mirrors
+ * include/linux/mm.h, sched.h (mm_struct) and mm/{mmap,mremap,memory,
+ * fremap}.c and kernel/fork.c of 2.6.
+ *
+ * Locking (the full order is the tree at the top of core/lockdep.c):
+ *   mm->mmap_sem         the vma list, vma bounds and flags (write to
+ *                        change, read to look up and fault)
+ *   mapping->i_shared_sem   the file's vma lists, and vm_start/vm_pgoff of
+ *                        file vmas (seed 001's move_vma_start), so an
+ *                        rmap walk under it sees consistent bounds
+ *   mm->page_table_lock  the ptes, rss, the shadow stamps
+ */
+#ifndef RT_CORE_MM_H
+#define RT_CORE_MM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "list.h"
+#include "page.h"
+#include "pgtable.h"
+#include "rcu.h"
+#include "rwsem.h"
+#include "spinlock.h"
+
+struct address_space;
+struct anon_vma;
+
+/* vm_flags */
+#define VM_READ		0x00000001UL
+#define VM_WRITE	0x00000002UL
+#define VM_EXEC		0x00000004UL
+#define VM_SHARED	0x00000008UL
+#define VM_GROWSDOWN	0x00000100UL	/* a stack: expand_stack() below it */
+#define VM_LOCKED	0x00002000UL	/* mlock: try_to_unmap says SWAP_FAIL */
+#define VM_NONLINEAR	0x00800000UL	/* remap_file_pages() was used */
+
+struct vm_area_struct {
+	struct mm_struct *vm_mm;	/* set at creation, then read-only */
+	/*
+	 * Bounds: mmap_sem (write) to change; for file vmas also the
+	 * mapping's i_shared_sem (move_vma_start), so that rmap walks under
+	 * i_shared_sem alone see them stable. Read under mmap_sem or
+	 * i_shared_sem (READ_ONCE by reclaim's trylock walks).
+	 */
+	unsigned long vm_start;
+	unsigned long vm_end;
+	/*
+	 * File vmas: the file page offset of vm_start. Anonymous vmas: the
+	 * virtual page number vm_start had when the vma was created; an
+	 * anonymous page's index is vm_pgoff + (addr - vm_start) / PAGE_SIZE,
+	 * so mremap, which moves vm_start and keeps vm_pgoff, keeps rmap
+	 * valid (seed 002). Locked as vm_start.
+	 */
+	unsigned long vm_pgoff;
+	unsigned long vm_flags;		/* mmap_sem */
+	struct vm_area_struct *vm_next;	/* mmap_sem: the mm's sorted list */
+	struct address_space *vm_file;	/* the mapped file, NULL if anonymous */
+	/* On i_mmap, i_mmap_shared or i_mmap_nonlinear: i_shared_sem. */
+	struct list_head shared;
+	/* anonvma only (seed 002): mmap_sem plus anon_vma->lock. */
+	struct anon_vma *anon_vma;
+	struct list_head anon_vma_node;	/* anon_vma->lock */
+	int id;				/* for reports; read-only */
+};
+
+struct mm_struct {
+	struct vm_area_struct *mmap;	/* mmap_sem: sorted by vm_start */
+	int map_count;			/* mmap_sem */
+	pgd_t *pgd;			/* tables: page_table_lock; read lock-free by the MMU */
+	/*
+	 * The data-integrity shadow: for every virtual page whose contents are
+	 * private to this mm (anonymous, or a private file page after COW),
+	 * the stamp last written (0: never written). Slots as ptes, entries
+	 * moved/copied/cleared with the ptes. page_table_lock.
+	 */
+	pgd_t *shadow;
+	struct rw_semaphore mmap_sem;
+	spinlock_t page_table_lock;
+	int mm_users;			/* atomic; the mm is freed after RCU when 0 */
+	unsigned long rss;		/* page_table_lock: present ptes of real pages */
+	unsigned long stamp_seq;	/* atomic: generator for this mm's write stamps */
+	int id;				/* read-only */
+	struct rcu_head rcu;
+};
+
+/* Fault results, mirroring 2.6's VM_FAULT_* */
+#define VM_FAULT_OOM	(-1)
+#define VM_FAULT_SIGBUS	0
+#define VM_FAULT_MINOR	1
+#define VM_FAULT_MAJOR	2
+
+/* ---- mm lifetime ---- */
+
+/**
+ * mm_alloc() - a new, empty mm with one user
+ * Context: may sleep (GFP_KERNEL).
+ */
+struct mm_struct *mm_alloc(void);
+
+/**
+ * mmget_not_zero() - take a user reference unless the mm is exiting
+ * Context: under rcu_read_lock() (the mm is freed only after a grace
+ * period), or holding a reference already.
+ * Return: true when a reference was taken.
+ */
+bool mmget_not_zero(struct mm_struct *mm);
+
+/**
+ * mmput() - drop a user reference; the last one runs exit_mmap() and
+ * frees the mm after an RCU grace period
+ * Context: may sleep; holds no lock of this mm.
+ */
+void mmput(struct mm_struct *mm);
+
+/* ---- vmas ---- */
+
+/* First vma with vm_end > @addr, or NULL. Context: mmap_sem held. */
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr);
+
+/**
+ * do_mmap() - map [@addr, @addr + @len) (fixed) or anywhere (@addr 0)
+ * @file: NULL for anonymous memory
+ * @pgoff: file page offset of the start (ignored when anonymous)
+ * @flags: VM_READ/VM_WRITE/VM_SHARED/VM_GROWSDOWN/VM_LOCKED
+ *
+ * Replaces whatever was mapped there (a fixed mapping unmaps first);
+ * merges with an adjacent compatible vma (vma_merge).
+ *
+ * Context: mmap_sem held for write.
+ * Return: the start address, or -errno as a negative long cast.
+ */
+long do_mmap(struct mm_struct *mm, struct address_space *file, unsigned long addr,
+	     unsigned long len, unsigned long flags, unsigned long pgoff);
+
+/**
+ * do_munmap() - unmap [@addr, @addr + @len), splitting vmas at the edges
+ * Context: mmap_sem held for write.
+ * Return: 0 or -errno.
+ */
+int do_munmap(struct mm_struct *mm, unsigned long addr, unsigned long len);
+
+/**
+ * do_mprotect() - change VM_WRITE (and VM_LOCKED for mlock) on a range,
+ * splitting vmas as mprotect_fixup() does
+ * Context: mmap_sem held for write.
+ * Return: 0 or -errno.
+ */
+int do_mprotect(struct mm_struct *mm, unsigned long addr, unsigned long len,
+		unsigned long set, unsigned long clear);
+
+/**
+ * do_mremap() - grow or shrink [@addr, @addr + @old_len) to @new_len,
+ * in place when possible, else moving it (move_vma + move_page_tables),
+ * to @new_addr if nonzero (MREMAP_FIXED)
+ * Context: mmap_sem held for write.
+ * Return: the new address, or -errno as a negative long cast.
+ */
+long do_mremap(struct mm_struct *mm, unsigned long addr, unsigned long old_len,
+	       unsigned long new_len, unsigned long new_addr);
+
+/**
+ * remap_file_pages() - make [@start, @start + @size) of a shared file vma
+ * map file pages from @pgoff on, nonlinearly (sys_remap_file_pages)
+ * Context: takes mmap_sem (read, as 2.6 did); may sleep.
+ * Return: 0 or -errno.
+ */
+int remap_file_pages(struct mm_struct *mm, unsigned long start, unsigned long size,
+		     unsigned long pgoff);
+
+/* ---- processes ---- */
+
+/**
+ * dup_mm() - fork: a copy of @oldmm's vmas and page tables, with private
+ * writable ptes write-protected in both for copy-on-write
+ * Context: takes oldmm's mmap_sem for write; may sleep.
+ * Return: the child's mm, or NULL when memory ran out (nothing leaked).
+ */
+struct mm_struct *dup_mm(struct mm_struct *oldmm);
+
+/**
+ * exit_mmap() - unmap everything and free the page tables (the last mmput)
+ * Context: no other user of @mm; may sleep.
+ */
+void exit_mmap(struct mm_struct *mm);
+
+/* ---- faults and the MMU ---- */
+
+/**
+ * handle_mm_fault() - resolve a fault at @address
+ * @write: the access was a write
+ * Context: mmap_sem held for read; takes page_table_lock; may sleep.
+ * Return: VM_FAULT_MINOR/MAJOR, VM_FAULT_SIGBUS, or VM_FAULT_OOM.
+ */
+int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
+		    unsigned long address, bool write);
+
+/**
+ * expand_stack() - grow a VM_GROWSDOWN vma down to @address
+ * Context: mmap_sem held for read (as 2.6 did: the race with another
+ * expand_stack is settled under page_table_lock).
+ * Return: 0 or -ENOMEM.
+ */
+int expand_stack(struct vm_area_struct *vma, unsigned long address);
+
+enum mm_access_result {
+	ACCESS_OK,		/* done, and a read saw the expected stamp */
+	ACCESS_SEGV,		/* no vma, or a write to a read-only vma */
+	ACCESS_SIGBUS,		/* a file page beyond i_size */
+	ACCESS_OOM,		/* the fault could not allocate: back off */
+	ACCESS_CORRUPT,		/* a read saw the wrong stamp: reported */
+};
+
+/**
+ * mm_access() - one load or store by a CPU at @address, as the MMU and the
+ * program would do it: walk the page table without locks, set young (and
+ * dirty) bits, fault through handle_mm_fault() when the pte is absent or
+ * read-only; then read the page's data word and check it against the
+ * expected stamp, or write a new stamp.
+ * @stamp: out, the value read or written (may be NULL)
+ * Context: mmap_sem held for read.
+ */
+enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
+				bool write, uint64_t *stamp);
+
+#endif /* RT_CORE_MM_H */
