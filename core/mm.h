@@ -188,6 +188,24 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm);
  */
 void exit_mmap(struct mm_struct *mm);
 
+/**
+ * zap_page_range() - clear the ptes of [@address, @address + @size) in
+ * @vma: drop rmap, rss and page references; swap ptes free their slot;
+ * dirty bits go to the pages; the shadow stamps of the range are cleared
+ * Context: mmap_sem held (or the mm is exiting); takes page_table_lock.
+ */
+void zap_page_range(struct vm_area_struct *vma, unsigned long address,
+		    unsigned long size);
+
+/**
+ * unmap_mapping_range() - zap every pte of every vma mapping file pages
+ * [@pgoff, @pgoff + @nr) of @mapping (nonlinear vmas: their file ptes
+ * too), bumping truncate_count first
+ * Context: takes i_shared_sem, then page_table_locks; may sleep.
+ */
+void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
+			 unsigned long nr);
+
 /* ---- faults and the MMU ---- */
 
 /**

@@ -409,48 +409,13 @@ extern char **environ;
 /* Run the probe with @arg (or none), its stdout+stderr into @out; the wait status. */
 static int run_probe(const char *arg, char *out, size_t outlen)
 {
-	char path[PATH_MAX], tmpl[] = "/tmp/rt-asan-probe-XXXXXX";
+	char path[PATH_MAX];
 	char *argv[3] = { path, (char *)arg, NULL };
-	char **envp;
-	size_t nenv = 0, k = 0, got;
-	posix_spawn_file_actions_t fa;
-	pid_t pid;
-	int fd, status, rc;
-	FILE *f;
 
 	probe_path(path, sizeof(path));
 	ck_assert_msg(access(path, X_OK) == 0, "probe %s: %s", path, strerror(errno));
-	fd = mkstemp(tmpl);
-	ck_assert_msg(fd >= 0, "mkstemp: %s", strerror(errno));
-
-	/* The inherited environment, with our ASan options. */
-	while (environ[nenv])
-		nenv++;
-	envp = rt_calloc(nenv + 2, sizeof(*envp));
-	for (size_t i = 0; i < nenv; i++)
-		if (strncmp(environ[i], "ASAN_OPTIONS=", 13) != 0)
-			envp[k++] = environ[i];
-	envp[k++] = "ASAN_OPTIONS=exitcode=66:abort_on_error=0:detect_leaks=1:symbolize=1";
-	envp[k] = NULL;
-
-	RT_PTHREAD(posix_spawn_file_actions_init(&fa));
-	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO));
-	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO));
-	rc = posix_spawn(&pid, path, &fa, NULL, argv, envp);
-	ck_assert_msg(rc == 0, "posix_spawn(%s): %s", path, strerror(rc));
-	RT_PTHREAD(posix_spawn_file_actions_destroy(&fa));
-	while (waitpid(pid, &status, 0) < 0)
-		ck_assert_msg(errno == EINTR, "waitpid: %s", strerror(errno));
-	free(envp);
-
-	f = fdopen(fd, "r");
-	ck_assert(f != NULL);
-	rewind(f);
-	got = fread(out, 1, outlen - 1, f);
-	out[got] = '\0';
-	fclose(f);
-	unlink(tmpl);
-	return status;
+	return rt_run_capture(argv, "ASAN_OPTIONS=exitcode=66:abort_on_error=0:detect_leaks=1:symbolize=1",
+			      out, outlen);
 }
 
 START_TEST(test_rcu_asan_free_without_grace_is_caught)

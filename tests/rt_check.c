@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "rt_check.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,4 +197,54 @@ bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out)
 	}
 	RT_PTHREAD(pthread_mutex_unlock(&rep_lock));
 	return found;
+}
+
+extern char **environ;
+
+int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen)
+{
+	char tmpl[] = "/tmp/rt-probe-XXXXXX";
+	size_t nenv = 0, k = 0, got, keylen = 0;
+	posix_spawn_file_actions_t fa;
+	char **envp;
+	pid_t pid;
+	int fd, status, rc;
+	FILE *f;
+
+	fd = mkstemp(tmpl);
+	if (fd < 0)
+		rt_die("mkstemp: %s", rt_strerror(errno));
+	if (env_set)
+		keylen = (size_t)(strchr(env_set, '=') - env_set) + 1;
+	while (environ[nenv])
+		nenv++;
+	envp = rt_calloc(nenv + 2, sizeof(*envp));
+	for (size_t i = 0; i < nenv; i++)
+		if (!env_set || strncmp(environ[i], env_set, keylen) != 0)
+			envp[k++] = environ[i];
+	if (env_set)
+		envp[k++] = (char *)env_set;
+	envp[k] = NULL;
+
+	RT_PTHREAD(posix_spawn_file_actions_init(&fa));
+	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO));
+	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO));
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
+	if (rc)
+		rt_die("posix_spawn(%s): %s", argv[0], rt_strerror(rc));
+	RT_PTHREAD(posix_spawn_file_actions_destroy(&fa));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			rt_die("waitpid: %s", rt_strerror(errno));
+	free(envp);
+
+	f = fdopen(fd, "r");
+	if (!f)
+		rt_die("fdopen: %s", rt_strerror(errno));
+	rewind(f);
+	got = fread(out, 1, outlen - 1, f);
+	out[got] = '\0';
+	fclose(f);
+	unlink(tmpl);
+	return status;
 }

@@ -9,6 +9,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "bug.h"
@@ -50,5 +51,13 @@ void rt_reports_release(void);
 int rt_reports_count(enum vm_report_kind kind);
 /* Copy of the first captured report of @kind; false if none. */
 bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out);
+
+/*
+ * Run @argv[0] with @argv, the inherited environment plus @env_set
+ * ("NAME=value" replacing any NAME=..., or NULL), stdout and stderr
+ * captured into @out (NUL-terminated, truncated to @outlen - 1).
+ * Return: the wait status. For probes whose sanitizer report is the result.
+ */
+int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen);
 
 #endif /* RT_TESTS_RT_CHECK_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct address_space: an emulated file. Its page cache (index -> page,
+ * looked up under RCU, changed under tree_lock), its vma lists under
+ * i_shared_sem, its size, its backing store ("the disk") and the truncate
+ * sequence count that do_no_page() samples. Mirrors include/linux/fs.h and
+ * mm/filemap.c, mm/truncate.c of 2.6.
+ */
+#ifndef RT_CORE_FS_H
+#define RT_CORE_FS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "list.h"
+#include "page.h"
+#include "page_alloc.h"
+#include "semaphore.h"
+#include "spinlock.h"
+
+struct address_space {
+	/*
+	 * The page cache: one slot per page offset up to max_pages.
+	 * Readers: rcu_dereference() under rcu_read_lock(), then
+	 * get_page_unless_zero() and a re-check. Writers: tree_lock.
+	 */
+	struct page **page_tree;
+	unsigned long nrpages;		/* tree_lock */
+	spinlock_t tree_lock;
+	unsigned long max_pages;	/* capacity: read-only */
+	/* Size in pages: written by truncate/extend under i_shared_sem, READ_ONCE. */
+	unsigned long i_size;
+
+	struct semaphore i_shared_sem;
+	struct list_head i_mmap;		/* private vmas: i_shared_sem */
+	struct list_head i_mmap_shared;		/* shared vmas: i_shared_sem */
+	struct list_head i_mmap_nonlinear;	/* VM_NONLINEAR vmas: i_shared_sem */
+	/*
+	 * Bumped (under i_shared_sem) by every truncate before it unmaps;
+	 * do_no_page() samples it before the lookup and re-checks it under
+	 * page_table_lock. Atomic.
+	 */
+	unsigned long truncate_count;
+
+	/* The disk: written by writeback under lock_page; read on a cache miss. */
+	uint64_t *backing;		/* atomic words */
+	/*
+	 * Expected contents per offset (the data-integrity check): the stamp
+	 * last written through a shared mapping, 0 after truncate. Updated with
+	 * the page's data word under shadow_lock.
+	 */
+	uint64_t *shadow;
+	spinlock_t shadow_lock;
+	int id;				/* read-only */
+	char name[32];			/* read-only */
+};
+
+/**
+ * file_create() - a file of @size pages that may grow to @max_pages
+ * Context: may sleep. Return: the file (never NULL; harness allocation).
+ */
+struct address_space *file_create(const char *name, unsigned long size,
+				  unsigned long max_pages);
+/* Free a file: no vma may map it and no page may be in its cache. */
+void file_destroy(struct address_space *mapping);
+
+/**
+ * find_get_page() - the cached page at @index with a reference, or NULL
+ * Context: any; lock-free (RCU).
+ */
+struct page *find_get_page(struct address_space *mapping, unsigned long index);
+
+/**
+ * filemap_nopage() - the page at @index, read from the backing store into
+ * the page cache if absent, with a reference; mirrors mm/filemap.c
+ * Context: may sleep (lock_page, GFP_KERNEL); no spinlock held.
+ * Return: the page, NULL when out of memory, or FILEMAP_SIGBUS when
+ * @index is beyond i_size.
+ */
+struct page *filemap_nopage(struct address_space *mapping, unsigned long index);
+#define FILEMAP_SIGBUS ((struct page *)-1L)
+
+/**
+ * add_to_page_cache() - insert @page at @index (page locked by caller)
+ * Context: takes tree_lock. Return: 0, or -EEXIST if the slot is taken.
+ */
+int add_to_page_cache(struct page *page, struct address_space *mapping,
+		      unsigned long index);
+/* Remove a locked page from its mapping's cache. Context: takes tree_lock. */
+void remove_from_page_cache(struct page *page);
+
+/**
+ * vmtruncate() - shrink the file to @new_size pages: i_size, then
+ * unmap_mapping_range() over every vma, then truncate_inode_pages()
+ * Context: may sleep; takes i_shared_sem, page_table_locks, lock_page.
+ */
+void vmtruncate(struct address_space *mapping, unsigned long new_size);
+/* Grow the file back to @new_size pages (new pages read as zero). */
+void file_extend(struct address_space *mapping, unsigned long new_size);
+
+/**
+ * set_page_dirty() - the page's contents differ from the backing store
+ */
+static inline void set_page_dirty(struct page *page)
+{
+	SetPageDirty(page);
+}
+
+/**
+ * writeback_page() - copy a locked file page's data to the backing store
+ * and clear PG_dirty
+ * Context: page locked.
+ */
+void writeback_page(struct page *page);
+
+#endif /* RT_CORE_FS_H */

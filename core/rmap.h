@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reverse mapping: from a page to the ptes that map it. Three designs
+ * of the 2004 debate sit behind one ops table, chosen at run time:
+ *
+ *   ptechain  2.6.3: a pte_chain entry per mapping pte (PG_direct for one),
+ *             under PG_chainlock, for every page
+ *   objfile   seed 001: file pages counted by mapcount and found through
+ *             i_mmap/i_mmap_shared; anonymous pages keep pte_chains
+ *   anonvma   seed 002: objfile, plus anonymous pages found through
+ *             page->as.vma (PG_direct) or page->as.anon_vma's vma list
+ *
+ * The lock order these follow is the tree at the top of core/lockdep.c.
+ * Reclaim holds the page lock and the page's rmap lock (rmap_lock()) and
+ * only *tries* i_shared_sem and page_table_lock: each failed try is a
+ * fallback (SWAP_AGAIN, or "assume referenced"), counted by site.
+ */
+#ifndef RT_CORE_RMAP_H
+#define RT_CORE_RMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mm.h"
+#include "page.h"
+#include "page_alloc.h"
+#include "pgtable.h"
+
+enum rmap_mode {
+	RMAP_PTECHAIN,
+	RMAP_OBJFILE,
+	RMAP_ANONVMA,
+	RMAP_NR_MODES,
+};
+
+/* try_to_unmap() results, as in 2.6 */
+#define SWAP_SUCCESS	0
+#define SWAP_AGAIN	1
+#define SWAP_FAIL	2
+
+/*
+ * 2.6.3's pte_chain: a cache line of pte addresses. The first block of a
+ * page's chain may be partly used: next_and_idx holds the next pointer
+ * and, in its low bits, the index of the first used slot.
+ */
+#define NRPTE ((SMP_CACHE_BYTES - sizeof(unsigned long)) / sizeof(pte_t *))
+struct pte_chain {
+	unsigned long next_and_idx;	/* PG_chainlock of the page */
+	pte_t *ptes[NRPTE];		/* PG_chainlock of the page */
+} ____cacheline_aligned;
+
+/* Reclaim's trylock fallbacks, by site (seed 001's names). */
+enum rmap_fallback_site {
+	FB_TRY_TO_UNMAP_ONE_PTL,		/* try_to_unmap_one:page_table_lock */
+	FB_PAGE_REFERENCED_ONE_PTL,		/* page_referenced_one:page_table_lock */
+	FB_PAGE_REFERENCED_OBJ_ISHARED,		/* page_referenced_obj:i_shared_sem */
+	FB_PAGE_REFERENCED_OBJ_ONE_PTL,		/* page_referenced_obj_one:page_table_lock */
+	FB_TRY_TO_UNMAP_OBJ_ISHARED,		/* try_to_unmap_obj:i_shared_sem */
+	FB_TRY_TO_UNMAP_OBJ_ONE_PTL,		/* try_to_unmap_obj_one:page_table_lock */
+	FB_PAGE_REFERENCED_ANON_PTL,		/* page_referenced_anon_one:page_table_lock */
+	FB_TRY_TO_UNMAP_ANON_PTL,		/* try_to_unmap_anon_one:page_table_lock */
+	FB_SHRINK_LIST_PAGE_LOCKED,		/* shrink_list:PG_locked */
+	FB_NR_SITES,
+};
+
+struct rmap_ops {
+	const char *name;
+
+	/*
+	 * What page_add_rmap() may need, allocated before page_table_lock
+	 * (2.6.3's pte_chain_alloc(GFP_KERNEL)); NULL for designs that need
+	 * nothing. Leftovers go back through pte_chain_free().
+	 */
+	struct pte_chain *(*pte_chain_alloc)(gfp_t gfp);
+	void (*pte_chain_free)(struct pte_chain *chain);
+
+	/*
+	 * A new pte maps @page at @address in @vma. @anon: the page is
+	 * anonymous (sets PG_anon and the anonymous rmap state the first
+	 * time). Context: page_table_lock held; takes the page's rmap lock.
+	 * Return: what is left of @chain.
+	 */
+	struct pte_chain *(*page_add_rmap)(struct page *page, struct vm_area_struct *vma,
+					   unsigned long address, pte_t *ptep, bool anon,
+					   struct pte_chain *chain);
+	/* The pte at @ptep no longer maps @page. Context: page_table_lock held. */
+	void (*page_remove_rmap)(struct page *page, pte_t *ptep);
+
+	/*
+	 * Reclaim, with the page locked and its rmap lock held:
+	 * page_referenced() counts (and clears) young ptes, treating a failed
+	 * trylock as referenced; try_to_unmap() unmaps every pte it can.
+	 */
+	int (*page_referenced)(struct page *page);
+	int (*try_to_unmap)(struct page *page);
+
+	/* True when the rmap knows of at least one pte. Context: rmap lock held. */
+	bool (*page_mapped)(struct page *page);
+
+	/* vma life cycle hooks for the anon_vma design (may be NULL). */
+	int (*anon_vma_prepare)(struct vm_area_struct *vma);
+	int (*anon_vma_fork)(struct vm_area_struct *child, struct vm_area_struct *parent);
+	void (*anon_vma_unlink)(struct vm_area_struct *vma);
+	/* A nonlinear pte is installed for @page (objfile: page_convert_anon). */
+	int (*install_nonlinear)(struct page *page);
+
+	/*
+	 * The audit, at a quiescent point: the number of ptes this rmap
+	 * records for @page, and a full walk (every lock taken, no trylock)
+	 * calling @fn on each pte it finds. Return: the walk's count, or -1
+	 * if @fn returned nonzero.
+	 */
+	int (*rmap_count)(struct page *page);
+	int (*rmap_walk)(struct page *page,
+			 int (*fn)(struct page *page, struct mm_struct *mm,
+				   unsigned long address, pte_t *ptep, void *arg),
+			 void *arg);
+};
+
+/* The selected design; set by rmap_select() before any thread runs. */
+extern const struct rmap_ops *rmap;
+extern enum rmap_mode rmap_mode;
+
+/* Select @mode. Return: 0, or -EINVAL for an unknown or unbuilt mode. */
+int rmap_select(enum rmap_mode mode);
+const char *rmap_mode_name(enum rmap_mode mode);
+/* The mode called @name, or -1. */
+int rmap_mode_by_name(const char *name);
+
+/* Take/drop the page's rmap lock of the selected design (PG_chainlock/PG_maplock). */
+void rmap_lock(struct page *page);
+bool rmap_trylock(struct page *page);
+void rmap_unlock(struct page *page);
+
+/*
+ * Unmap one pte of a page for reclaim: mirrors 2.6.3 try_to_unmap_one()
+ * after the pte was found. Anonymous pages (in the swap cache) get a swap
+ * pte; file pages in nonlinear vmas get a file pte; the dirty bit goes to
+ * the page; rss and the pte's page reference drop. Does not touch the
+ * rmap's own records (the caller does).
+ * Context: mm->page_table_lock and the page's rmap lock held, page locked.
+ * Return: SWAP_SUCCESS, or SWAP_FAIL for a VM_LOCKED vma or a young pte
+ * that must be given another chance.
+ */
+int unmap_one_pte(struct page *page, struct mm_struct *mm, struct vm_area_struct *vma,
+		  unsigned long address, pte_t *ptep);
+
+/* Fallback counters. */
+void rmap_fallback(enum rmap_fallback_site site);
+unsigned long rmap_fallback_count(enum rmap_fallback_site site);
+const char *rmap_fallback_name(enum rmap_fallback_site site);
+void rmap_fallback_reset(void);
+
+/* rmap memory: bytes of pte_chains, anon_vmas and extra fields, now and at peak. */
+struct rmap_bytes {
+	unsigned long pte_chain_now, pte_chain_peak;
+	unsigned long anon_vma_now, anon_vma_peak;
+};
+void rmap_bytes_read(struct rmap_bytes *out);
+void rmap_account_pte_chain(long delta_bytes);
+void rmap_account_anon_vma(long delta_bytes);
+void rmap_bytes_reset_peak(void);
+
+#endif /* RT_CORE_RMAP_H */
