@@ -28,8 +28,17 @@ struct address_space {
 	unsigned long nrpages;		/* tree_lock */
 	spinlock_t tree_lock;
 	unsigned long max_pages;	/* capacity: read-only */
-	/* Size in pages: written by truncate/extend under i_shared_sem, READ_ONCE. */
+	/*
+	 * Size in pages: written by vmtruncate()/file_extend() under i_sem,
+	 * read (faults) with READ_ONCE.
+	 */
 	unsigned long i_size;
+	/*
+	 * 2.6's inode->i_sem: serialises vmtruncate() and file_extend() of
+	 * one file against each other (taken outside everything else; a
+	 * run-time lockdep class outside the documented order).
+	 */
+	struct semaphore i_sem;
 
 	struct semaphore i_shared_sem;
 	struct list_head i_mmap;		/* private vmas: i_shared_sem */
@@ -61,7 +70,12 @@ struct address_space {
  */
 struct address_space *file_create(const char *name, unsigned long size,
 				  unsigned long max_pages);
-/* Free a file: no vma may map it and no page may be in its cache. */
+/*
+ * Free a file: no vma may map it. Pages still in its cache (a fault that
+ * raced a truncate may leave one beyond i_size) are dropped first, as
+ * iput()'s truncate_inode_pages(mapping, 0) does.
+ * Context: may sleep (lock_page); no thread may use the file any more.
+ */
 void file_destroy(struct address_space *mapping);
 
 /**
@@ -86,16 +100,29 @@ struct page *filemap_nopage(struct address_space *mapping, unsigned long index);
  */
 int add_to_page_cache(struct page *page, struct address_space *mapping,
 		      unsigned long index);
-/* Remove a locked page from its mapping's cache. Context: takes tree_lock. */
+/*
+ * Remove a locked page from its mapping's cache (slot, nrpages,
+ * page->as.mapping). The cache's page reference passes to the caller,
+ * who drops it with put_page() (2.6's page_cache_release() after
+ * remove_from_page_cache()). Context: page locked; takes tree_lock.
+ */
 void remove_from_page_cache(struct page *page);
+/* The same with the mapping's tree_lock already held (reclaim's remove_mapping). */
+void __remove_from_page_cache(struct page *page);
 
 /**
  * vmtruncate() - shrink the file to @new_size pages: i_size, then
  * unmap_mapping_range() over every vma, then truncate_inode_pages()
- * Context: may sleep; takes i_shared_sem, page_table_locks, lock_page.
+ * (beyond which backing and shadow are zeroed); a @new_size at or above
+ * i_size only grows it, as file_extend()
+ * Context: may sleep; takes i_sem, i_shared_sem, page_table_locks,
+ * lock_page. No emulated lock held.
  */
 void vmtruncate(struct address_space *mapping, unsigned long new_size);
-/* Grow the file back to @new_size pages (new pages read as zero). */
+/*
+ * Grow the file to @new_size pages, at most max_pages (new pages read as
+ * zero). Context: may sleep; takes i_sem, lock_page.
+ */
 void file_extend(struct address_space *mapping, unsigned long new_size);
 
 /**

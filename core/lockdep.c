@@ -7,20 +7,24 @@
  * only while holding locks above it on its own branch; reclaim goes
  * against it only with trylocks, which add no edge):
  *
- * mmap_sem
- *   PG_locked
- *     i_shared_sem
- *       page_table_lock
- *         PG_chainlock
- *           anon_vma->lock
- *             swap_lock
- *               tree_lock
- *           lru_lock
- *         PG_maplock
- *           anon_vma->lock
- *           lru_lock
+ * i_sem
+ *   mmap_sem
+ *     PG_locked
+ *       i_shared_sem
+ *         page_table_lock
+ *           PG_chainlock
+ *             anon_vma->lock
+ *               swap_lock
+ *                 tree_lock
+ *             lru_lock
+ *           PG_maplock
+ *             anon_vma->lock
+ *             lru_lock
  *
- * zone->lock and kmem_cache->lock are innermost: allocation may happen
+ * i_sem is 2.6's inode semaphore, held by truncate (and by a write whose
+ * copy_from_user() faults, hence above mmap_sem). zone->lock,
+ * kmem_cache->lock and data_shadow (the harness's lock pairing a page's
+ * data with its expected stamp) are innermost: allocation may happen
  * under any lock above (GFP_ATOMIC), and nothing is taken under them.
  *
  * This comment is parsed by tests/check_lockdep.c and compared with
@@ -79,7 +83,8 @@ struct order_entry {
 
 /* The tree in the comment above, as data. */
 static const struct order_entry order_table[] = {
-	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { -1, -1 }, false },
+	{ LOCK_CLASS_I_SEM, "i_sem", { -1, -1 }, false },
+	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { LOCK_CLASS_I_SEM, -1 }, false },
 	{ LOCK_CLASS_PG_LOCKED, "PG_locked", { LOCK_CLASS_MMAP_SEM, -1 }, false },
 	{ LOCK_CLASS_I_SHARED_SEM, "i_shared_sem", { LOCK_CLASS_PG_LOCKED, -1 }, false },
 	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock", { LOCK_CLASS_I_SHARED_SEM, -1 }, false },
@@ -93,6 +98,7 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
 	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
 	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
+	{ LOCK_CLASS_DATA_SHADOW, "data_shadow", { -1, -1 }, true },
 };
 
 static pthread_once_t classes_once = PTHREAD_ONCE_INIT;

@@ -23,6 +23,7 @@
 #include "compiler.h"
 
 enum lock_class_id {
+	LOCK_CLASS_I_SEM,		/* inode->i_sem: truncate/extend */
 	LOCK_CLASS_MMAP_SEM,		/* mm->mmap_sem */
 	LOCK_CLASS_PG_LOCKED,		/* lock_page() */
 	LOCK_CLASS_I_SHARED_SEM,	/* mapping->i_shared_sem */
@@ -35,6 +36,7 @@ enum lock_class_id {
 	LOCK_CLASS_TREE_LOCK,		/* mapping->tree_lock */
 	LOCK_CLASS_ZONE_LOCK,		/* zone->lock (buddy free lists) */
 	LOCK_CLASS_SLAB_LOCK,		/* kmem_cache->lock */
+	LOCK_CLASS_DATA_SHADOW,		/* the harness's expected-contents lock */
 	LOCK_CLASS_NR_STATIC,
 	/* Classes registered at run time (tests, demos) follow. */
 	LOCK_CLASS_MAX = 40,

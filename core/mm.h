@@ -182,6 +182,20 @@ int remap_file_pages(struct mm_struct *mm, unsigned long start, unsigned long si
  */
 struct mm_struct *dup_mm(struct mm_struct *oldmm);
 
+/* The top of the stack vma exec_mm() creates; it grows down from here. */
+#define STACK_TOP	0xc0000000UL
+
+/**
+ * exec_mm() - a fresh mm as exec builds it: for each library file a text
+ * mapping (private, read-only, first half of the file) and a data mapping
+ * (private, writable: copy-on-write, second half), an anonymous heap of
+ * @heap_pages and a grows-down stack of @stack_pages below STACK_TOP
+ * Context: may sleep.
+ * Return: the mm, or NULL when memory ran out.
+ */
+struct mm_struct *exec_mm(struct address_space *const *libs, int nr_libs,
+			  unsigned long heap_pages, unsigned long stack_pages);
+
 /**
  * exit_mmap() - unmap everything and free the page tables (the last mmput)
  * Context: no other user of @mm; may sleep.

@@ -101,6 +101,8 @@ struct rmap_ops {
 	int (*anon_vma_prepare)(struct vm_area_struct *vma);
 	int (*anon_vma_fork)(struct vm_area_struct *child, struct vm_area_struct *parent);
 	void (*anon_vma_unlink)(struct vm_area_struct *vma);
+	/* @vma copied its anon_vma pointer from a vma it was split from: link it. */
+	void (*anon_vma_link)(struct vm_area_struct *vma);
 	/* A nonlinear pte is installed for @page (objfile: page_convert_anon). */
 	int (*install_nonlinear)(struct page *page);
 
@@ -111,6 +113,8 @@ struct rmap_ops {
 	 * if @fn returned nonzero.
 	 */
 	int (*rmap_count)(struct page *page);
+	/* The audit's per-vma check of the design's own state (may be NULL): nonzero if bad. */
+	int (*audit_vma)(struct vm_area_struct *vma);
 	int (*rmap_walk)(struct page *page,
 			 int (*fn)(struct page *page, struct mm_struct *mm,
 				   unsigned long address, pte_t *ptep, void *arg),

@@ -7,6 +7,26 @@
  *
  * A slot's count is the number of swap ptes naming it plus one while the
  * swap cache holds a page for it (the audit checks exactly that).
+ *
+ * The count rule, so that this always holds:
+ * - get_swap_page() hands out a slot with count 1. In add_to_swap() that
+ *   count becomes the swap cache's: the cache's count is the one taken
+ *   for it before it goes in, never one taken by add_to_swap_cache().
+ * - add_to_swap_cache() takes no count: it consumes one the caller
+ *   already holds for the cache. On success that count belongs to the
+ *   cache (delete_from_swap_cache() drops it); on -EEXIST it is still the
+ *   caller's, to drop with swap_free().
+ * - Swap-in (do_swap_page() on a cache miss) therefore calls
+ *   swap_duplicate(entry) first (false: the entry is stale, the slot was
+ *   freed), then add_to_swap_cache(); on -EEXIST it swap_free()s and looks
+ *   the cache up again.
+ * - Every swap pte holds one count: try_to_unmap() installing a swap pte
+ *   takes it with swap_duplicate(); zapping a swap pte drops it with
+ *   free_swap_and_cache() (which also drops an unused swap cache page),
+ *   replacing it with the page at swap-in with swap_free().
+ *
+ * Locks: swap_lock (the slot counts) may be held while taking the swap
+ * cache's tree_lock, never the reverse.
  */
 #ifndef RT_CORE_SWAP_H
 #define RT_CORE_SWAP_H
@@ -19,12 +39,31 @@
 
 /**
  * swap_init() - a swap area of @nr_slots slots (slot 0 is the header)
- * Return: 0, or -EINVAL when @nr_slots < 2.
+ * Context: before any thread uses swap.
+ * Return: 0, -EINVAL when @nr_slots < 2 or above SWP_OFFSET_MAX + 1, or
+ * -EBUSY when a swap area is already set up (swap_exit() first).
  */
 int swap_init(unsigned long nr_slots);
+/*
+ * Release the swap area. Slots still in use are not an error here: their
+ * number is kept for swap_leaked_slots(). Pages still in the swap cache
+ * keep their PG_swapcache and the cache's page reference (the audit's
+ * page checks see them). Context: after every thread has stopped.
+ */
 void swap_exit(void);
 
-/* Slots in use, and in total. */
+/**
+ * swap_leaked_slots() - slots with a non-zero count (teardown check)
+ * Context: any; exact when quiescent.
+ * Return: slots in use now; after swap_exit(), those in use when it ran.
+ */
+unsigned long swap_leaked_slots(void);
+
+/*
+ * Slots in use; and in total, as passed to swap_init(), the header
+ * included (valid offsets are 1 .. nr_swap_slots() - 1; 0 without an
+ * area). Context: any; lock-free, exact when quiescent.
+ */
 unsigned long nr_swap_used(void);
 unsigned long nr_swap_slots(void);
 
@@ -46,10 +85,24 @@ bool swap_duplicate(swp_entry_t entry);
  */
 void swap_free(swp_entry_t entry);
 
+/**
+ * free_swap_and_cache() - swap_free() for a swap pte being zapped; when
+ * only the swap cache's count is left and nobody else holds its page
+ * (the page is trylocked), the page leaves the swap cache too, freeing
+ * the slot and the page (else they would linger until reclaim)
+ * Context: any, page_table_lock may be held; takes swap_lock, tree_lock
+ * (nested), trylocks the page; may free the page (lru_lock, zone->lock).
+ */
+void free_swap_and_cache(swp_entry_t entry);
+
 /* The use count of @entry's slot (audit). Context: takes swap_lock. */
 int swap_count(swp_entry_t entry);
 
-/* Slot data: written at swap-out (page locked), read at swap-in. */
+/*
+ * Slot data: written at swap-out (page locked, in the swap cache: the
+ * slot is page->private; clears PG_dirty), read at swap-in (page locked;
+ * sets PG_uptodate).
+ */
 void swap_writepage(struct page *page);
 void swap_readpage(struct page *page, swp_entry_t entry);
 
@@ -63,7 +116,13 @@ bool add_to_swap(struct page *page);
 
 /**
  * add_to_swap_cache() - insert a locked page for @entry (swap-in)
- * Context: takes tree_lock. Return: 0, or -EEXIST when another page won.
+ *
+ * Takes the cache's page reference, sets PG_swapcache and page->private.
+ * Takes NO slot count: it consumes one the caller holds (see the count
+ * rule above: swap-in calls swap_duplicate() first).
+ *
+ * Context: page locked; takes tree_lock.
+ * Return: 0, or -EEXIST when another page won (the caller keeps its count).
  */
 int add_to_swap_cache(struct page *page, swp_entry_t entry);
 
@@ -82,12 +141,29 @@ void delete_from_swap_cache(struct page *page);
 
 /**
  * remove_exclusive_swap_page() - drop the swap cache copy of a locked
- * page when nobody else uses its slot (after swap-in)
- * Return: true when removed.
+ * page when nobody else uses its slot (after swap-in): the slot's count
+ * is 1 (the cache's) and the page's count is 2 (the caller's and the
+ * cache's)
+ * Context: page locked; takes swap_lock, then tree_lock inside it.
+ * Return: true when removed (slot freed, cache reference dropped).
  */
 bool remove_exclusive_swap_page(struct page *page);
 
 /* Pages in the swap cache now. */
 unsigned long swap_cache_pages(void);
+
+/**
+ * lookup_swap_cache_peek() - the page caching @entry, WITHOUT a reference
+ * For the audit at quiescent points (nothing can free the page meanwhile).
+ * Context: any; lock-free. Return: the page or NULL (also for a bad entry).
+ */
+struct page *lookup_swap_cache_peek(swp_entry_t entry);
+
+/**
+ * swap_slot_data() - the data word last written to @entry's slot
+ * For the audit's data-integrity check of swap ptes.
+ * Context: any; lock-free. Return: the word (0 for a bad entry).
+ */
+uint64_t swap_slot_data(swp_entry_t entry);
 
 #endif /* RT_CORE_SWAP_H */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "die.h"
+#include "lockdep.h"
 #include "task.h"
 
 static uint64_t seed;
@@ -247,4 +248,47 @@ int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t ou
 	fclose(f);
 	unlink(tmpl);
 	return status;
+}
+
+int rt_parse_lock_tree(const char *path, const char *marker,
+		       uint64_t parents[], bool seen[])
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int in_tree = 0, nr_entries = 0;
+	int stack_cls[16], stack_indent[16], sp = 0;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char name[64];
+		int indent, cls;
+
+		if (!in_tree) {
+			if (strstr(line, marker))
+				in_tree = 1;
+			continue;
+		}
+		if (!strncmp(line, " *\n", 3) || !strncmp(line, " */", 3)) {
+			if (in_tree == 2)
+				break;		/* the blank line after the tree */
+			in_tree = 2;		/* the blank line before it */
+			continue;
+		}
+		ck_assert_msg(!strncmp(line, " * ", 3), "%s: bad tree line: %s", path, line);
+		indent = (int)strspn(line + 3, " ");
+		ck_assert_int_eq(sscanf(line + 3 + indent, "%63s", name), 1);
+		cls = lock_class_by_name(name);
+		ck_assert_msg(cls >= 0, "%s: tree names unknown class %s", path, name);
+		while (sp > 0 && stack_indent[sp - 1] >= indent)
+			sp--;
+		if (sp > 0)
+			parents[cls] |= 1ULL << stack_cls[sp - 1];
+		seen[cls] = true;
+		ck_assert_int_lt(sp, 16);
+		stack_cls[sp] = cls;
+		stack_indent[sp++] = indent;
+		nr_entries++;
+	}
+	fclose(f);
+	return nr_entries;
 }

@@ -60,4 +60,15 @@ bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out);
  */
 int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen);
 
+/*
+ * Parse a lock-ordering tree from a comment in @path (the indented form of
+ * mm/rmap.c): it starts after the line containing @marker and a blank
+ * " *" line, and ends at the next blank line. Fills @parents[class] with
+ * the classes each line's parents name (a class may appear under several)
+ * and @seen[class]; ck_asserts that every name is a known class.
+ * Return: the number of tree lines.
+ */
+int rt_parse_lock_tree(const char *path, const char *marker,
+		       uint64_t parents[], bool seen[]);
+
 #endif /* RT_TESTS_RT_CHECK_H */

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The invariant audit. One pass over every mm's page tables counts the
+ * ptes mapping each page and each swap slot and checks each pte where it
+ * stands (vma, index, file offset, data); one pass over mem_map compares
+ * those counts with what the selected rmap records and with what its full
+ * walk finds (must-find-all); one pass over the swap area and the files
+ * checks slot counts and page caches. Reclaim's trylock walks tolerate a
+ * missing pte; this walk takes every lock and tolerates nothing.
+ */
+#include "audit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "die.h"
+#include "mm-internal.h"
+#include "rmap.h"
+#include "swap.h"
+#include "task.h"
+
+#define AUDIT_MAX_REPORTS	32
+
+struct audit {
+	unsigned int *ptes;		/* per pfn: present ptes mapping it */
+	unsigned int *swap_ptes;	/* per swap offset */
+	unsigned long nr_swap;
+	unsigned long violations;
+	struct vm_audit_stats *stats;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void violation(struct audit *a, const char *invariant, const char *fmt, ...)
+{
+	struct vm_report r;
+	va_list ap;
+	int n;
+
+	a->violations++;
+	if (a->violations > AUDIT_MAX_REPORTS)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_AUDIT;
+	n = snprintf(r.message, sizeof(r.message), "%s: ", invariant);
+	va_start(ap, fmt);
+	if (n > 0 && (size_t)n < sizeof(r.message))
+		vsnprintf(r.message + n, sizeof(r.message) - (size_t)n, fmt, ap);
+	va_end(ap);
+	snprintf(r.signature, sizeof(r.signature), "audit:%s", invariant);
+	vm_report_emit(&r);
+}
+
+/* The mapping whose page cache may hold @page, or NULL (anonymous memory). */
+static struct address_space *page_file(const struct page *page)
+{
+	if (!PageAnon(page))
+		return page->as.mapping;
+	/* objfile's page_convert_anon() leaves converted file pages cached. */
+	return rmap_mode == RMAP_OBJFILE ? page->as.mapping : NULL;
+}
+
+static bool in_page_cache(const struct page *page)
+{
+	struct address_space *mapping = page_file(page);
+
+	return mapping && page->index < mapping->max_pages &&
+	       __atomic_load_n(&mapping->page_tree[page->index], __ATOMIC_ACQUIRE) == page;
+}
+
+struct pte_walk {
+	struct audit *a;
+	struct mm_struct *mm;
+	struct vm_area_struct *vma;	/* cursor: first vma with vm_end > addr */
+	unsigned long rss;
+};
+
+/* What a read at @addr must see, as mm_access() defines it. */
+static uint64_t expected_stamp(struct mm_struct *mm, struct vm_area_struct *vma,
+			       unsigned long addr, unsigned long file_index)
+{
+	uint64_t *s = shadow_slot_lookup(mm, addr);
+	uint64_t sv = s ? __atomic_load_n(s, __ATOMIC_RELAXED) : 0;
+
+	if (vma->vm_file && ((vma->vm_flags & VM_SHARED) || !(sv & SHADOW_PRIVATE)))
+		return __atomic_load_n(&vma->vm_file->shadow[file_index], __ATOMIC_RELAXED);
+	return sv & SHADOW_PRIVATE ? sv & ~SHADOW_PRIVATE : 0;
+}
+
+static void check_present(struct pte_walk *w, pte_t pte, unsigned long addr)
+{
+	struct audit *a = w->a;
+	struct vm_area_struct *vma = w->vma;
+	unsigned long pfn = pte_pfn(pte), index;
+	struct page *page;
+	uint64_t expected, found;
+	bool private_copy;
+	uint64_t *s;
+
+	if (!pfn_valid(pfn)) {
+		violation(a, AUDIT_STRAY_PTE, "mm %d %#lx maps pfn %lu beyond mem_map",
+			  w->mm->id, addr, pfn);
+		return;
+	}
+	page = pfn_to_page(pfn);
+	if (PageReserved(page)) {
+		if (pte_write(pte))
+			violation(a, AUDIT_STRAY_PTE, "mm %d %#lx maps the zero page writable",
+				  w->mm->id, addr);
+		return;		/* no rmap, no rss, reads as 0 */
+	}
+	a->ptes[pfn]++;
+	w->rss++;
+	a->stats->ptes_present++;
+	if (PageBuddy(page) || page_count(page) <= 0) {
+		violation(a, AUDIT_FREE_PAGE, "mm %d %#lx maps free pfn %lu (count %d)",
+			  w->mm->id, addr, pfn, page_count(page));
+		return;
+	}
+	if (!PageAnon(page) && !page->as.mapping)
+		violation(a, AUDIT_NO_MAPPING, "mm %d %#lx maps pfn %lu: file page without mapping",
+			  w->mm->id, addr, pfn);
+	if (PageAnon(page) && rmap_mode == RMAP_ANONVMA && !page->as.anon_vma)
+		violation(a, AUDIT_NO_MAPPING,
+			  "mm %d %#lx maps anonymous pfn %lu with neither vma nor anon_vma",
+			  w->mm->id, addr, pfn);
+
+	s = shadow_slot_lookup(w->mm, addr);
+	private_copy = !vma->vm_file ||
+		(!(vma->vm_flags & VM_SHARED) && s &&
+		 (__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE));
+	if (private_copy) {
+		index = linear_page_index(vma, addr);
+		if (page->index != index)
+			violation(a, AUDIT_INDEX,
+				  "mm %d %#lx: anonymous pfn %lu has index %lu, its vma says %lu",
+				  w->mm->id, addr, pfn, page->index, index);
+	} else {
+		struct address_space *mapping = vma->vm_file;
+
+		index = page->index;
+		if (!(vma->vm_flags & VM_NONLINEAR) && index != linear_page_index(vma, addr))
+			violation(a, AUDIT_INDEX,
+				  "mm %d %#lx: file pfn %lu has index %lu, its vma says %lu",
+				  w->mm->id, addr, pfn, index, linear_page_index(vma, addr));
+		if (index >= READ_ONCE(mapping->i_size) || page_file(page) != mapping ||
+		    !in_page_cache(page))
+			violation(a, AUDIT_ORPHAN,
+				  "mm %d %#lx maps pfn %lu, offset %lu of %s (size %lu): %s",
+				  w->mm->id, addr, pfn, index, mapping->name,
+				  READ_ONCE(mapping->i_size),
+				  index >= READ_ONCE(mapping->i_size) ? "beyond i_size"
+				  : "not in the page cache");
+	}
+	expected = expected_stamp(w->mm, vma, addr, index < (vma->vm_file ?
+				  vma->vm_file->max_pages : 1) ? index : 0);
+	found = page_data_read(page);
+	if (found != expected)
+		violation(a, AUDIT_DATA, "mm %d %#lx pfn %lu: expected stamp %#llx, found %#llx",
+			  w->mm->id, addr, pfn, (unsigned long long)expected,
+			  (unsigned long long)found);
+}
+
+static int audit_pte(pte_t *ptep, unsigned long addr, void *arg)
+{
+	struct pte_walk *w = arg;
+	struct audit *a = w->a;
+	pte_t pte = ptep_get(ptep);
+
+	while (w->vma && w->vma->vm_end <= addr)
+		w->vma = w->vma->vm_next;
+	if (!w->vma || addr < w->vma->vm_start) {
+		violation(a, AUDIT_STRAY_PTE, "mm %d %#lx: pte %#llx outside every vma",
+			  w->mm->id, addr, (unsigned long long)pte);
+		return 0;
+	}
+	if (pte_present(pte)) {
+		check_present(w, pte, addr);
+	} else if (pte_file(pte)) {
+		a->stats->ptes_file++;
+		/* One beyond i_size is fine: it maps no page, its fault says SIGBUS. */
+		if (!(w->vma->vm_flags & VM_NONLINEAR))
+			violation(a, AUDIT_STRAY_PTE, "mm %d %#lx: file pte in a linear vma",
+				  w->mm->id, addr);
+	} else {
+		swp_entry_t entry = pte_to_swp_entry(pte);
+		unsigned long off = swp_offset(entry);
+
+		a->stats->ptes_swap++;
+		if (off == 0 || off >= a->nr_swap) {
+			violation(a, AUDIT_SWAP_COUNT, "mm %d %#lx: swap pte for slot %lu out of range",
+				  w->mm->id, addr, off);
+			return 0;
+		}
+		a->swap_ptes[off]++;
+		{
+			/* The swap cache's page, if any, is newer than the slot. */
+			struct page *cached = lookup_swap_cache_peek(entry);
+			uint64_t found = cached ? page_data_read(cached) : swap_slot_data(entry);
+			uint64_t expected = expected_stamp(w->mm, w->vma, addr, 0);
+
+			if (found != expected)
+				violation(a, AUDIT_DATA,
+					  "mm %d %#lx swap slot %lu: expected stamp %#llx, found %#llx",
+					  w->mm->id, addr, off, (unsigned long long)expected,
+					  (unsigned long long)found);
+		}
+	}
+	return 0;
+}
+
+struct find_all {
+	struct page *page;
+	pte_t **seen;
+	unsigned int nr, max;
+	bool bad;
+};
+
+static int audit_found_pte(struct page *page, struct mm_struct *mm,
+			   unsigned long address, pte_t *ptep, void *arg)
+{
+	struct find_all *f = arg;
+	pte_t pte = ptep_get(ptep);
+
+	if (!pte_present(pte) || pte_pfn(pte) != page_to_pfn(page))
+		f->bad = true;
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (f->seen[i] == ptep)
+			f->bad = true;		/* found twice */
+	if (f->nr < f->max)
+		f->seen[f->nr] = ptep;
+	f->nr++;
+	return 0;
+}
+
+static void audit_pages(struct audit *a)
+{
+	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+		unsigned int ptes = a->ptes[pfn];
+		int expected_refs, rc;
+
+		if (PageBuddy(page)) {
+			if (page_count(page) != 0 || ptes ||
+			    (READ_ONCE(page->flags) & ~page_flag_mask(PG_buddy)))
+				violation(a, AUDIT_FREE_PAGE,
+					  "free pfn %lu: count %d, %u ptes, flags %#lx",
+					  pfn, page_count(page), ptes, READ_ONCE(page->flags));
+			continue;
+		}
+		rc = rmap->rmap_count(page);
+		if (rc != (int)ptes)
+			violation(a, AUDIT_MAPCOUNT,
+				  "pfn %lu (%s, index %lu): %u ptes map it, the %s rmap records %d",
+				  pfn, PageAnon(page) ? "anon" : "file", page->index, ptes,
+				  rmap->name, rc);
+		if (ptes) {
+			pte_t *seen[64];
+			struct find_all f = { .page = page, .seen = seen, .max = 64 };
+			int walked;
+
+			a->stats->pages_mapped++;
+			walked = rmap->rmap_walk(page, audit_found_pte, &f);
+			a->stats->pages_walked++;
+			if (walked != (int)ptes || f.nr != ptes || f.bad)
+				violation(a, AUDIT_FIND_ALL,
+					  "pfn %lu (%s, index %lu): %u ptes map it, the %s rmap walk found %u%s",
+					  pfn, PageAnon(page) ? "anon" : "file", page->index,
+					  ptes, rmap->name, f.nr,
+					  f.bad ? " (some wrong or twice)" : "");
+		}
+		expected_refs = (int)ptes + (in_page_cache(page) ? 1 : 0) +
+				(PageSwapCache(page) ? 1 : 0);
+		if (page_count(page) != expected_refs)
+			violation(a, AUDIT_PAGE_COUNT,
+				  "pfn %lu (%s): count %d, expected %d (%u ptes%s%s)",
+				  pfn, PageAnon(page) ? "anon" : "file", page_count(page),
+				  expected_refs, ptes, in_page_cache(page) ? " + page cache" : "",
+				  PageSwapCache(page) ? " + swap cache" : "");
+		if (!PageLRU(page))
+			violation(a, AUDIT_LRU, "pfn %lu: in use (count %d) but on no LRU list",
+				  pfn, page_count(page));
+	}
+}
+
+static void audit_swap(struct audit *a)
+{
+	for (unsigned long off = 1; off < a->nr_swap; off++) {
+		swp_entry_t entry = swp_entry(0, off);
+		int expected = (int)a->swap_ptes[off] + (lookup_swap_cache_peek(entry) ? 1 : 0);
+		int count = swap_count(entry);
+
+		if (count != expected)
+			violation(a, AUDIT_SWAP_COUNT,
+				  "slot %lu: count %d, %u swap ptes%s", off, count,
+				  a->swap_ptes[off],
+				  lookup_swap_cache_peek(entry) ? " + swap cache" : "");
+	}
+}
+
+static void audit_file(struct audit *a, struct address_space *mapping)
+{
+	unsigned long size = READ_ONCE(mapping->i_size);
+
+	for (unsigned long i = 0; i < mapping->max_pages; i++) {
+		struct page *page = __atomic_load_n(&mapping->page_tree[i], __ATOMIC_ACQUIRE);
+
+		if (!page)
+			continue;
+		if (i >= size)
+			violation(a, AUDIT_ORPHAN, "%s: page cache holds offset %lu beyond i_size %lu",
+				  mapping->name, i, size);
+		if (page->index != i || page_file(page) != mapping)
+			violation(a, AUDIT_INDEX, "%s: cache slot %lu holds pfn %lu (index %lu)",
+				  mapping->name, i, page_to_pfn(page), page->index);
+	}
+}
+
+unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
+		       struct address_space *const *files, int nr_files,
+		       struct vm_audit_stats *stats)
+{
+	struct vm_audit_stats local;
+	struct audit a = { .stats = stats ? stats : &local };
+
+	memset(a.stats, 0, sizeof(*a.stats));
+	a.ptes = rt_calloc(max_mapnr, sizeof(*a.ptes));
+	a.nr_swap = nr_swap_slots();
+	a.swap_ptes = rt_calloc(a.nr_swap ? a.nr_swap : 1, sizeof(*a.swap_ptes));
+
+	for (int i = 0; i < nr_mms; i++) {
+		struct mm_struct *mm = mms[i];
+		struct pte_walk w = { .a = &a, .mm = mm, .vma = mm->mmap };
+
+		a.stats->mms++;
+		for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
+			a.stats->vmas++;
+		pgd_for_each_pte(mm->pgd, 0, TASK_SIZE, audit_pte, &w);
+		if (w.rss != mm->rss)
+			violation(&a, AUDIT_RSS, "mm %d: rss %lu, %lu present ptes",
+				  mm->id, mm->rss, w.rss);
+		if (rmap->audit_vma)
+			for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
+				if (rmap->audit_vma(v))
+					violation(&a, AUDIT_ANON_VMA, "mm %d vma %d [%#lx, %#lx)",
+						  mm->id, v->id, v->vm_start, v->vm_end);
+	}
+	audit_pages(&a);
+	audit_swap(&a);
+	for (int i = 0; i < nr_files; i++)
+		audit_file(&a, files[i]);
+
+	free(a.ptes);
+	free(a.swap_ptes);
+	a.stats->violations = a.violations;
+	return a.violations;
+}
+
+unsigned long vm_teardown_check(void)
+{
+	struct audit a = { 0 };
+	struct vm_audit_stats st;
+	struct rmap_bytes rb;
+
+	a.stats = &st;
+	if (nr_free_pages() != max_mapnr - 1)
+		violation(&a, AUDIT_LEAK, "%lu of %lu pages not free",
+			  max_mapnr - 1 - nr_free_pages(), max_mapnr - 1);
+	rmap_bytes_read(&rb);
+	if (rb.pte_chain_now || rb.anon_vma_now)
+		violation(&a, AUDIT_LEAK, "rmap metadata left: %lu bytes of pte_chains, %lu of anon_vmas",
+			  rb.pte_chain_now, rb.anon_vma_now);
+	if (vm_area_count())
+		violation(&a, AUDIT_LEAK, "%lu vmas left", vm_area_count());
+	if (mm_count_live())
+		violation(&a, AUDIT_LEAK, "%lu mms left", mm_count_live());
+	if (nr_swap_slots() && nr_swap_used())
+		violation(&a, AUDIT_LEAK, "%lu swap slots in use", nr_swap_used());
+	if (nr_swap_slots() && swap_cache_pages())
+		violation(&a, AUDIT_LEAK, "%lu pages in the swap cache", swap_cache_pages());
+	return a.violations;
+}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fork and exit: dup_mm() copies an mm's vmas and page tables for a child
+ * (copy-on-write for private writable memory), exit_mmap() tears an mm
+ * down. Mirrors kernel/fork.c:dup_mmap() and mm/mmap.c:exit_mmap() of
+ * 2.6.3: the child's file vma goes into i_mmap right after its parent's,
+ * so a truncate walking the list visits the parent first and cannot miss
+ * a pte the child copied from it meanwhile.
+ */
+#include "mm-internal.h"
+
+#include <errno.h>
+
+struct mm_struct *dup_mm(struct mm_struct *oldmm)
+{
+	struct vm_area_struct *vma, *tmp, *prev = NULL;
+	struct mm_struct *mm;
+	int err = 0;
+
+	might_sleep("dup_mm");
+	mm = mm_alloc();
+	if (!mm)
+		return NULL;
+	down_write(&oldmm->mmap_sem);
+	for (vma = oldmm->mmap; vma; vma = vma->vm_next) {
+		struct address_space *mapping = vma->vm_file;
+
+		tmp = vm_area_alloc(mm);
+		if (!tmp) {
+			err = -ENOMEM;
+			break;
+		}
+		tmp->vm_start = vma->vm_start;
+		tmp->vm_end = vma->vm_end;
+		tmp->vm_pgoff = vma->vm_pgoff;
+		tmp->vm_flags = vma->vm_flags & ~VM_LOCKED;	/* mlock is not inherited */
+		tmp->vm_file = mapping;
+		if (rmap->anon_vma_fork) {
+			err = rmap->anon_vma_fork(tmp, vma);
+			if (err) {
+				vm_area_free(tmp);
+				break;
+			}
+		}
+		if (mapping) {
+			down(&mapping->i_shared_sem);
+			/* Right after the parent's vma: truncate visits it first. */
+			list_add(&tmp->shared, &vma->shared);
+			up(&mapping->i_shared_sem);
+		}
+		spin_lock(&mm->page_table_lock);
+		if (prev)
+			prev->vm_next = tmp;
+		else
+			mm->mmap = tmp;
+		mm->map_count++;
+		spin_unlock(&mm->page_table_lock);
+		prev = tmp;
+		err = copy_page_range(mm, oldmm, tmp, vma);
+		if (err)
+			break;
+	}
+	up_write(&oldmm->mmap_sem);
+	if (err) {
+		mmput(mm);	/* exit_mmap() undoes the partial copy */
+		return NULL;
+	}
+	return mm;
+}
+
+void exit_mmap(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma, *next;
+
+	for (vma = mm->mmap; vma; vma = vma->vm_next)
+		zap_page_range(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	spin_lock(&mm->page_table_lock);
+	vma = mm->mmap;
+	mm->mmap = NULL;
+	mm->map_count = 0;
+	BUG_ON(mm->rss != 0);
+	spin_unlock(&mm->page_table_lock);
+	for (; vma; vma = next) {
+		next = vma->vm_next;
+		remove_vm_struct(vma);
+	}
+}

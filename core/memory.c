@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The fault paths, zapping, fork's page-table copy, unmap_mapping_range
+ * and the emulated MMU's accesses. Mirrors mm/memory.c of 2.6.3 (with the
+ * truncate_count re-check of 2.6.8's do_no_page) and its interplay with
+ * the rmap of the selected design.
+ *
+ * Lock order used here (see core/lockdep.c):
+ *   mmap_sem (read)
+ *     lock_page                      do_swap_page, install_page
+ *       i_shared_sem                 unmap_mapping_range
+ *         page_table_lock            every pte change
+ *           PG_chainlock/PG_maplock  inside page_add_rmap/page_remove_rmap
+ *             lru_lock, swap_lock, data_shadow
+ * A fault drops page_table_lock to allocate or to read a page, then
+ * re-checks the pte it sampled before installing anything.
+ */
+#include "mm-internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "swap.h"
+
+/* ---- zapping ---- */
+
+/*
+ * free_page_and_swap_cache() of 2.6: drop a pte's reference to a page,
+ * and its swap cache copy too when that was the last user, so an exiting
+ * process does not leave its swapped-in pages cached forever.
+ * Context: page_table_lock may be held (the page lock is only tried).
+ */
+static void free_page_and_swap_cache(struct page *page)
+{
+	if (PageSwapCache(page) && !TestSetPageLocked(page)) {
+		remove_exclusive_swap_page(page);
+		unlock_page(page);
+	}
+	put_page(page);
+}
+
+/* Unmap one pte (zap_page_range, remap_file_pages). page_table_lock held. */
+void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address)
+{
+	pte_t pte = ptep_get_and_clear(ptep);
+	uint64_t *shadow = shadow_slot_lookup(mm, address);
+
+	if (shadow)
+		__atomic_store_n(shadow, 0, __ATOMIC_RELAXED);
+	if (pte_none(pte))
+		return;
+	if (pte_present(pte)) {
+		struct page *page = pfn_to_page(pte_pfn(pte));
+
+		if (PageReserved(page))
+			return;		/* the zero page: no rmap, no rss */
+		if (pte_dirty(pte))
+			set_page_dirty(page);
+		if (pte_young(pte))
+			SetPageReferenced(page);
+		rmap->page_remove_rmap(page, ptep);
+		mm->rss--;
+		free_page_and_swap_cache(page);
+	} else if (!pte_file(pte)) {
+		free_swap_and_cache(pte_to_swp_entry(pte));
+	}
+}
+
+void zap_page_range(struct vm_area_struct *vma, unsigned long address,
+		    unsigned long size)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long end = address + size;
+
+	spin_lock(&mm->page_table_lock);
+	for (unsigned long a = address; a < end; a += PAGE_SIZE) {
+		pte_t *ptep = pte_offset(mm->pgd, a);
+
+		if (!ptep) {
+			/* No table: skip to the next pgd entry. */
+			a = pgd_addr_end(a, end) - PAGE_SIZE;
+			continue;
+		}
+		zap_one_pte(mm, ptep, a);
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
+			 unsigned long last)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	spin_lock(&mm->page_table_lock);
+	for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
+		pte_t *ptep = pte_offset(mm->pgd, a);
+		struct page *page;
+		pte_t pte;
+
+		if (!ptep)
+			continue;
+		pte = ptep_get(ptep);
+		if (!pte_present(pte) || pte_pfn(pte) == ZERO_PAGE_PFN)
+			continue;	/* file ptes stay: their fault sees i_size */
+		/*
+		 * Nonlinear vmas are shared: every page is a file page
+		 * (objfile's page_convert_anon() sets PG_anon on some, which
+		 * keep their index).
+		 */
+		page = pfn_to_page(pte_pfn(pte));
+		if (page->index < first || page->index > last)
+			continue;
+		/*
+		 * As 2.6.9's zap_pte_range() with details->nonlinear_vma: the
+		 * page goes, the offset stays in a file pte.
+		 */
+		zap_one_pte(mm, ptep, a);
+		set_pte(ptep, pgoff_to_pte(page->index));
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
+			 unsigned long nr)
+{
+	unsigned long last = pgoff + nr - 1;
+	struct list_head *lists[2] = { &mapping->i_mmap, &mapping->i_mmap_shared };
+	struct vm_area_struct *vma;
+
+	if (!nr)
+		return;
+	down(&mapping->i_shared_sem);
+	/*
+	 * Release pairs with the acquire in do_no_page(): a fault that
+	 * sampled the old count before this truncate retries.
+	 */
+	__atomic_fetch_add(&mapping->truncate_count, 1, __ATOMIC_RELEASE);
+	for (int l = 0; l < 2; l++) {
+		list_for_each_entry(vma, lists[l], shared) {
+			unsigned long vstart = vma->vm_pgoff;
+			unsigned long vend = vstart + vma_pages(vma) - 1;
+			unsigned long zs, ze;
+
+			if (vend < pgoff || vstart > last)
+				continue;
+			zs = pgoff > vstart ? pgoff : vstart;
+			ze = last < vend ? last : vend;
+			/* Private vmas lose their COWed copies too, as in 2.6. */
+			zap_page_range(vma, vma->vm_start + ((zs - vstart) << PAGE_SHIFT),
+				       (ze - zs + 1) << PAGE_SHIFT);
+		}
+	}
+	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared)
+		zap_nonlinear_range(vma, pgoff, last);
+	up(&mapping->i_shared_sem);
+}
+
+/* ---- faults ---- */
+
+/* Shadow bookkeeping when a private copy of a page is made (COW). */
+static void shadow_set_private(struct mm_struct *mm, unsigned long address,
+			       uint64_t value)
+{
+	uint64_t *s = shadow_slot(mm, address);
+
+	if (!(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE))
+		__atomic_store_n(s, SHADOW_PRIVATE | value, __ATOMIC_RELAXED);
+}
+
+static struct pte_chain *chain_alloc(void)
+{
+	return rmap->pte_chain_alloc ? rmap->pte_chain_alloc(GFP_KERNEL) : NULL;
+}
+
+static bool chain_needed(void)
+{
+	return rmap->pte_chain_alloc != NULL;
+}
+
+static void chain_free(struct pte_chain *chain)
+{
+	if (chain)
+		rmap->pte_chain_free(chain);
+}
+
+/*
+ * do_anonymous_page() - page_table_lock held on entry, dropped on return.
+ * A read maps the zero page; a write a new zeroed anonymous page.
+ */
+static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
+			     pte_t *ptep, unsigned long address, bool write)
+{
+	struct pte_chain *chain = NULL;
+	struct page *page;
+
+	if (!write) {
+		if (pte_none(ptep_get(ptep)))
+			set_pte(ptep, mk_pte(ZERO_PAGE_PFN, PAGE_READONLY));
+		spin_unlock(&mm->page_table_lock);
+		return VM_FAULT_MINOR;
+	}
+	spin_unlock(&mm->page_table_lock);
+
+	if (chain_needed() && !(chain = chain_alloc()))
+		return VM_FAULT_OOM;
+	page = alloc_page(GFP_KERNEL);
+	if (!page) {
+		chain_free(chain);
+		return VM_FAULT_OOM;
+	}
+
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_offset(mm->pgd, address);
+	if (!pte_none(ptep_get(ptep)) &&
+	    pte_pfn(ptep_get(ptep)) != ZERO_PAGE_PFN) {
+		/* Another thread of this mm faulted it in meanwhile. */
+		spin_unlock(&mm->page_table_lock);
+		put_page(page);
+		chain_free(chain);
+		return VM_FAULT_MINOR;
+	}
+	page->index = linear_page_index(vma, address);
+	mm->rss++;
+	set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
+	chain = rmap->page_add_rmap(page, vma, address, ptep, true, chain);
+	lru_cache_add_active(page);
+	spin_unlock(&mm->page_table_lock);
+	chain_free(chain);
+	return VM_FAULT_MINOR;
+}
+
+/*
+ * Map file page @pgoff at @address, after the pte was seen as @orig (none,
+ * or a file pte of a nonlinear vma). page_table_lock held on entry,
+ * dropped on return. Mirrors do_no_page() of 2.6.8, with the
+ * truncate_count sample/re-check that closes the race with truncate.
+ */
+static int do_no_page(struct mm_struct *mm, struct vm_area_struct *vma,
+		      unsigned long address, pte_t orig, unsigned long pgoff,
+		      bool write)
+{
+	struct address_space *mapping = vma->vm_file;
+	bool shared = vma->vm_flags & VM_SHARED;
+	struct pte_chain *chain = NULL;
+	struct page *page, *new_page;
+	unsigned long sequence;
+	bool anon = false;
+	uint64_t cow_value = 0;
+	pte_t *ptep, entry;
+
+	spin_unlock(&mm->page_table_lock);
+retry:
+	/* Acquire pairs with the release in unmap_mapping_range(). */
+	sequence = __atomic_load_n(&mapping->truncate_count, __ATOMIC_ACQUIRE);
+	page = filemap_nopage(mapping, pgoff);
+	if (page == FILEMAP_SIGBUS)
+		return VM_FAULT_SIGBUS;
+	if (!page)
+		return VM_FAULT_OOM;
+	if (chain_needed() && !(chain = chain_alloc())) {
+		put_page(page);
+		return VM_FAULT_OOM;
+	}
+	if ((vma->vm_flags & VM_NONLINEAR) && rmap->install_nonlinear &&
+	    !PageAnon(page) && page->index != linear_page_index(vma, address)) {
+		/*
+		 * objfile: seed 001's install_page() converts a page mapped
+		 * out of place with page_convert_anon(), lock_page ->
+		 * i_shared_sem. If truncate won, the truncate_count re-check
+		 * below sends us round again.
+		 */
+		int err;
+
+		lock_page(page);
+		err = rmap->install_nonlinear(page);
+		unlock_page(page);
+		if (err) {
+			chain_free(chain);
+			put_page(page);
+			return VM_FAULT_OOM;
+		}
+	}
+
+	if (write && !shared) {
+		/* Private write: copy-on-write right away (break_cow). */
+		new_page = alloc_page(GFP_KERNEL);
+		if (!new_page) {
+			chain_free(chain);
+			put_page(page);
+			return VM_FAULT_OOM;
+		}
+		spin_lock(&mapping->shadow_lock);
+		cow_value = page_data_read(page);
+		spin_unlock(&mapping->shadow_lock);
+		page_data_write(new_page, cow_value);
+		put_page(page);
+		page = new_page;
+		anon = true;
+	}
+
+	spin_lock(&mm->page_table_lock);
+	if (sequence != __atomic_load_n(&mapping->truncate_count, __ATOMIC_ACQUIRE)) {
+		/* A truncate ran meanwhile: the page may be orphaned. */
+		spin_unlock(&mm->page_table_lock);
+		chain_free(chain);
+		chain = NULL;
+		put_page(page);
+		anon = false;
+		goto retry;
+	}
+	ptep = pte_alloc(mm->pgd, address);
+	if (!pte_same(ptep_get(ptep), orig)) {
+		spin_unlock(&mm->page_table_lock);
+		chain_free(chain);
+		put_page(page);
+		return VM_FAULT_MINOR;
+	}
+	entry = mk_pte(page_to_pfn(page), write || (shared && (vma->vm_flags & VM_WRITE)) ?
+		       PAGE_SHARED : PAGE_READONLY);
+	if (write)
+		entry = pte_mkdirty(entry);
+	if (anon) {
+		page->index = linear_page_index(vma, address);
+		shadow_set_private(mm, address, cow_value);
+	}
+	mm->rss++;
+	set_pte(ptep, entry);
+	chain = rmap->page_add_rmap(page, vma, address, ptep, anon, chain);
+	if (anon)
+		lru_cache_add_active(page);
+	spin_unlock(&mm->page_table_lock);
+	chain_free(chain);
+	return VM_FAULT_MAJOR;
+}
+
+/*
+ * do_wp_page() - a write to a present read-only pte. page_table_lock held
+ * on entry, dropped on return. Mirrors mm/memory.c of 2.6.3: reuse an
+ * exclusive anonymous page, else copy it.
+ */
+static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
+		      unsigned long address, pte_t *ptep, pte_t pte)
+{
+	struct page *old_page = pfn_to_page(pte_pfn(pte));
+	struct pte_chain *chain = NULL;
+	struct page *new_page;
+	uint64_t value;
+
+	if (vma->vm_flags & VM_SHARED) {
+		/* A shared page after mprotect(PROT_WRITE): no copy. */
+		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
+		spin_unlock(&mm->page_table_lock);
+		return VM_FAULT_MINOR;
+	}
+	if (!PageReserved(old_page) && PageAnon(old_page) && !TestSetPageLocked(old_page)) {
+		/*
+		 * can_share_swap_page(): only this pte (and possibly the swap
+		 * cache, whose slot nobody else uses) holds the page.
+		 */
+		bool reuse = page_count(old_page) == 1 ||
+			(PageSwapCache(old_page) && page_count(old_page) == 2 &&
+			 remove_exclusive_swap_page(old_page));
+
+		unlock_page(old_page);
+		if (reuse) {
+			set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
+			spin_unlock(&mm->page_table_lock);
+			return VM_FAULT_MINOR;
+		}
+	}
+	if (!PageReserved(old_page))
+		get_page(old_page);
+	spin_unlock(&mm->page_table_lock);
+
+	if (chain_needed() && !(chain = chain_alloc()))
+		goto out_oom;
+	new_page = alloc_page(GFP_KERNEL);
+	if (!new_page)
+		goto out_oom_chain;
+
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_offset(mm->pgd, address);
+	if (pte_same(ptep_get(ptep), pte) ||
+	    (pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) == pte_pfn(pte) &&
+	     !pte_write(ptep_get(ptep)))) {
+		uint64_t *s = shadow_slot(mm, address);
+		struct address_space *mapping = vma->vm_file;
+		bool file_page = mapping && !PageReserved(old_page) &&
+				 !(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE);
+
+		/* The copy: the value this mm sees now. */
+		if (file_page)
+			spin_lock(&mapping->shadow_lock);
+		value = PageReserved(old_page) ? 0 : page_data_read(old_page);
+		if (file_page)
+			spin_unlock(&mapping->shadow_lock);
+		page_data_write(new_page, value);
+		if (!(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE))
+			__atomic_store_n(s, SHADOW_PRIVATE | value, __ATOMIC_RELAXED);
+		if (PageReserved(old_page)) {
+			mm->rss++;
+		} else {
+			rmap->page_remove_rmap(old_page, ptep);
+			put_page(old_page);	/* the pte's reference */
+		}
+		new_page->index = linear_page_index(vma, address);
+		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
+			mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		chain = rmap->page_add_rmap(new_page, vma, address, ptep, true, chain);
+		lru_cache_add_active(new_page);
+		new_page = NULL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	if (new_page)
+		put_page(new_page);
+	chain_free(chain);
+	if (!PageReserved(old_page))
+		put_page(old_page);
+	return VM_FAULT_MINOR;
+
+out_oom_chain:
+	chain_free(chain);
+out_oom:
+	if (!PageReserved(old_page))
+		put_page(old_page);
+	return VM_FAULT_OOM;
+}
+
+/*
+ * do_swap_page() - the pte holds a swap entry. page_table_lock held on
+ * entry, dropped on return. Mirrors mm/memory.c of 2.6.3.
+ */
+static int do_swap_page(struct mm_struct *mm, struct vm_area_struct *vma,
+			unsigned long address, pte_t orig, bool write)
+{
+	swp_entry_t entry = pte_to_swp_entry(orig);
+	struct pte_chain *chain = NULL;
+	int ret = VM_FAULT_MINOR;
+	struct page *page;
+	pte_t *ptep, pte;
+
+	spin_unlock(&mm->page_table_lock);
+again:
+	page = lookup_swap_cache(entry);
+	if (!page) {
+		/*
+		 * read_swap_cache_async(): the swap cache's slot count first
+		 * (the swap.h count rule); false means the slot was freed, so
+		 * the pte we sampled is gone too.
+		 */
+		if (!swap_duplicate(entry)) {
+			spin_lock(&mm->page_table_lock);
+			ptep = pte_offset(mm->pgd, address);
+			BUG_ON(pte_same(ptep_get(ptep), orig));
+			spin_unlock(&mm->page_table_lock);
+			return VM_FAULT_MINOR;
+		}
+		page = alloc_page(GFP_KERNEL);
+		if (!page) {
+			swap_free(entry);
+			return VM_FAULT_OOM;
+		}
+		lock_page(page);
+		SetPageAnon(page);
+		page->index = linear_page_index(vma, address);
+		if (add_to_swap_cache(page, entry)) {
+			/* Another swap-in won: use its page. */
+			swap_free(entry);
+			unlock_page(page);
+			put_page(page);
+			goto again;
+		}
+		swap_readpage(page, entry);
+		lru_cache_add_active(page);
+		ret = VM_FAULT_MAJOR;
+	} else {
+		lock_page(page);
+	}
+	if (!PageSwapCache(page) || page->private != entry.val) {
+		/* Reclaim freed it from the swap cache meanwhile. */
+		unlock_page(page);
+		put_page(page);
+		goto again;
+	}
+	if (chain_needed() && !(chain = chain_alloc())) {
+		unlock_page(page);
+		put_page(page);
+		return VM_FAULT_OOM;
+	}
+
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_offset(mm->pgd, address);
+	if (!pte_same(ptep_get(ptep), orig)) {
+		spin_unlock(&mm->page_table_lock);
+		unlock_page(page);
+		put_page(page);
+		chain_free(chain);
+		return VM_FAULT_MINOR;
+	}
+	/* The page's reference becomes the pte's. */
+	swap_free(entry);
+	mm->rss++;
+	pte = mk_pte(page_to_pfn(page), PAGE_READONLY);
+	if (write && remove_exclusive_swap_page(page))
+		pte = pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED)));
+	set_pte(ptep, pte);
+	chain = rmap->page_add_rmap(page, vma, address, ptep, true, chain);
+	spin_unlock(&mm->page_table_lock);
+	unlock_page(page);
+	chain_free(chain);
+	return ret;
+}
+
+int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
+		    unsigned long address, bool write)
+{
+	pte_t *ptep, pte;
+
+	address &= PAGE_MASK;
+	if (write && !(vma->vm_flags & VM_WRITE))
+		return VM_FAULT_SIGBUS;
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_alloc(mm->pgd, address);
+	pte = ptep_get(ptep);
+	if (!pte_present(pte)) {
+		if (pte_none(pte)) {
+			if (vma->vm_file)
+				return do_no_page(mm, vma, address, pte,
+						  linear_page_index(vma, address), write);
+			return do_anonymous_page(mm, vma, ptep, address, write);
+		}
+		if (pte_file(pte))
+			return do_no_page(mm, vma, address, pte, pte_to_pgoff(pte), write);
+		return do_swap_page(mm, vma, address, pte, write);
+	}
+	if (write && !pte_write(pte))
+		return do_wp_page(mm, vma, address, ptep, pte);	/* zero page too */
+	set_pte(ptep, write ? pte_mkdirty(pte_mkyoung(pte)) : pte_mkyoung(pte));
+	spin_unlock(&mm->page_table_lock);
+	return VM_FAULT_MINOR;
+}
+
+/* ---- fork ---- */
+
+/*
+ * copy_page_range() - fork's copy of @vma's ptes into @dst (as @dst_vma).
+ * Takes dst's page_table_lock, then src's nested, as 2.6.3 does; a
+ * pte_chain that cannot be had atomically is allocated with both dropped.
+ * Context: src's mmap_sem held for write.
+ * Return: 0, or -ENOMEM (the caller tears the child down).
+ */
+int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
+		    struct vm_area_struct *dst_vma, struct vm_area_struct *vma)
+{
+	bool cow = !(vma->vm_flags & VM_SHARED) && (vma->vm_flags & VM_WRITE);
+	struct pte_chain *chain = NULL;
+	unsigned long address = vma->vm_start;
+
+	if (chain_needed() && !(chain = chain_alloc()))
+		return -ENOMEM;
+	spin_lock(&dst->page_table_lock);
+	spin_lock_nested(&src->page_table_lock, SINGLE_DEPTH_NESTING);
+	while (address < vma->vm_end) {
+		pte_t *src_ptep = pte_offset(src->pgd, address);
+		uint64_t *src_shadow = shadow_slot_lookup(src, address);
+		pte_t *dst_ptep;
+		pte_t pte;
+
+		if (!src_ptep) {
+			address = pgd_addr_end(address, vma->vm_end);
+			continue;
+		}
+		if (src_shadow && __atomic_load_n(src_shadow, __ATOMIC_RELAXED))
+			__atomic_store_n(shadow_slot(dst, address),
+					 __atomic_load_n(src_shadow, __ATOMIC_RELAXED),
+					 __ATOMIC_RELAXED);
+		pte = ptep_get(src_ptep);
+		if (pte_none(pte))
+			goto next;
+		dst_ptep = pte_alloc(dst->pgd, address);
+		if (!pte_present(pte)) {
+			if (!pte_file(pte))
+				BUG_ON(!swap_duplicate(pte_to_swp_entry(pte)));
+			set_pte(dst_ptep, pte);
+			goto next;
+		}
+		if (pte_pfn(pte) == ZERO_PAGE_PFN) {
+			set_pte(dst_ptep, pte);
+			goto next;
+		}
+		if (chain_needed() && !chain) {
+			chain = rmap->pte_chain_alloc(GFP_ATOMIC);
+			if (!chain) {
+				spin_unlock(&src->page_table_lock);
+				spin_unlock(&dst->page_table_lock);
+				chain = chain_alloc();
+				if (!chain)
+					return -ENOMEM;
+				spin_lock(&dst->page_table_lock);
+				spin_lock_nested(&src->page_table_lock, SINGLE_DEPTH_NESTING);
+				continue;	/* the pte may have changed */
+			}
+		}
+		if (cow) {
+			ptep_set_wrprotect(src_ptep);
+			pte = pte_wrprotect(ptep_get(src_ptep));
+			if (!pte_present(pte))
+				continue;	/* reclaim or MMU raced: redo */
+		}
+		if (vma->vm_flags & VM_SHARED)
+			pte = pte_mkclean(pte);
+		pte = pte_mkold(pte);
+		{
+			struct page *page = pfn_to_page(pte_pfn(pte));
+
+			get_page(page);
+			dst->rss++;
+			set_pte(dst_ptep, pte);
+			chain = rmap->page_add_rmap(page, dst_vma, address, dst_ptep,
+						    PageAnon(page), chain);
+		}
+next:
+		address += PAGE_SIZE;
+	}
+	spin_unlock(&src->page_table_lock);
+	spin_unlock(&dst->page_table_lock);
+	chain_free(chain);
+	return 0;
+}
+
+/* ---- the MMU ---- */
+
+#define STACK_GUARD_GAP	(32UL * PAGE_SIZE)
+#define ACCESS_TRIES	64
+
+static uint64_t new_stamp(struct mm_struct *mm)
+{
+	uint64_t seq = __atomic_add_fetch(&mm->stamp_seq, 1, __ATOMIC_RELAXED);
+
+	return ((uint64_t)(mm->id & 0xfffff) << 40) | (seq & ((1ULL << 40) - 1));
+}
+
+static void report_corruption(struct mm_struct *mm, unsigned long address,
+			      unsigned long pfn, uint64_t expected, uint64_t found)
+{
+	struct vm_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_AUDIT;
+	snprintf(r.message, sizeof(r.message),
+		 "data integrity: mm %d address %#lx (pfn %lu) expected stamp %#llx, found %#llx",
+		 mm->id, address, pfn, (unsigned long long)expected,
+		 (unsigned long long)found);
+	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
+	vm_report_emit(&r);
+}
+
+enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
+				bool write, uint64_t *stamp)
+{
+	struct vm_area_struct *vma;
+	enum mm_access_result res = ACCESS_OK;
+
+	address &= PAGE_MASK;
+	vma = find_vma(mm, address);
+	if (!vma)
+		return ACCESS_SEGV;
+	if (address < READ_ONCE(vma->vm_start)) {
+		if (!(vma->vm_flags & VM_GROWSDOWN) ||
+		    READ_ONCE(vma->vm_start) - address > STACK_GUARD_GAP ||
+		    expand_stack(vma, address))
+			return ACCESS_SEGV;
+	}
+	if (write && !(vma->vm_flags & VM_WRITE))
+		return ACCESS_SEGV;
+
+	for (int tries = 0; tries < ACCESS_TRIES; tries++) {
+		pte_t *ptep = pte_offset(mm->pgd, address);
+		struct address_space *mapping = vma->vm_file;
+		bool file_shadow;
+		struct page *page;
+		uint64_t *s, expected;
+		pte_t orig = 0;
+		bool ok;
+
+		/* The MMU: lock-free walk, young/dirty set as hardware does. */
+		ok = ptep && (write ? ptep_mkdirty(ptep, &orig) : ptep_mkyoung(ptep, &orig));
+		if (!ok) {
+			switch (handle_mm_fault(mm, vma, address, write)) {
+			case VM_FAULT_OOM:
+				return ACCESS_OOM;
+			case VM_FAULT_SIGBUS:
+				return ACCESS_SIGBUS;
+			default:
+				continue;
+			}
+		}
+
+		/*
+		 * The load or store itself, with its check. page_table_lock
+		 * makes "the pte still maps this page" and the data access one
+		 * step, as a TLB shootdown would; data_shadow pairs a shared
+		 * page's data with its expected stamp.
+		 */
+		spin_lock(&mm->page_table_lock);
+		/*
+		 * A store needs the dirty bit still set: reclaim may have
+		 * written the page back and a read fault mapped it again clean
+		 * since the MMU set it, and a store through a clean pte would
+		 * be lost at the next writeback.
+		 */
+		if (!pte_present(ptep_get(ptep)) ||
+		    pte_pfn(ptep_get(ptep)) != pte_pfn(orig) ||
+		    (write && (!pte_write(ptep_get(ptep)) || !pte_dirty(ptep_get(ptep))))) {
+			spin_unlock(&mm->page_table_lock);
+			continue;	/* unmapped under us: access again */
+		}
+		page = pfn_to_page(pte_pfn(orig));
+		s = shadow_slot(mm, address);
+		/*
+		 * Shared file vmas see the file; private file vmas see it
+		 * until their first copy-on-write, which records the copy's
+		 * value as the page's private stamp.
+		 */
+		file_shadow = mapping && !PageReserved(page) &&
+			      ((vma->vm_flags & VM_SHARED) ||
+			       !(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE));
+		if (file_shadow)
+			spin_lock(&mapping->shadow_lock);
+		if (write) {
+			uint64_t v = new_stamp(mm);
+
+			page_data_write(page, v);
+			if (file_shadow)
+				__atomic_store_n(&mapping->shadow[page->index], v, __ATOMIC_RELAXED);
+			else
+				__atomic_store_n(s, SHADOW_PRIVATE | v, __ATOMIC_RELAXED);
+			if (stamp)
+				*stamp = v;
+		} else {
+			uint64_t found = PageReserved(page) ? 0 : page_data_read(page);
+
+			if (file_shadow)
+				expected = __atomic_load_n(&mapping->shadow[page->index],
+							   __ATOMIC_RELAXED);
+			else if (__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE)
+				expected = __atomic_load_n(s, __ATOMIC_RELAXED) & ~SHADOW_PRIVATE;
+			else
+				expected = 0;
+			if (found != expected) {
+				report_corruption(mm, address, page_to_pfn(page), expected, found);
+				res = ACCESS_CORRUPT;
+			}
+			if (stamp)
+				*stamp = found;
+		}
+		if (file_shadow)
+			spin_unlock(&mapping->shadow_lock);
+		spin_unlock(&mm->page_table_lock);
+		return res;
+	}
+	/* Reclaim kept taking the page away: an OOM-like back-off. */
+	return ACCESS_OOM;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to the VM files of core/ (mmap.c, memory.c, mremap.c, fork.c,
+ * fremap.c, exec.c, audit.c) and their tests: vma allocation and
+ * linking, the data-integrity shadow, and small helpers.
+ */
+#ifndef RT_CORE_MM_INTERNAL_H
+#define RT_CORE_MM_INTERNAL_H
+
+#include "fs.h"
+#include "mm.h"
+#include "rmap.h"
+
+/*
+ * Shadow slots: 0 when the virtual page has no private contents (expect
+ * the file's shadow, or 0 for anonymous memory), else SHADOW_PRIVATE | the
+ * stamp it must hold. Stamps are below 2^62.
+ */
+#define SHADOW_PRIVATE	(1ULL << 63)
+
+static inline unsigned long vma_pages(const struct vm_area_struct *vma)
+{
+	return (READ_ONCE(vma->vm_end) - READ_ONCE(vma->vm_start)) >> PAGE_SHIFT;
+}
+
+/* The page offset (file) or anonymous index of @address in @vma. */
+static inline unsigned long linear_page_index(const struct vm_area_struct *vma,
+					      unsigned long address)
+{
+	return READ_ONCE(vma->vm_pgoff) +
+	       ((address - READ_ONCE(vma->vm_start)) >> PAGE_SHIFT);
+}
+
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm);
+void vm_area_free(struct vm_area_struct *vma);
+/* Live vmas (teardown check). */
+unsigned long vm_area_count(void);
+unsigned long mm_count_live(void);
+
+/*
+ * Link @vma after @prev (NULL: first) in its mm's list and into its file's
+ * list; unlink it. Context: mmap_sem held for write; take i_shared_sem
+ * and page_table_lock.
+ */
+void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
+	      struct vm_area_struct *prev);
+void vma_unlink(struct mm_struct *mm, struct vm_area_struct *vma,
+		struct vm_area_struct *prev);
+/* The file list @vma belongs on. Context: i_shared_sem held. */
+struct list_head *vma_file_list(struct vm_area_struct *vma);
+/* Remove a detached vma from its file list, anon_vma, and free it. */
+void remove_vm_struct(struct vm_area_struct *vma);
+
+/* The vma before @vma in its mm (NULL if first). Context: mmap_sem. */
+struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
+				     struct vm_area_struct **pprev);
+
+/*
+ * Seed 001's move_vma_start(), generalised: set the bounds and pgoff of
+ * @vma with the file's i_shared_sem (file vmas) and page_table_lock held,
+ * so rmap walks under either see consistent values.
+ * Context: mmap_sem held for write.
+ */
+void vma_adjust(struct vm_area_struct *vma, unsigned long start,
+		unsigned long end, unsigned long pgoff);
+void move_vma_start(struct vm_area_struct *vma, unsigned long addr);
+
+/* A free range of @len bytes (with a guard page), or 0. Context: mmap_sem. */
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len);
+
+/* Split @vma at @addr; @new_below: the new vma is the lower part. */
+int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+	      unsigned long addr, int new_below);
+
+/* The shadow slot of @address (allocated). Context: page_table_lock held. */
+static inline uint64_t *shadow_slot(struct mm_struct *mm, unsigned long address)
+{
+	return (uint64_t *)pte_alloc(mm->shadow, address);
+}
+
+static inline uint64_t *shadow_slot_lookup(struct mm_struct *mm, unsigned long address)
+{
+	return (uint64_t *)pte_offset(mm->shadow, address);
+}
+
+/* Copy the ptes of @vma from @src to @dst for fork. Context: see fork.c. */
+int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
+		    struct vm_area_struct *dst_vma, struct vm_area_struct *vma);
+
+/* Clear one pte: rmap, rss, page reference, swap slot, shadow. ptl held. */
+void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address);
+
+/* Zap the ptes of a nonlinear vma that map file offsets [first, last]. */
+void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
+			 unsigned long last);
+
+/* Move the ptes (and shadow) of [old, old + len) to [new, new + len). */
+int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
+		     unsigned long old_addr, unsigned long len);
+
+#endif /* RT_CORE_MM_INTERNAL_H */

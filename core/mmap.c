@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mm and vma life cycle: mm_alloc/mmput, find_vma, vma_link, do_mmap with
+ * vma_merge, do_munmap with split_vma, do_mprotect (and mlock), and
+ * expand_stack. Mirrors mm/mmap.c and mm/mprotect.c of 2.6.3, with seed
+ * 001's move_vma_start(): a file vma's vm_start and vm_pgoff change only
+ * under its mapping's i_shared_sem, so objrmap's walks see them stable.
+ *
+ * Lock order used here (see core/lockdep.c):
+ *   mmap_sem (write)
+ *     i_shared_sem          vma_link, vma_adjust, split_vma
+ *       page_table_lock     the vma list and bounds, for rmap's readers
+ */
+#include "mm-internal.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "die.h"
+#include "slab.h"
+
+#define TASK_UNMAPPED_BASE	(1UL << 30)
+#define STACK_GROW_MAX		(256UL * PAGE_SIZE)
+
+static struct kmem_cache *vm_area_cachep;
+static struct kmem_cache *mm_cachep;
+static pthread_once_t caches_once = PTHREAD_ONCE_INIT;
+static int next_mm_id;		/* atomic */
+static int next_vma_id;		/* atomic */
+static unsigned long nr_vmas;	/* atomic: live vmas */
+static unsigned long nr_mms;	/* atomic: live mms */
+
+static void caches_init(void)
+{
+	vm_area_cachep = kmem_cache_create("vm_area_struct",
+					   sizeof(struct vm_area_struct), 0, NULL);
+	mm_cachep = kmem_cache_create("mm_struct", sizeof(struct mm_struct),
+				      SLAB_HWCACHE_ALIGN, NULL);
+}
+
+static void ensure_caches(void)
+{
+	RT_PTHREAD(pthread_once(&caches_once, caches_init));
+}
+
+unsigned long vm_area_count(void)
+{
+	return __atomic_load_n(&nr_vmas, __ATOMIC_RELAXED);
+}
+
+unsigned long mm_count_live(void)
+{
+	return __atomic_load_n(&nr_mms, __ATOMIC_RELAXED);
+}
+
+struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
+{
+	struct vm_area_struct *vma;
+
+	ensure_caches();
+	vma = kmem_cache_alloc(vm_area_cachep, GFP_KERNEL);
+	if (!vma)
+		return NULL;
+	memset(vma, 0, sizeof(*vma));
+	vma->vm_mm = mm;
+	INIT_LIST_HEAD(&vma->shared);
+	INIT_LIST_HEAD(&vma->anon_vma_node);
+	vma->id = __atomic_fetch_add(&next_vma_id, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&nr_vmas, 1, __ATOMIC_RELAXED);
+	return vma;
+}
+
+void vm_area_free(struct vm_area_struct *vma)
+{
+	__atomic_fetch_sub(&nr_vmas, 1, __ATOMIC_RELAXED);
+	kmem_cache_free(vm_area_cachep, vma);
+}
+
+/**
+ * mm_alloc() - a new mm: empty page tables, no vmas, one user
+ * Context: may sleep.
+ * Return: the mm, or NULL when out of memory.
+ */
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm;
+
+	ensure_caches();
+	mm = kmem_cache_alloc(mm_cachep, GFP_KERNEL);
+	if (!mm)
+		return NULL;
+	memset(mm, 0, sizeof(*mm));
+	mm->pgd = pgd_alloc(mm);
+	mm->shadow = pgd_alloc(NULL);
+	init_rwsem(&mm->mmap_sem, LOCK_CLASS_MMAP_SEM);
+	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE_LOCK);
+	__atomic_store_n(&mm->mm_users, 1, __ATOMIC_RELAXED);
+	mm->id = __atomic_fetch_add(&next_mm_id, 1, __ATOMIC_RELAXED) + 1;
+	__atomic_fetch_add(&nr_mms, 1, __ATOMIC_RELAXED);
+	return mm;
+}
+
+bool mmget_not_zero(struct mm_struct *mm)
+{
+	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+
+	do {
+		if (users == 0)
+			return false;
+		/* Acquire pairs with the release of the last mmput(). */
+	} while (!__atomic_compare_exchange_n(&mm->mm_users, &users, users + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+static void mm_free_rcu(struct rcu_head *head)
+{
+	struct mm_struct *mm = container_of(head, struct mm_struct, rcu);
+
+	kmem_cache_free(mm_cachep, mm);
+}
+
+void mmput(struct mm_struct *mm)
+{
+	int old;
+
+	might_sleep("mmput");
+	/* Release pairs with the acquire in mmget_not_zero() and below. */
+	old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(old <= 0);
+	if (old != 1)
+		return;
+	exit_mmap(mm);
+	pgd_free(mm->pgd);
+	pgd_free(mm->shadow);
+	mm->pgd = mm->shadow = NULL;
+	__atomic_fetch_sub(&nr_mms, 1, __ATOMIC_RELAXED);
+	/* Lookups under rcu_read_lock() may still look at mm_users. */
+	call_rcu(&mm->rcu, mm_free_rcu);
+}
+
+struct vm_area_struct *find_vma(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+
+	for (vma = mm->mmap; vma; vma = vma->vm_next)
+		if (READ_ONCE(vma->vm_end) > addr)
+			return vma;
+	return NULL;
+}
+
+struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
+				     struct vm_area_struct **pprev)
+{
+	struct vm_area_struct *vma, *prev = NULL;
+
+	for (vma = mm->mmap; vma; prev = vma, vma = vma->vm_next)
+		if (READ_ONCE(vma->vm_end) > addr)
+			break;
+	*pprev = prev;
+	return vma;
+}
+
+struct list_head *vma_file_list(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file;
+
+	if (vma->vm_flags & VM_NONLINEAR)
+		return &mapping->i_mmap_nonlinear;
+	if (vma->vm_flags & VM_SHARED)
+		return &mapping->i_mmap_shared;
+	return &mapping->i_mmap;
+}
+
+static void __vma_link_list(struct mm_struct *mm, struct vm_area_struct *vma,
+			    struct vm_area_struct *prev)
+{
+	assert_spin_locked(&mm->page_table_lock);
+	if (prev) {
+		vma->vm_next = prev->vm_next;
+		prev->vm_next = vma;
+	} else {
+		vma->vm_next = mm->mmap;
+		mm->mmap = vma;
+	}
+	mm->map_count++;
+}
+
+/**
+ * vma_link() - add @vma after @prev to its mm and to its file's vma list
+ * Context: mmap_sem held for write; takes i_shared_sem, page_table_lock.
+ * Mirrors mm/mmap.c:vma_link() of 2.6.3.
+ */
+void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
+	      struct vm_area_struct *prev)
+{
+	struct address_space *mapping = vma->vm_file;
+
+	if (mapping) {
+		down(&mapping->i_shared_sem);
+		list_add_tail(&vma->shared, vma_file_list(vma));
+	}
+	spin_lock(&mm->page_table_lock);
+	__vma_link_list(mm, vma, prev);
+	spin_unlock(&mm->page_table_lock);
+	if (mapping)
+		up(&mapping->i_shared_sem);
+}
+
+/* Take @vma off its mm's list (file list: remove_vm_struct()). */
+void vma_unlink(struct mm_struct *mm, struct vm_area_struct *vma,
+		struct vm_area_struct *prev)
+{
+	spin_lock(&mm->page_table_lock);
+	if (prev)
+		prev->vm_next = vma->vm_next;
+	else
+		mm->mmap = vma->vm_next;
+	vma->vm_next = NULL;
+	mm->map_count--;
+	spin_unlock(&mm->page_table_lock);
+}
+
+/**
+ * remove_vm_struct() - free a vma that is off its mm's list and has no
+ * ptes left: off its file's list, out of its anon_vma
+ * Context: mmap_sem held for write (or exit); takes i_shared_sem.
+ */
+void remove_vm_struct(struct vm_area_struct *vma)
+{
+	struct address_space *mapping = vma->vm_file;
+
+	if (mapping) {
+		down(&mapping->i_shared_sem);
+		list_del_init(&vma->shared);
+		up(&mapping->i_shared_sem);
+	}
+	if (rmap->anon_vma_unlink)
+		rmap->anon_vma_unlink(vma);
+	vm_area_free(vma);
+}
+
+void vma_adjust(struct vm_area_struct *vma, unsigned long start,
+		unsigned long end, unsigned long pgoff)
+{
+	struct address_space *mapping = vma->vm_file;
+	struct mm_struct *mm = vma->vm_mm;
+
+	if (mapping)
+		down(&mapping->i_shared_sem);
+	spin_lock(&mm->page_table_lock);
+	WRITE_ONCE(vma->vm_start, start);
+	WRITE_ONCE(vma->vm_end, end);
+	WRITE_ONCE(vma->vm_pgoff, pgoff);
+	spin_unlock(&mm->page_table_lock);
+	if (mapping)
+		up(&mapping->i_shared_sem);
+}
+
+/**
+ * move_vma_start() - move the start of @vma to @addr, keeping its pages'
+ * offsets: seed 001 moved vm_start and vm_pgoff under i_shared_sem so
+ * that page_referenced_obj/try_to_unmap_obj never see them half-changed
+ * Context: mmap_sem held for write; takes i_shared_sem, page_table_lock.
+ */
+void move_vma_start(struct vm_area_struct *vma, unsigned long addr)
+{
+	unsigned long start = vma->vm_start;
+
+	vma_adjust(vma, addr, vma->vm_end,
+		   vma->vm_pgoff + ((long)(addr - start) >> PAGE_SHIFT));
+}
+
+/**
+ * split_vma() - split @vma at @addr into two vmas
+ * @new_below: the new vma takes [vm_start, addr) (else [addr, vm_end))
+ *
+ * The bounds change and the new vma's linking happen in one critical
+ * section under i_shared_sem and page_table_lock: rmap walkers never see
+ * a page covered by none or by both.
+ *
+ * Context: mmap_sem held for write. Mirrors mm/mmap.c:split_vma().
+ * Return: 0, or -ENOMEM.
+ */
+int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
+	      unsigned long addr, int new_below)
+{
+	struct address_space *mapping = vma->vm_file;
+	struct vm_area_struct *new, *prev;
+	unsigned long delta;
+
+	BUG_ON(addr <= vma->vm_start || addr >= vma->vm_end || (addr & ~PAGE_MASK));
+	new = vm_area_alloc(mm);
+	if (!new)
+		return -ENOMEM;
+	new->vm_flags = vma->vm_flags;
+	new->vm_file = vma->vm_file;
+	new->anon_vma = vma->anon_vma;
+	delta = (addr - vma->vm_start) >> PAGE_SHIFT;
+	if (new_below) {
+		new->vm_start = vma->vm_start;
+		new->vm_end = addr;
+		new->vm_pgoff = vma->vm_pgoff;
+		find_vma_prev(mm, vma->vm_start, &prev);
+	} else {
+		new->vm_start = addr;
+		new->vm_end = vma->vm_end;
+		new->vm_pgoff = vma->vm_pgoff + delta;
+		prev = vma;
+	}
+
+	if (mapping)
+		down(&mapping->i_shared_sem);
+	spin_lock(&mm->page_table_lock);
+	if (new_below) {
+		WRITE_ONCE(vma->vm_start, addr);
+		WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + delta);
+	} else {
+		WRITE_ONCE(vma->vm_end, addr);
+	}
+	__vma_link_list(mm, new, prev);
+	spin_unlock(&mm->page_table_lock);
+	if (mapping) {
+		/* Next to the original, as fork does. */
+		list_add(&new->shared, &vma->shared);
+		up(&mapping->i_shared_sem);
+	}
+	if (new->anon_vma && rmap->anon_vma_link)
+		rmap->anon_vma_link(new);
+	return 0;
+}
+
+unsigned long get_unmapped_area(struct mm_struct *mm, unsigned long len)
+{
+	unsigned long addr = TASK_UNMAPPED_BASE;
+	struct vm_area_struct *vma;
+
+	for (vma = find_vma(mm, addr); ; vma = vma->vm_next) {
+		if (TASK_SIZE - len < addr)
+			return 0;
+		/* Leave a guard page so unrelated mappings never merge. */
+		if (!vma || addr + len + PAGE_SIZE <= vma->vm_start)
+			return addr;
+		if (vma->vm_end + PAGE_SIZE > addr)
+			addr = vma->vm_end + PAGE_SIZE;
+	}
+}
+
+static bool can_merge_after(struct vm_area_struct *prev, struct address_space *file,
+			    unsigned long flags, unsigned long addr, unsigned long pgoff)
+{
+	if (!prev || prev->vm_end != addr || prev->vm_flags != flags ||
+	    prev->vm_file != file || (flags & (VM_GROWSDOWN | VM_NONLINEAR)))
+		return false;
+	/* The pages of both must keep their offsets (anonymous: their index). */
+	if (prev->vm_pgoff + vma_pages(prev) != pgoff)
+		return false;
+	/* anonvma: a vma with an anon_vma merges only with a fresh one. */
+	return prev->anon_vma == NULL;
+}
+
+long do_mmap(struct mm_struct *mm, struct address_space *file, unsigned long addr,
+	     unsigned long len, unsigned long flags, unsigned long pgoff)
+{
+	struct vm_area_struct *vma, *prev;
+	unsigned long vm_pgoff;
+	int err;
+
+	if (!len || len > TASK_SIZE)
+		return -EINVAL;
+	len = (len + PAGE_SIZE - 1) & PAGE_MASK;
+	if (flags & ~(VM_READ | VM_WRITE | VM_EXEC | VM_SHARED | VM_GROWSDOWN | VM_LOCKED))
+		return -EINVAL;
+	if ((flags & VM_SHARED) && !file)
+		return -EINVAL;		/* shared anonymous memory is shmem: not modelled */
+	if (file && pgoff + (len >> PAGE_SHIFT) > file->max_pages)
+		return -EINVAL;
+	if (addr) {
+		if ((addr & ~PAGE_MASK) || addr >= TASK_SIZE || len > TASK_SIZE - addr)
+			return -EINVAL;
+		err = do_munmap(mm, addr, len);
+		if (err)
+			return err;
+	} else {
+		addr = get_unmapped_area(mm, len);
+		if (!addr)
+			return -ENOMEM;
+	}
+	vm_pgoff = file ? pgoff : addr >> PAGE_SHIFT;
+
+	vma = find_vma_prev(mm, addr, &prev);
+	if (can_merge_after(prev, file, flags, addr, vm_pgoff)) {
+		/* vma_merge(): grow the previous vma over the new range. */
+		vma_adjust(prev, prev->vm_start, addr + len, prev->vm_pgoff);
+		return (long)addr;
+	}
+	vma = vm_area_alloc(mm);
+	if (!vma)
+		return -ENOMEM;
+	vma->vm_start = addr;
+	vma->vm_end = addr + len;
+	vma->vm_flags = flags;
+	vma->vm_pgoff = vm_pgoff;
+	vma->vm_file = file;
+	vma_link(mm, vma, prev);
+	return (long)addr;
+}
+
+int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
+{
+	struct vm_area_struct *vma, *prev, *last, *next, *detached = NULL, **tail = &detached;
+	unsigned long end;
+	int err;
+
+	if ((start & ~PAGE_MASK) || !len || start >= TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	end = start + ((len + PAGE_SIZE - 1) & PAGE_MASK);
+	vma = find_vma_prev(mm, start, &prev);
+	if (!vma || vma->vm_start >= end)
+		return 0;
+	if (start > vma->vm_start) {
+		err = split_vma(mm, vma, start, 0);
+		if (err)
+			return err;
+		prev = vma;
+	}
+	last = find_vma(mm, end);
+	if (last && end > last->vm_start) {
+		err = split_vma(mm, last, end, 1);
+		if (err)
+			return err;
+	}
+
+	/* detach_vmas_to_be_unmapped() */
+	vma = prev ? prev->vm_next : mm->mmap;
+	spin_lock(&mm->page_table_lock);
+	while (vma && vma->vm_start < end) {
+		next = vma->vm_next;
+		*tail = vma;
+		tail = &vma->vm_next;
+		mm->map_count--;
+		vma = next;
+	}
+	*tail = NULL;
+	if (prev)
+		prev->vm_next = vma;
+	else
+		mm->mmap = vma;
+	spin_unlock(&mm->page_table_lock);
+
+	/* unmap_region(), then unmap_vma_list() */
+	for (vma = detached; vma; vma = vma->vm_next)
+		zap_page_range(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	for (vma = detached; vma; vma = next) {
+		next = vma->vm_next;
+		remove_vm_struct(vma);
+	}
+	return 0;
+}
+
+/* Write-protect the present ptes of [start, end) (change_protection). */
+static void change_protection(struct vm_area_struct *vma, unsigned long start,
+			      unsigned long end)
+{
+	struct mm_struct *mm = vma->vm_mm;
+
+	spin_lock(&mm->page_table_lock);
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		pte_t *ptep = pte_offset(mm->pgd, a);
+
+		if (ptep && pte_present(ptep_get(ptep)))
+			ptep_set_wrprotect(ptep);
+	}
+	spin_unlock(&mm->page_table_lock);
+}
+
+/* make_pages_present(): fault in every page of a newly mlocked range. */
+static int make_pages_present(struct mm_struct *mm, struct vm_area_struct *vma,
+			      unsigned long start, unsigned long end)
+{
+	bool write = vma->vm_flags & VM_WRITE;
+
+	for (unsigned long a = start; a < end; a += PAGE_SIZE) {
+		pte_t *ptep = pte_offset(mm->pgd, a);
+		pte_t pte = ptep ? ptep_get(ptep) : 0;
+		int ret;
+
+		if (pte_present(pte) && (!write || pte_write(pte)))
+			continue;
+		ret = handle_mm_fault(mm, vma, a, write);
+		if (ret == VM_FAULT_OOM)
+			return -ENOMEM;
+		if (ret == VM_FAULT_SIGBUS)
+			return 0;	/* beyond the file's end: nothing to lock */
+	}
+	return 0;
+}
+
+int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
+		unsigned long set, unsigned long clear)
+{
+	struct vm_area_struct *vma, *prev, *v;
+	unsigned long end, covered;
+	int err;
+
+	if ((start & ~PAGE_MASK) || !len || start >= TASK_SIZE || len > TASK_SIZE - start)
+		return -EINVAL;
+	if ((set | clear) & ~(VM_WRITE | VM_LOCKED))
+		return -EINVAL;
+	end = start + ((len + PAGE_SIZE - 1) & PAGE_MASK);
+	vma = find_vma_prev(mm, start, &prev);
+	if (!vma || vma->vm_start > start)
+		return -ENOMEM;
+	/* The whole range must be mapped. */
+	for (v = vma, covered = start; v && v->vm_start <= covered && covered < end;
+	     v = v->vm_next)
+		covered = v->vm_end;
+	if (covered < end)
+		return -ENOMEM;
+
+	if (vma->vm_start < start) {
+		err = split_vma(mm, vma, start, 0);
+		if (err)
+			return err;
+		vma = vma->vm_next;
+	}
+	for (; vma && vma->vm_start < end; vma = vma->vm_next) {
+		unsigned long newflags;
+
+		if (vma->vm_end > end) {
+			err = split_vma(mm, vma, end, 0);
+			if (err)
+				return err;
+		}
+		newflags = (vma->vm_flags | set) & ~clear;
+		spin_lock(&mm->page_table_lock);
+		WRITE_ONCE(vma->vm_flags, newflags);
+		spin_unlock(&mm->page_table_lock);
+		if (clear & VM_WRITE)
+			change_protection(vma, vma->vm_start, vma->vm_end);
+		if (set & VM_LOCKED) {
+			err = make_pages_present(mm, vma, vma->vm_start, vma->vm_end);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+int expand_stack(struct vm_area_struct *vma, unsigned long address)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	struct vm_area_struct *prev;
+	unsigned long grow;
+	int ret = 0;
+
+	address &= PAGE_MASK;
+	find_vma_prev(mm, vma->vm_start, &prev);
+	spin_lock(&mm->page_table_lock);
+	if (address >= vma->vm_start)
+		goto out_unlock;		/* another thread grew it */
+	grow = (vma->vm_start - address) >> PAGE_SHIFT;
+	if (!(vma->vm_flags & VM_GROWSDOWN) ||
+	    vma->vm_end - address > STACK_GROW_MAX ||
+	    (prev && prev->vm_end > address - PAGE_SIZE) || vma->vm_pgoff < grow) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	/* Anonymous: keep every page's index (vm_pgoff + offset). */
+	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff - grow);
+	WRITE_ONCE(vma->vm_start, address);
+out_unlock:
+	spin_unlock(&mm->page_table_lock);
+	return ret;
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What the three rmap designs share: the run-time choice of design (the
+ * ops table), the page's rmap lock, unmapping one found pte for reclaim
+ * (the body of 2.6.3's try_to_unmap_one() once the pte is in hand), the
+ * per-site counters of reclaim's trylock fallbacks, and the rmap memory
+ * accounting the design comparison reports.
+ *
+ * Lock order: the tree at the top of core/lockdep.c (and of
+ * rmap_ptechain.c). Nothing here takes a lock but rmap_lock() itself and
+ * swap_lock inside swap_duplicate(), which nests under page_table_lock
+ * and the rmap lock.
+ */
+#include "rmap-internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "swap.h"
+
+/*
+ * The designs built, by mode. A design that is not built yet has a NULL
+ * slot, and rmap_select() refuses it. rmap_objfile.c / rmap_anonvma.c
+ * add their line here (and their extern in rmap-internal.h).
+ */
+static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
+	[RMAP_PTECHAIN] = &rmap_ptechain_ops,
+	/* [RMAP_OBJFILE] = &rmap_objfile_ops, */
+	/* [RMAP_ANONVMA] = &rmap_anonvma_ops, */
+};
+
+static const char *const rmap_mode_names[RMAP_NR_MODES] = {
+	[RMAP_PTECHAIN] = "ptechain",
+	[RMAP_OBJFILE] = "objfile",
+	[RMAP_ANONVMA] = "anonvma",
+};
+
+/* Written by rmap_select() before any thread runs; read-only after. */
+const struct rmap_ops *rmap = &rmap_ptechain_ops;
+enum rmap_mode rmap_mode = RMAP_PTECHAIN;
+
+/**
+ * rmap_select() - make @mode the rmap design of this run
+ * @mode: RMAP_PTECHAIN, RMAP_OBJFILE or RMAP_ANONVMA
+ *
+ * Context: before any thread uses the model (the choice is read without
+ * synchronisation afterwards); no page may be mapped, since the designs
+ * keep different state in struct page.
+ * Return: 0, or -EINVAL for a mode out of range or not built.
+ */
+int rmap_select(enum rmap_mode mode)
+{
+	if ((unsigned int)mode >= RMAP_NR_MODES || !rmap_designs[mode])
+		return -EINVAL;
+	rmap = rmap_designs[mode];
+	rmap_mode = mode;
+	return 0;
+}
+
+/**
+ * rmap_mode_name() - the name of @mode ("ptechain", "objfile", "anonvma")
+ * @mode: the mode
+ *
+ * Context: any.
+ * Return: the name, or "?" for a mode out of range.
+ */
+const char *rmap_mode_name(enum rmap_mode mode)
+{
+	if ((unsigned int)mode >= RMAP_NR_MODES)
+		return "?";
+	return rmap_mode_names[mode];
+}
+
+/**
+ * rmap_mode_by_name() - the mode called @name, built or not
+ * @name: as rmap_mode_name() spells it
+ *
+ * Context: any.
+ * Return: the mode, or -1 when no mode has that name.
+ */
+int rmap_mode_by_name(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		if (!strcmp(name, rmap_mode_names[m]))
+			return m;
+	return -1;
+}
+
+/**
+ * rmap_lock() - take @page's rmap lock: PG_chainlock (ptechain, objfile)
+ * or PG_maplock (anonvma)
+ * @page: the page
+ *
+ * Context: spins; nests inside page_table_lock (core/lockdep.c).
+ */
+void rmap_lock(struct page *page)
+{
+	if (rmap_mode == RMAP_ANONVMA)
+		page_map_lock(page);
+	else
+		pte_chain_lock(page);
+}
+
+/**
+ * rmap_trylock() - try @page's rmap lock once
+ * @page: the page
+ *
+ * Context: any; adds no lock-order edge.
+ * Return: true when the lock is now held.
+ */
+bool rmap_trylock(struct page *page)
+{
+	if (rmap_mode == RMAP_ANONVMA)
+		return page_map_trylock(page);
+	return pte_chain_trylock(page);
+}
+
+/**
+ * rmap_unlock() - drop @page's rmap lock
+ * @page: the page
+ *
+ * Context: the lock is held by the caller.
+ */
+void rmap_unlock(struct page *page)
+{
+	if (rmap_mode == RMAP_ANONVMA)
+		page_map_unlock(page);
+	else
+		pte_chain_unlock(page);
+}
+
+/**
+ * unmap_one_pte() - unmap one pte of @page for reclaim
+ * @page: the page, locked, with the caller's own reference
+ * @mm: the mm of @ptep
+ * @vma: the vma of @mm that maps @address
+ * @address: the user address @ptep maps
+ * @ptep: the slot, which maps @page
+ *
+ * Mirrors the body of mm/rmap.c:try_to_unmap_one() of 2.6.3 once the pte
+ * is found (and its later "if we find young bit, fail"): a VM_LOCKED vma
+ * or a young pte fails; otherwise the pte is cleared (ptep_clear_flush),
+ * replaced by a swap pte for a page in the swap cache (one more slot
+ * reference) or by a file pte where the vma no longer maps the page's
+ * offset linearly (VM_NONLINEAR), the dirty bit moves to the page, and
+ * rss and the pte's page reference drop. The rmap's own record of the
+ * pte is the caller's to remove.
+ *
+ * Context: @mm->page_table_lock and @page's rmap lock held; page locked.
+ * Takes swap_lock (swap_duplicate).
+ * Return: SWAP_SUCCESS, or SWAP_FAIL (mlocked, or young: another chance).
+ */
+int unmap_one_pte(struct page *page, struct mm_struct *mm, struct vm_area_struct *vma,
+		  unsigned long address, pte_t *ptep)
+{
+	unsigned long vm_flags = READ_ONCE(vma->vm_flags);
+	pte_t pte;
+
+	assert_spin_locked(&mm->page_table_lock);
+	BUG_ON(!PageLocked(page));
+	BUG_ON(vma->vm_mm != mm);
+
+	/* If the page is mlock()d, we cannot swap it out. */
+	if (vm_flags & VM_LOCKED)
+		return SWAP_FAIL;
+	/*
+	 * Referenced since page_referenced() looked (or it could not look,
+	 * having failed a trylock): give the page another round.
+	 */
+	if (ptep_test_and_clear_young(ptep))
+		return SWAP_FAIL;
+
+	/* The kernel's ptep_clear_flush(): the MMU sees the slot empty from here. */
+	pte = ptep_get_and_clear(ptep);
+	BUG_ON(!pte_present(pte));
+	BUG_ON(pte_pfn(pte) != page_to_pfn(page));
+
+	if (PageSwapCache(page)) {
+		/* Store the swap location in the pte, for do_swap_page(). */
+		swp_entry_t entry = { .val = page->private };
+
+		BUG_ON(!swap_duplicate(entry));
+		set_pte(ptep, swp_entry_to_pte(entry));
+	} else {
+		unsigned long pgidx;
+
+		/* An anonymous page has no backing store but swap. */
+		BUG_ON(PageAnon(page));
+		/*
+		 * Where the vma does not map the page's offset at @address
+		 * (remap_file_pages), the pte remembers the offset.
+		 */
+		pgidx = READ_ONCE(vma->vm_pgoff) +
+			((address - READ_ONCE(vma->vm_start)) >> PAGE_SHIFT);
+		if ((vm_flags & VM_NONLINEAR) || page->index != pgidx)
+			set_pte(ptep, pgoff_to_pte(page->index));
+	}
+
+	/* Move the dirty bit to the page now that the pte is gone. */
+	if (pte_dirty(pte))
+		SetPageDirty(page);
+
+	mm->rss--;
+	/* The caller's reference stays: this is never the last one. */
+	BUG_ON(page_count(page) < 2);
+	put_page(page);
+	return SWAP_SUCCESS;
+}
+
+/* ---- fallback counters ---- */
+
+static const char *const rmap_fallback_names[FB_NR_SITES] = {
+	[FB_TRY_TO_UNMAP_ONE_PTL] = "try_to_unmap_one:page_table_lock",
+	[FB_PAGE_REFERENCED_ONE_PTL] = "page_referenced_one:page_table_lock",
+	[FB_PAGE_REFERENCED_OBJ_ISHARED] = "page_referenced_obj:i_shared_sem",
+	[FB_PAGE_REFERENCED_OBJ_ONE_PTL] = "page_referenced_obj_one:page_table_lock",
+	[FB_TRY_TO_UNMAP_OBJ_ISHARED] = "try_to_unmap_obj:i_shared_sem",
+	[FB_TRY_TO_UNMAP_OBJ_ONE_PTL] = "try_to_unmap_obj_one:page_table_lock",
+	[FB_PAGE_REFERENCED_ANON_PTL] = "page_referenced_anon_one:page_table_lock",
+	[FB_TRY_TO_UNMAP_ANON_PTL] = "try_to_unmap_anon_one:page_table_lock",
+	[FB_SHRINK_LIST_PAGE_LOCKED] = "shrink_list:PG_locked",
+};
+
+/* Relaxed atomics: statistics, ordered by nothing. */
+static unsigned long rmap_fallbacks[FB_NR_SITES];
+
+/**
+ * rmap_fallback() - count one failed trylock at @site
+ * @site: the fallback site
+ *
+ * Context: any; lock-free.
+ */
+void rmap_fallback(enum rmap_fallback_site site)
+{
+	BUG_ON((unsigned int)site >= FB_NR_SITES);
+	__atomic_fetch_add(&rmap_fallbacks[site], 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * rmap_fallback_count() - failed trylocks at @site since the last reset
+ * @site: the fallback site
+ *
+ * Context: any; exact only when no reclaim runs.
+ * Return: the count.
+ */
+unsigned long rmap_fallback_count(enum rmap_fallback_site site)
+{
+	BUG_ON((unsigned int)site >= FB_NR_SITES);
+	return __atomic_load_n(&rmap_fallbacks[site], __ATOMIC_RELAXED);
+}
+
+/**
+ * rmap_fallback_name() - "function:lock" of @site
+ * @site: the fallback site
+ *
+ * Context: any.
+ * Return: the name, or "?" for a site out of range.
+ */
+const char *rmap_fallback_name(enum rmap_fallback_site site)
+{
+	if ((unsigned int)site >= FB_NR_SITES)
+		return "?";
+	return rmap_fallback_names[site];
+}
+
+/**
+ * rmap_fallback_reset() - zero every fallback counter
+ *
+ * Context: any; counts racing with the reset may be lost.
+ */
+void rmap_fallback_reset(void)
+{
+	for (int s = 0; s < FB_NR_SITES; s++)
+		__atomic_store_n(&rmap_fallbacks[s], 0, __ATOMIC_RELAXED);
+}
+
+/* ---- rmap memory ---- */
+
+/* Bytes now and at peak: relaxed atomics, statistics only. */
+struct rmap_bytes_counter {
+	unsigned long now;
+	unsigned long peak;
+};
+
+static struct rmap_bytes_counter pte_chain_bytes;
+static struct rmap_bytes_counter anon_vma_bytes;
+
+static void rmap_bytes_add(struct rmap_bytes_counter *c, long delta)
+{
+	unsigned long old, now, peak;
+
+	old = __atomic_fetch_add(&c->now, (unsigned long)delta, __ATOMIC_RELAXED);
+	/* More freed than allocated: an accounting bug. */
+	BUG_ON(delta < 0 && old < (unsigned long)-delta);
+	now = old + (unsigned long)delta;
+	if (delta <= 0)
+		return;
+	peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+	while (now > peak &&
+	       !__atomic_compare_exchange_n(&c->peak, &peak, now, true,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/**
+ * rmap_account_pte_chain() - @delta_bytes of pte_chain blocks came or went
+ * @delta_bytes: positive when allocated, negative when freed
+ *
+ * Context: any; lock-free.
+ */
+void rmap_account_pte_chain(long delta_bytes)
+{
+	rmap_bytes_add(&pte_chain_bytes, delta_bytes);
+}
+
+/**
+ * rmap_account_anon_vma() - @delta_bytes of anon_vma objects came or went
+ * @delta_bytes: positive when allocated, negative when freed
+ *
+ * Context: any; lock-free.
+ */
+void rmap_account_anon_vma(long delta_bytes)
+{
+	rmap_bytes_add(&anon_vma_bytes, delta_bytes);
+}
+
+/**
+ * rmap_bytes_read() - a snapshot of the rmap memory counters
+ * @out: filled in
+ *
+ * Context: any; each counter is read atomically, the set is not.
+ */
+void rmap_bytes_read(struct rmap_bytes *out)
+{
+	out->pte_chain_now = __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED);
+	out->pte_chain_peak = __atomic_load_n(&pte_chain_bytes.peak, __ATOMIC_RELAXED);
+	out->anon_vma_now = __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED);
+	out->anon_vma_peak = __atomic_load_n(&anon_vma_bytes.peak, __ATOMIC_RELAXED);
+}
+
+/**
+ * rmap_bytes_reset_peak() - start measuring peaks afresh from now
+ *
+ * Context: any; best effort against concurrent accounting.
+ */
+void rmap_bytes_reset_peak(void)
+{
+	__atomic_store_n(&pte_chain_bytes.peak,
+			 __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&anon_vma_bytes.peak,
+			 __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+}

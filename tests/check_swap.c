@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: MIT
+/*
+ * swap: slot allocation until full (slot 0 never handed out), counts
+ * under duplicate/free, the slot data round trip, the swap cache and its
+ * count rule (a slot's count is its swap ptes plus one while cached),
+ * add_to_swap() on a full area, remove_exclusive_swap_page()'s
+ * conditions, and a 32-thread storm of get/duplicate/free and swap cache
+ * cycles, each thread checking the counts of the slots it owns.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+
+#include "lockdep.h"
+#include "page.h"
+#include "page_alloc.h"
+#include "pgtable.h"
+#include "rt_check.h"
+#include "swap.h"
+#include "task.h"
+
+#define NR_PAGES	256UL
+#define NR_SLOTS	64UL
+
+static unsigned long free_at_start;
+
+static void setup(void)
+{
+	ck_assert_int_eq(mem_init(NR_PAGES), 0);
+	ck_assert_int_eq(swap_init(NR_SLOTS), 0);
+	rt_task_attach("main");
+	free_at_start = nr_free_pages();
+}
+
+static void teardown(void)
+{
+	rt_task_detach();
+	swap_exit();
+	mem_exit();
+}
+
+/* A locked anonymous page, as reclaim holds it before add_to_swap(). */
+static struct page *new_anon_page(void)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	ck_assert_ptr_nonnull(page);
+	SetPageAnon(page);
+	lock_page(page);
+	return page;
+}
+
+static void free_anon_page(struct page *page)
+{
+	unlock_page(page);
+	ClearPageAnon(page);
+	put_page(page);
+}
+
+static void assert_no_lockdep_reports(void)
+{
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
+}
+
+/* ---- init ---- */
+
+START_TEST(test_swap_init_sizes)
+{
+	ck_assert_int_eq(swap_init(NR_SLOTS), -EBUSY);
+	ck_assert_uint_eq(nr_swap_slots(), NR_SLOTS);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+	ck_assert_uint_eq(swap_leaked_slots(), 0);
+
+	swap_exit();
+	ck_assert_uint_eq(nr_swap_slots(), 0);
+	/* No area: full, and nothing can be looked up. */
+	ck_assert_uint_eq(get_swap_page().val, 0);
+	ck_assert_ptr_null(lookup_swap_cache(swp_entry(0, 1)));
+	ck_assert(!swap_duplicate(swp_entry(0, 1)));
+	ck_assert_int_eq(swap_init(0), -EINVAL);
+	ck_assert_int_eq(swap_init(1), -EINVAL);
+	ck_assert_int_eq(swap_init(2), 0);
+	ck_assert_uint_eq(nr_swap_slots(), 2);
+	swap_exit();
+	ck_assert_int_eq(swap_init(NR_SLOTS), 0);	/* for teardown */
+}
+END_TEST
+
+/* ---- slots ---- */
+
+START_TEST(test_swap_alloc_until_full)
+{
+	swp_entry_t e[NR_SLOTS];
+	bool seen[NR_SLOTS] = { false };
+	swp_entry_t again;
+	unsigned long n = 0;
+
+	for (;;) {
+		swp_entry_t entry = get_swap_page();
+
+		if (!entry.val)
+			break;
+		ck_assert_uint_lt(n, NR_SLOTS - 1);
+		ck_assert_uint_eq(swp_type(entry), 0);
+		ck_assert_uint_ne(swp_offset(entry), 0);	/* the header */
+		ck_assert_uint_lt(swp_offset(entry), NR_SLOTS);
+		ck_assert_msg(!seen[swp_offset(entry)], "slot %lu twice", swp_offset(entry));
+		seen[swp_offset(entry)] = true;
+		ck_assert_int_eq(swap_count(entry), 1);
+		e[n++] = entry;
+	}
+	ck_assert_uint_eq(n, NR_SLOTS - 1);
+	ck_assert_uint_eq(nr_swap_used(), NR_SLOTS - 1);
+	ck_assert_uint_eq(swap_leaked_slots(), NR_SLOTS - 1);
+	ck_assert_uint_eq(get_swap_page().val, 0);	/* still full */
+
+	/* A freed slot is handed out again. */
+	swap_free(e[17]);
+	ck_assert_int_eq(swap_count(e[17]), 0);
+	ck_assert_uint_eq(nr_swap_used(), NR_SLOTS - 2);
+	again = get_swap_page();
+	ck_assert_uint_eq(again.val, e[17].val);
+	ck_assert_uint_eq(get_swap_page().val, 0);
+
+	for (unsigned long i = 0; i < n; i++)
+		swap_free(e[i]);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(swap_leaked_slots(), 0);
+}
+END_TEST
+
+START_TEST(test_swap_duplicate_and_free_counts)
+{
+	swp_entry_t entry = get_swap_page(), other = get_swap_page();
+
+	ck_assert_uint_ne(entry.val, 0);
+	ck_assert_uint_ne(other.val, entry.val);
+	for (int i = 0; i < 3; i++)
+		ck_assert(swap_duplicate(entry));
+	ck_assert_int_eq(swap_count(entry), 4);
+	ck_assert_int_eq(swap_count(other), 1);
+	ck_assert_uint_eq(nr_swap_used(), 2);
+	for (int i = 0; i < 3; i++)
+		swap_free(entry);
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert_uint_eq(nr_swap_used(), 2);
+	swap_free(entry);
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert_uint_eq(nr_swap_used(), 1);
+
+	/* Stale and foreign entries are refused. */
+	ck_assert(!swap_duplicate(entry));
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert(!swap_duplicate(swp_entry(0, 0)));
+	ck_assert(!swap_duplicate(swp_entry(0, NR_SLOTS)));
+	ck_assert(!swap_duplicate(swp_entry(1, swp_offset(other))));
+	ck_assert_int_eq(swap_count(other), 1);
+	swap_free(other);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+}
+END_TEST
+
+START_TEST(test_swap_data_round_trip)
+{
+	struct page *page = new_anon_page(), *in;
+	swp_entry_t entry;
+
+	page_data_write(page, 0xfeedface);
+	ck_assert(add_to_swap(page));
+	entry.val = page->private;
+	ck_assert_uint_ne(entry.val, 0);
+	ck_assert(PageDirty(page));	/* must be written before it is freed */
+	swap_writepage(page);
+	ck_assert(!PageDirty(page));
+
+	in = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(in);
+	lock_page(in);
+	ck_assert(!PageUptodate(in));
+	swap_readpage(in, entry);
+	ck_assert(PageUptodate(in));
+	ck_assert_uint_eq(page_data_read(in), 0xfeedface);
+	unlock_page(in);
+	put_page(in);
+
+	/* A rewrite replaces the slot's data. */
+	page_data_write(page, 0x1234);
+	SetPageDirty(page);
+	swap_writepage(page);
+	in = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(in);
+	lock_page(in);
+	swap_readpage(in, entry);
+	ck_assert_uint_eq(page_data_read(in), 0x1234);
+	unlock_page(in);
+	put_page(in);
+
+	delete_from_swap_cache(page);
+	free_anon_page(page);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(nr_free_pages(), free_at_start);
+}
+END_TEST
+
+/* ---- swap cache ---- */
+
+START_TEST(test_swap_cache_add_lookup_delete)
+{
+	struct page *page = new_anon_page(), *other = new_anon_page(), *found;
+	swp_entry_t entry = get_swap_page(), spare = get_swap_page();
+
+	ck_assert_uint_ne(entry.val, 0);
+	/* The count get_swap_page() gave us becomes the cache's. */
+	ck_assert_int_eq(add_to_swap_cache(page, entry), 0);
+	ck_assert(PageSwapCache(page));
+	ck_assert_uint_eq(page->private, entry.val);
+	ck_assert_int_eq(page_count(page), 2);
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert_uint_eq(swap_cache_pages(), 1);
+
+	found = lookup_swap_cache(entry);
+	ck_assert_ptr_eq(found, page);
+	ck_assert_int_eq(page_count(page), 3);
+	put_page(found);
+	ck_assert_ptr_null(lookup_swap_cache(spare));
+	ck_assert_ptr_null(lookup_swap_cache(swp_entry(0, 0)));
+
+	/* Another page for the same entry loses; no count moves. */
+	ck_assert_int_eq(add_to_swap_cache(other, entry), -EEXIST);
+	ck_assert(!PageSwapCache(other));
+	ck_assert_uint_eq(other->private, 0);
+	ck_assert_int_eq(page_count(other), 1);
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert_uint_eq(swap_cache_pages(), 1);
+
+	/* Deleting drops the cache's slot count (freeing it) and reference. */
+	delete_from_swap_cache(page);
+	ck_assert(!PageSwapCache(page));
+	ck_assert_uint_eq(page->private, 0);
+	ck_assert_int_eq(page_count(page), 1);
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+	ck_assert_ptr_null(lookup_swap_cache(entry));
+
+	free_anon_page(page);
+	free_anon_page(other);
+	swap_free(spare);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(nr_free_pages(), free_at_start);
+}
+END_TEST
+
+START_TEST(test_swap_cache_count_rule_swapin)
+{
+	struct page *page;
+	swp_entry_t entry;
+
+	/*
+	 * Swap-out: the page's slot; two "swap ptes" take their counts as
+	 * try_to_unmap() does; the cache lets go after writeback.
+	 */
+	page = new_anon_page();
+	ck_assert(add_to_swap(page));
+	entry.val = page->private;
+	ck_assert(swap_duplicate(entry));
+	ck_assert(swap_duplicate(entry));
+	ck_assert_int_eq(swap_count(entry), 2 + 1);
+	swap_writepage(page);
+	delete_from_swap_cache(page);
+	ck_assert_int_eq(swap_count(entry), 2);
+	free_anon_page(page);
+
+	/* Swap-in: duplicate first (the cache's count), then insert. */
+	page = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(page);
+	lock_page(page);
+	ck_assert(swap_duplicate(entry));
+	ck_assert_int_eq(add_to_swap_cache(page, entry), 0);
+	ck_assert_int_eq(swap_count(entry), 2 + 1);
+	swap_readpage(page, entry);
+	SetPageAnon(page);
+	/* One pte maps the page instead of naming the slot. */
+	swap_free(entry);
+	ck_assert_int_eq(swap_count(entry), 1 + 1);
+	/* Another pte still names the slot: not exclusive. */
+	ck_assert(!remove_exclusive_swap_page(page));
+	ck_assert(PageSwapCache(page));
+	swap_free(entry);		/* that pte zapped */
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert(remove_exclusive_swap_page(page));
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	free_anon_page(page);
+	ck_assert_uint_eq(nr_free_pages(), free_at_start);
+}
+END_TEST
+
+START_TEST(test_swap_add_to_swap_full_returns_false)
+{
+	swp_entry_t e[NR_SLOTS];
+	struct page *page = new_anon_page();
+	unsigned long n = 0;
+
+	while ((e[n] = get_swap_page()).val)
+		n++;
+	ck_assert_uint_eq(n, NR_SLOTS - 1);
+	ck_assert(!add_to_swap(page));
+	ck_assert(!PageSwapCache(page));
+	ck_assert(!PageDirty(page));
+	ck_assert_uint_eq(page->private, 0);
+	ck_assert_int_eq(page_count(page), 1);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+
+	swap_free(e[5]);
+	ck_assert(add_to_swap(page));
+	ck_assert_uint_eq(page->private, e[5].val);
+	ck_assert_int_eq(swap_count(e[5]), 1);
+	delete_from_swap_cache(page);
+	free_anon_page(page);
+	for (unsigned long i = 0; i < n; i++)
+		if (i != 5)
+			swap_free(e[i]);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+}
+END_TEST
+
+START_TEST(test_swap_remove_exclusive_conditions)
+{
+	struct page *page = new_anon_page();
+	swp_entry_t entry;
+
+	/* Not in the swap cache: nothing to do. */
+	ck_assert(!remove_exclusive_swap_page(page));
+
+	ck_assert(add_to_swap(page));
+	entry.val = page->private;
+
+	/* A swap pte names the slot: not exclusive. */
+	ck_assert(swap_duplicate(entry));
+	ck_assert(!remove_exclusive_swap_page(page));
+	ck_assert_int_eq(swap_count(entry), 2);
+	swap_free(entry);
+
+	/* Someone else holds the page (a lookup in flight): not exclusive. */
+	get_page(page);
+	ck_assert(!remove_exclusive_swap_page(page));
+	ck_assert(PageSwapCache(page));
+	ck_assert_int_eq(page_count(page), 3);
+	put_page(page);
+
+	/* Only the caller and the cache: removed, slot freed. */
+	ck_assert(remove_exclusive_swap_page(page));
+	ck_assert(!PageSwapCache(page));
+	ck_assert_uint_eq(page->private, 0);
+	ck_assert_int_eq(page_count(page), 1);
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+	ck_assert_ptr_null(lookup_swap_cache(entry));
+	free_anon_page(page);
+}
+END_TEST
+
+START_TEST(test_swap_free_swap_and_cache)
+{
+	struct page *page = new_anon_page();
+	swp_entry_t entry, plain = get_swap_page();
+
+	/* No cache page: a plain swap_free(). */
+	ck_assert(swap_duplicate(plain));
+	free_swap_and_cache(plain);
+	ck_assert_int_eq(swap_count(plain), 1);
+	free_swap_and_cache(plain);
+	ck_assert_int_eq(swap_count(plain), 0);
+
+	/* Two swap ptes and the cache; reclaim let go of the page. */
+	ck_assert(add_to_swap(page));
+	entry.val = page->private;
+	ck_assert(swap_duplicate(entry));
+	ck_assert(swap_duplicate(entry));
+	swap_writepage(page);
+
+	/* A pte remains: nothing else happens. */
+	free_swap_and_cache(entry);
+	ck_assert_int_eq(swap_count(entry), 2);
+	ck_assert(PageSwapCache(page));
+
+	/* The last pte goes while we hold the page locked: the trylock fails. */
+	free_swap_and_cache(entry);
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert(PageSwapCache(page));
+	ck_assert(PageLocked(page));
+
+	/* Unlocked, but we still hold a reference: it stays cached. */
+	ck_assert(swap_duplicate(entry));
+	unlock_page(page);
+	free_swap_and_cache(entry);
+	ck_assert_int_eq(swap_count(entry), 1);
+	ck_assert(PageSwapCache(page));
+	ck_assert(!PageLocked(page));
+	ck_assert_int_eq(page_count(page), 2);
+	ck_assert_uint_eq(swap_cache_pages(), 1);
+
+	/* The last pte zapped with only the cache holding the page: both go. */
+	ck_assert(swap_duplicate(entry));
+	put_page(page);				/* only the cache's now */
+	ck_assert_int_eq(page_count(page), 1);
+	free_swap_and_cache(entry);
+	ck_assert_int_eq(swap_count(entry), 0);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert(PageBuddy(page));
+	ck_assert_uint_eq(nr_free_pages(), free_at_start);
+}
+END_TEST
+
+START_TEST(test_swap_leaked_slots_after_exit)
+{
+	swp_entry_t a = get_swap_page(), b = get_swap_page();
+
+	ck_assert(swap_duplicate(a));
+	ck_assert_uint_eq(swap_leaked_slots(), 2);
+	swap_free(b);
+	ck_assert_uint_eq(swap_leaked_slots(), 1);
+	swap_exit();
+	ck_assert_uint_eq(swap_leaked_slots(), 1);
+	ck_assert_int_eq(swap_init(NR_SLOTS), 0);
+	ck_assert_uint_eq(swap_leaked_slots(), 0);
+	ck_assert_uint_eq(nr_swap_used(), 0);
+}
+END_TEST
+
+/* ---- concurrency ---- */
+
+#define STORM_THREADS	32
+#define STORM_OPS	1500
+#define STORM_HELD	8
+#define STORM_SLOTS	128UL
+
+struct storm {
+	unsigned long full_seen;	/* atomic */
+	unsigned long cached;		/* atomic */
+};
+
+struct held_slot {
+	swp_entry_t entry;
+	int count;
+};
+
+/* Check that the slot of every entry we own has exactly our count. */
+static void storm_check_counts(int idx, const struct held_slot *h, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int c = swap_count(h[i].entry);
+
+		if (c != h[i].count)
+			rt_fail("t%d: slot %lu count %d, we hold %d: handed out twice?",
+				idx, swp_offset(h[i].entry), c, h[i].count);
+	}
+}
+
+/* A swap-out and swap-in cycle through the cache with our own page. */
+static void storm_cache_cycle(int idx, struct storm *st)
+{
+	struct page *page = alloc_page(GFP_KERNEL), *found;
+	swp_entry_t entry;
+
+	if (!page) {
+		rt_fail("t%d: out of memory", idx);
+		return;
+	}
+	SetPageAnon(page);
+	lock_page(page);
+	if (!add_to_swap(page))
+		goto out;	/* full */
+	entry.val = READ_ONCE(page->private);
+	rt_check(swap_count(entry) == 1);
+	page_data_write(page, ((uint64_t)idx << 32) | swp_offset(entry));
+	swap_writepage(page);
+	found = lookup_swap_cache(entry);
+	rt_check(found == page);
+	if (found)
+		put_page(found);
+	rt_check(remove_exclusive_swap_page(page));
+	rt_check(!PageSwapCache(page));
+	__atomic_fetch_add(&st->cached, 1, __ATOMIC_RELAXED);
+out:
+	unlock_page(page);
+	ClearPageAnon(page);
+	put_page(page);
+}
+
+static void storm_worker(int idx, void *arg)
+{
+	struct storm *st = arg;
+	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	struct held_slot h[STORM_HELD];
+	unsigned long full = 0;
+	int n = 0;
+
+	for (int op = 0; op < STORM_OPS && !rt_first_failure(); op++) {
+		unsigned int r = (unsigned int)(rt_rand(&rng) % 16);
+
+		if (r < 5 && n < STORM_HELD) {
+			swp_entry_t e = get_swap_page();
+
+			if (!e.val) {
+				full++;
+				continue;
+			}
+			if (swp_offset(e) == 0 || swp_offset(e) >= STORM_SLOTS)
+				rt_fail("t%d: bad entry %#lx", idx, e.val);
+			h[n++] = (struct held_slot){ .entry = e, .count = 1 };
+		} else if (r < 9 && n > 0) {
+			int i = (int)(rt_rand(&rng) % (unsigned int)n);
+
+			if (!swap_duplicate(h[i].entry))
+				rt_fail("t%d: duplicate of a held slot failed", idx);
+			h[i].count++;
+		} else if (r < 14 && n > 0) {
+			int i = (int)(rt_rand(&rng) % (unsigned int)n);
+
+			swap_free(h[i].entry);
+			if (--h[i].count == 0)
+				h[i] = h[--n];
+		} else if (r == 14) {
+			storm_cache_cycle(idx, st);
+		} else {
+			storm_check_counts(idx, h, n);
+			if (rt_rand(&rng) & 1)
+				sched_yield();
+		}
+	}
+	storm_check_counts(idx, h, n);
+	for (int i = 0; i < n; i++)
+		while (h[i].count--)
+			swap_free(h[i].entry);
+	__atomic_fetch_add(&st->full_seen, full, __ATOMIC_RELAXED);
+}
+
+START_TEST(test_swap_storm_32_threads)
+{
+	struct storm st = { 0 };
+
+	swap_exit();
+	ck_assert_int_eq(swap_init(STORM_SLOTS), 0);
+	rt_failure_reset();
+	rt_reports_capture();
+	rt_run_threads(STORM_THREADS, storm_worker, &st);
+	ck_assert_no_worker_failure();
+	assert_no_lockdep_reports();
+	rt_reports_release();
+
+	ck_assert_uint_eq(nr_swap_used(), 0);
+	ck_assert_uint_eq(swap_leaked_slots(), 0);
+	ck_assert_uint_eq(swap_cache_pages(), 0);
+	for (unsigned long off = 1; off < STORM_SLOTS; off++)
+		ck_assert_ptr_null(lookup_swap_cache(swp_entry(0, off)));
+	ck_assert_uint_gt(st.cached, 0);
+	ck_assert_uint_eq(nr_free_pages(), free_at_start);
+}
+END_TEST
+
+static Suite *swap_suite(void)
+{
+	Suite *s = suite_create("swap");
+	TCase *tc;
+
+	tc = tcase_create("init");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_swap_init_sizes);
+	tcase_add_test(tc, test_swap_leaked_slots_after_exit);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("slots");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_swap_alloc_until_full);
+	tcase_add_test(tc, test_swap_duplicate_and_free_counts);
+	tcase_add_test(tc, test_swap_data_round_trip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("swap_cache");
+	tcase_set_timeout(tc, 10);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_swap_cache_add_lookup_delete);
+	tcase_add_test(tc, test_swap_cache_count_rule_swapin);
+	tcase_add_test(tc, test_swap_add_to_swap_full_returns_false);
+	tcase_add_test(tc, test_swap_remove_exclusive_conditions);
+	tcase_add_test(tc, test_swap_free_swap_and_cache);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("concurrency");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_swap_storm_32_threads);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(swap_suite());
+}

@@ -1,0 +1,852 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The VM model: each operation alone with its edge cases, a seeded
+ * property test auditing after every step, and multithreaded runs of
+ * faults, forks, exits, mremaps, truncates and reclaim on shared files,
+ * audited and torn down. Every test runs in each rmap design that is
+ * built (rmap_select() refuses the others).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "die.h"
+#include "fs.h"
+#include "mm-internal.h"
+#include "mm.h"
+#include "page_alloc.h"
+#include "rmap.h"
+#include "rt_check.h"
+#include "swap.h"
+#include "task.h"
+#include "vmscan.h"
+
+#define P PAGE_SIZE
+
+static enum rmap_mode cur_mode;
+
+/* ---- environment ---- */
+
+static bool vm_setup(enum rmap_mode mode, unsigned long pages, unsigned long slots)
+{
+	rt_task_attach("test-main");
+	if (rmap_select(mode)) {
+		rt_task_detach();
+		return false;
+	}
+	cur_mode = mode;
+	ck_assert_int_eq(mem_init(pages), 0);
+	ck_assert_int_eq(swap_init(slots), 0);
+	rt_reports_capture();
+	reclaim_stats_reset();
+	rmap_fallback_reset();
+	return true;
+}
+
+static void vm_teardown(void)
+{
+	unsigned long v = vm_teardown_check();
+	struct vm_report r;
+
+	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
+		ck_abort_msg("[%s] teardown: %lu leaks, first: %s", rmap_mode_name(cur_mode),
+			     v, r.message);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+	rt_reports_release();
+	swap_exit();
+	mem_exit();
+	rt_task_detach();
+}
+
+static void audit_ok(struct mm_struct **mms, int nr_mms,
+		     struct address_space **files, int nr_files)
+{
+	struct vm_audit_stats st;
+	struct vm_report r;
+	unsigned long v = vm_audit(mms, nr_mms, files, nr_files, &st);
+
+	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
+		ck_abort_msg("[%s] audit: %lu violations, first: %s", rmap_mode_name(cur_mode),
+			     v, r.message);
+	ck_assert_int_eq(v, 0);
+}
+
+static long mmap_locked(struct mm_struct *mm, struct address_space *f, unsigned long addr,
+			unsigned long pages, unsigned long flags, unsigned long pgoff)
+{
+	long r;
+
+	down_write(&mm->mmap_sem);
+	r = do_mmap(mm, f, addr, pages * P, flags, pgoff);
+	up_write(&mm->mmap_sem);
+	return r;
+}
+
+static enum mm_access_result access_at(struct mm_struct *mm, unsigned long addr, bool write,
+				       uint64_t *stamp)
+{
+	enum mm_access_result r;
+
+	down_read(&mm->mmap_sem);
+	r = mm_access(mm, addr, write, stamp);
+	up_read(&mm->mmap_sem);
+	return r;
+}
+
+static int nr_vmas(struct mm_struct *mm)
+{
+	int n = 0;
+
+	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
+		n++;
+	return n;
+}
+
+/* Reclaim until @want pages were freed or nothing more goes. */
+static unsigned long reclaim_hard(unsigned long want)
+{
+	unsigned long freed = 0;
+
+	for (int i = 0; i < 64 && freed < want; i++)
+		freed += shrink_zone(&contig_zone, 256);
+	return freed;
+}
+
+#define FOR_EACH_MODE(...) do {					\
+	for (int __m = 0; __m < RMAP_NR_MODES; __m++) {			\
+		if (!vm_setup((enum rmap_mode)__m, 512, 256))		\
+			continue;					\
+		__VA_ARGS__;						\
+		vm_teardown();						\
+	}								\
+} while (0)
+
+/* ---- anonymous memory ---- */
+
+START_TEST(test_vm_anon_fault_zero_page_then_write)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0, 8, VM_READ | VM_WRITE, 0);
+		uint64_t v, w;
+
+		ck_assert_int_gt(a, 0);
+		ck_assert_int_eq(access_at(mm, a, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, 0);
+		ck_assert_uint_eq(mm->rss, 0);		/* the zero page */
+		ck_assert_int_eq(access_at(mm, a, true, &w), ACCESS_OK);
+		ck_assert_uint_ne(w, 0);
+		ck_assert_uint_eq(mm->rss, 1);
+		ck_assert_int_eq(access_at(mm, a, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);
+		ck_assert_int_eq(access_at(mm, a + 8 * P + 4 * P, false, NULL), ACCESS_SEGV);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_munmap_splits_in_three)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0, 10, VM_READ | VM_WRITE, 0);
+		uint64_t st[10], v;
+
+		for (int i = 0; i < 10; i++)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		ck_assert_int_eq(nr_vmas(mm), 1);
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_munmap(mm, a + 4 * P, 2 * P), 0);
+		up_write(&mm->mmap_sem);
+		ck_assert_int_eq(nr_vmas(mm), 2);
+		ck_assert_uint_eq(mm->rss, 8);
+		ck_assert_int_eq(access_at(mm, a + 4 * P, false, NULL), ACCESS_SEGV);
+		for (int i = 0; i < 10; i++) {
+			if (i == 4 || i == 5)
+				continue;
+			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		/* A split in three with mprotect, then back. */
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mprotect(mm, a + P, P, 0, VM_WRITE), 0);
+		up_write(&mm->mmap_sem);
+		ck_assert_int_eq(nr_vmas(mm), 4);
+		ck_assert_int_eq(access_at(mm, a + P, true, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(access_at(mm, a + P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, st[1]);
+		audit_ok(&mm, 1, NULL, 0);
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mprotect(mm, a + 5 * P, P, 0, VM_WRITE), -ENOMEM);
+		ck_assert_int_eq(do_munmap(mm, a + 3, P), -EINVAL);
+		up_write(&mm->mmap_sem);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_mmap_merges_adjacent)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0x40000000, 4, VM_READ | VM_WRITE, 0);
+		long b = mmap_locked(mm, NULL, 0x40000000 + 4 * P, 4, VM_READ | VM_WRITE, 0);
+
+		ck_assert_int_eq(a, 0x40000000);
+		ck_assert_int_eq(b, 0x40000000 + 4 * P);
+		ck_assert_int_eq(nr_vmas(mm), 1);
+		ck_assert_uint_eq(mm->mmap->vm_end, 0x40000000 + 8 * P);
+		for (int i = 0; i < 8; i++)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, NULL), ACCESS_OK);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_mremap_grow_move_and_overlap)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+		long b, c;
+		uint64_t st[4], v;
+
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		down_write(&mm->mmap_sem);
+		b = do_mremap(mm, a, 4 * P, 6 * P, 0);		/* grows in place */
+		up_write(&mm->mmap_sem);
+		ck_assert_int_eq(b, a);
+		/* Block growth, then grow: it must move. */
+		c = mmap_locked(mm, NULL, a + 7 * P, 1, VM_READ, 0);
+		ck_assert_int_eq(c, a + 7 * P);
+		down_write(&mm->mmap_sem);
+		b = do_mremap(mm, a, 6 * P, 16 * P, 0);
+		up_write(&mm->mmap_sem);
+		ck_assert_int_gt(b, 0);
+		ck_assert_int_ne(b, a);
+		for (int i = 0; i < 4; i++) {
+			ck_assert_int_eq(access_at(mm, b + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		ck_assert_int_eq(access_at(mm, a, false, NULL), ACCESS_SEGV);
+		audit_ok(&mm, 1, NULL, 0);
+		/* MREMAP_FIXED onto its own source: refused. */
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mremap(mm, b, 4 * P, 4 * P, b + 2 * P), -EINVAL);
+		up_write(&mm->mmap_sem);
+		/* Onto another mapping: replaces it. */
+		c = mmap_locked(mm, NULL, 0x60000000, 8, VM_READ, 0);
+		ck_assert_int_eq(c, 0x60000000);
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mremap(mm, b, 4 * P, 4 * P, c + 2 * P), (long)c + 2 * P);
+		up_write(&mm->mmap_sem);
+		for (int i = 0; i < 4; i++) {
+			ck_assert_int_eq(access_at(mm, c + (2 + i) * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		ck_assert_int_eq(access_at(mm, c, false, &v), ACCESS_OK);	/* the rest stays */
+		ck_assert_int_eq(access_at(mm, b, false, NULL), ACCESS_SEGV);
+		/* a+7P, c low, the moved 4, c high, the rest of the 16-page move */
+		ck_assert_int_eq(nr_vmas(mm), 5);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_expand_stack)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long s = mmap_locked(mm, NULL, STACK_TOP - 4 * P, 4,
+				     VM_READ | VM_WRITE | VM_GROWSDOWN, 0);
+		uint64_t w, v;
+
+		ck_assert_int_eq(s, STACK_TOP - 4 * P);
+		ck_assert_int_eq(access_at(mm, s, true, &w), ACCESS_OK);
+		ck_assert_int_eq(access_at(mm, s - 3 * P, true, NULL), ACCESS_OK);
+		ck_assert_uint_eq(mm->mmap->vm_start, s - 3 * P);
+		ck_assert_int_eq(access_at(mm, s - 3 * P - 64 * P, true, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(access_at(mm, s, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+/* ---- fork, exec, exit ---- */
+
+START_TEST(test_vm_fork_cow)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *parent = mm_alloc(), *child, *mms[2];
+		long a = mmap_locked(parent, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+		uint64_t pst[4], cst, v;
+
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(access_at(parent, a + i * P, true, &pst[i]), ACCESS_OK);
+		child = dup_mm(parent);
+		ck_assert_ptr_nonnull(child);
+		mms[0] = parent;
+		mms[1] = child;
+		audit_ok(mms, 2, NULL, 0);
+		for (int i = 0; i < 4; i++) {
+			ck_assert_int_eq(access_at(child, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, pst[i]);
+		}
+		ck_assert_int_eq(access_at(child, a, true, &cst), ACCESS_OK);
+		ck_assert_int_eq(access_at(parent, a, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, pst[0]);
+		ck_assert_int_eq(access_at(child, a, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, cst);
+		/* The parent writes too: its exclusive copy is reused or copied. */
+		ck_assert_int_eq(access_at(parent, a + P, true, &pst[1]), ACCESS_OK);
+		audit_ok(mms, 2, NULL, 0);
+		mmput(parent);
+		/* The child outlives its parent. */
+		ck_assert_int_eq(access_at(child, a + P, false, &v), ACCESS_OK);
+		audit_ok(&child, 1, NULL, 0);
+		mmput(child);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_exec_shared_libraries)
+{
+	FOR_EACH_MODE({
+		struct address_space *libc = file_create("libc", 16, 16);
+		struct mm_struct *m[3];
+		uint64_t v;
+
+		for (int i = 0; i < 3; i++) {
+			m[i] = exec_mm(&libc, 1, 8, 4);
+			ck_assert_ptr_nonnull(m[i]);
+			ck_assert_int_eq(nr_vmas(m[i]), 4);
+		}
+		/* Text: shared page cache pages, read-only. */
+		for (int i = 0; i < 3; i++)
+			for (unsigned long pg = 0; pg < 8; pg++)
+				ck_assert_int_eq(access_at(m[i], m[i]->mmap->vm_start + pg * P,
+							   false, &v), ACCESS_OK);
+		ck_assert_int_eq(access_at(m[0], m[0]->mmap->vm_start, true, NULL), ACCESS_SEGV);
+		/* Data: copy-on-write of the file. */
+		ck_assert_int_eq(access_at(m[1], m[1]->mmap->vm_next->vm_start, true, NULL),
+				 ACCESS_OK);
+		ck_assert_int_eq(access_at(m[2], m[2]->mmap->vm_next->vm_start, false, &v),
+				 ACCESS_OK);
+		ck_assert_uint_eq(v, 0);
+		audit_ok(m, 3, &libc, 1);
+		for (int i = 0; i < 3; i++)
+			mmput(m[i]);
+		vmtruncate(libc, 0);
+		file_destroy(libc);
+	});
+}
+END_TEST
+
+/* ---- files ---- */
+
+START_TEST(test_vm_shared_file_and_truncate)
+{
+	FOR_EACH_MODE({
+		struct address_space *f = file_create("data", 16, 16);
+		struct mm_struct *m1 = mm_alloc(), *m2 = mm_alloc(), *mms[2] = { m1, m2 };
+		long a1 = mmap_locked(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long a2 = mmap_locked(m2, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long pa = mmap_locked(m2, f, 0, 16, VM_READ | VM_WRITE, 0);	/* private */
+		uint64_t w, v;
+
+		ck_assert_int_gt(a1, 0);
+		ck_assert_int_gt(a2, 0);
+		ck_assert_int_gt(pa, 0);
+		for (int i = 0; i < 16; i++)
+			ck_assert_int_eq(access_at(m1, a1 + i * P, true, NULL), ACCESS_OK);
+		ck_assert_int_eq(access_at(m1, a1 + 3 * P, true, &w), ACCESS_OK);
+		ck_assert_int_eq(access_at(m2, a2 + 3 * P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);		/* shared */
+		ck_assert_int_eq(access_at(m2, pa + 3 * P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);		/* private, before COW */
+		ck_assert_int_eq(access_at(m2, pa + 12 * P, true, NULL), ACCESS_OK);	/* COW */
+		audit_ok(mms, 2, &f, 1);
+
+		vmtruncate(f, 8);
+		audit_ok(mms, 2, &f, 1);
+		ck_assert_int_eq(access_at(m1, a1 + 12 * P, false, NULL), ACCESS_SIGBUS);
+		ck_assert_int_eq(access_at(m2, pa + 12 * P, false, NULL), ACCESS_SIGBUS);
+		ck_assert_int_eq(access_at(m2, a2 + 3 * P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);
+		file_extend(f, 16);
+		ck_assert_int_eq(access_at(m1, a1 + 12 * P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, 0);
+		audit_ok(mms, 2, &f, 1);
+		mmput(m1);
+		mmput(m2);
+		vmtruncate(f, 0);
+		file_destroy(f);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_nonlinear_remap_file_pages)
+{
+	FOR_EACH_MODE({
+		struct address_space *f = file_create("nl", 16, 16);
+		struct mm_struct *m1 = mm_alloc(), *m2 = mm_alloc(), *mms[2] = { m1, m2 };
+		long lin = mmap_locked(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long nl = mmap_locked(m2, f, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
+		uint64_t w, v;
+
+		ck_assert_int_gt(lin, 0);
+		ck_assert_int_gt(nl, 0);
+		/* Window page 0 shows file page 9, page 1 file page 2, ... */
+		ck_assert_int_eq(remap_file_pages(m2, nl, P, 9), 0);
+		ck_assert_int_eq(remap_file_pages(m2, nl + P, P, 2), 0);
+		ck_assert(m2->mmap->vm_flags & VM_NONLINEAR);
+		ck_assert_int_eq(access_at(m2, nl, true, &w), ACCESS_OK);
+		ck_assert_int_eq(access_at(m1, lin + 9 * P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);
+		ck_assert_int_eq(access_at(m1, lin + 2 * P, true, &w), ACCESS_OK);
+		ck_assert_int_eq(access_at(m2, nl + P, false, &v), ACCESS_OK);
+		ck_assert_uint_eq(v, w);
+		ck_assert_int_eq(remap_file_pages(m2, nl, P, 99), -EINVAL);
+		audit_ok(mms, 2, &f, 1);
+		vmtruncate(f, 4);		/* file page 9 goes */
+		ck_assert_int_eq(access_at(m2, nl, false, NULL), ACCESS_SIGBUS);
+		audit_ok(mms, 2, &f, 1);
+		mmput(m1);
+		mmput(m2);
+		vmtruncate(f, 0);
+		file_destroy(f);
+	});
+}
+END_TEST
+
+/* ---- swap and reclaim ---- */
+
+START_TEST(test_vm_swap_out_fork_swap_in)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc(), *child, *mms[2];
+		long a = mmap_locked(mm, NULL, 0, 64, VM_READ | VM_WRITE, 0);
+		uint64_t st[64], v;
+		struct reclaim_stats rs;
+
+		for (int i = 0; i < 64; i++)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		/* Twice: the first pass clears young bits and deactivates. */
+		reclaim_hard(64);
+		reclaim_hard(64);
+		reclaim_stats_read(&rs);
+		ck_assert_uint_gt(rs.swapped_out, 0);
+		ck_assert_uint_lt(mm->rss, 64);
+		audit_ok(&mm, 1, NULL, 0);
+		child = dup_mm(mm);		/* fork with swapped-out pages */
+		ck_assert_ptr_nonnull(child);
+		mms[0] = mm;
+		mms[1] = child;
+		audit_ok(mms, 2, NULL, 0);
+		for (int i = 0; i < 64; i++) {
+			ck_assert_int_eq(access_at(child, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		for (int i = 0; i < 64; i += 2)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		for (int i = 0; i < 64; i++) {
+			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		audit_ok(mms, 2, NULL, 0);
+		mmput(child);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_mlock_is_not_reclaimed)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0, 16, VM_READ | VM_WRITE, 0);
+
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mprotect(mm, a, 16 * P, VM_LOCKED, 0), 0);
+		up_write(&mm->mmap_sem);
+		ck_assert_uint_eq(mm->rss, 16);		/* faulted in by mlock */
+		reclaim_hard(16);
+		reclaim_hard(16);
+		ck_assert_uint_eq(mm->rss, 16);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_file_pages_dropped_and_reread)
+{
+	FOR_EACH_MODE({
+		struct address_space *f = file_create("big", 64, 64);
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, f, 0, 64, VM_READ | VM_WRITE | VM_SHARED, 0);
+		uint64_t st[64], v;
+		struct reclaim_stats rs;
+
+		for (int i = 0; i < 64; i++)
+			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		reclaim_hard(64);
+		reclaim_hard(64);
+		reclaim_stats_read(&rs);
+		ck_assert_uint_gt(rs.file_written + rs.file_dropped, 0);
+		audit_ok(&mm, 1, &f, 1);
+		for (int i = 0; i < 64; i++) {
+			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_uint_eq(v, st[i]);
+		}
+		audit_ok(&mm, 1, &f, 1);
+		mmput(mm);
+		vmtruncate(f, 0);
+		file_destroy(f);
+	});
+}
+END_TEST
+
+START_TEST(test_vm_oom_backs_off)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = mmap_locked(mm, NULL, 0, 1024, VM_READ | VM_WRITE, 0);
+		int oom = 0;
+
+		/* 512 pages of memory, 256 swap slots, no reclaim thread. */
+		for (int i = 0; i < 1024; i++)
+			if (access_at(mm, a + i * P, true, NULL) == ACCESS_OOM)
+				oom++;
+		ck_assert_int_gt(oom, 0);
+		ck_assert_uint_le(mm->rss, 511);
+		audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+/* ---- the property test ---- */
+
+#define PROP_MMS	4
+#define PROP_STEPS	400
+
+struct prop {
+	struct mm_struct *mm[PROP_MMS];
+	struct address_space *file;
+	uint64_t rng;
+};
+
+static void prop_step(struct prop *p, int step)
+{
+	int k = (int)(rt_rand(&p->rng) % PROP_MMS);
+	struct mm_struct *mm = p->mm[k];
+	uint64_t r = rt_rand(&p->rng);
+	unsigned long pages = 1 + r % 16, addr;
+	struct vm_area_struct *vma;
+	int op = (int)((r >> 8) % 12);
+
+	/* A random mapped address of this mm, if any. */
+	vma = mm->mmap;
+	for (int skip = (int)((r >> 16) % 4); vma && skip; skip--)
+		vma = vma->vm_next ? vma->vm_next : mm->mmap;
+	addr = vma ? vma->vm_start + ((r >> 24) % vma_pages(vma)) * P : 0;
+
+	switch (op) {
+	case 0:
+		mmap_locked(mm, NULL, 0, pages, VM_READ | VM_WRITE, 0);
+		break;
+	case 1:
+		mmap_locked(mm, p->file, 0, pages, VM_READ | VM_WRITE |
+			    ((r >> 40) & 1 ? VM_SHARED : 0), (r >> 32) % (32 - pages));
+		break;
+	case 2: case 3: case 4:
+		if (vma)
+			access_at(mm, addr, (r >> 33) & 1, NULL);
+		break;
+	case 5:
+		if (vma) {
+			down_write(&mm->mmap_sem);
+			do_munmap(mm, addr, pages * P);
+			up_write(&mm->mmap_sem);
+		}
+		break;
+	case 6:
+		if (vma && !(vma->vm_flags & VM_NONLINEAR)) {
+			down_write(&mm->mmap_sem);
+			do_mremap(mm, addr, P, (1 + (r >> 34) % 8) * P, 0);
+			up_write(&mm->mmap_sem);
+		}
+		break;
+	case 7: {
+		struct mm_struct *child = dup_mm(mm);
+		int victim = (int)((r >> 35) % PROP_MMS);
+
+		if (child) {
+			mmput(p->mm[victim]);
+			p->mm[victim] = child;
+		}
+		break;
+	}
+	case 8:
+		vmtruncate(p->file, (r >> 36) % 33);
+		file_extend(p->file, 32);
+		break;
+	case 9:
+		shrink_zone(&contig_zone, 32);
+		break;
+	case 10:
+		if (vma) {
+			down_write(&mm->mmap_sem);
+			do_mprotect(mm, addr, P, (r >> 37) & 1 ? VM_LOCKED : 0,
+				    (r >> 38) & 1 ? VM_WRITE : 0);
+			up_write(&mm->mmap_sem);
+		}
+		break;
+	default:
+		if (vma && vma->vm_file && (vma->vm_flags & VM_SHARED))
+			remap_file_pages(mm, addr, P, (r >> 39) % 32);
+		break;
+	}
+	(void)step;
+}
+
+START_TEST(test_vm_property_random_ops)
+{
+	FOR_EACH_MODE({
+		struct prop p = { .rng = rt_test_seed() ^ (uint64_t)__m };
+
+		p.file = file_create("prop", 32, 32);
+		for (int i = 0; i < PROP_MMS; i++)
+			p.mm[i] = mm_alloc();
+		for (int step = 0; step < PROP_STEPS; step++) {
+			struct vm_audit_stats st;
+			unsigned long v;
+
+			prop_step(&p, step);
+			v = vm_audit(p.mm, PROP_MMS, &p.file, 1, &st);
+			if (v) {
+				struct vm_report rep;
+
+				rt_reports_first(VM_REPORT_AUDIT, &rep);
+				ck_abort_msg("[%s] seed %llu step %d: %lu violations: %s",
+					     rmap_mode_name(cur_mode),
+					     (unsigned long long)rt_test_seed(), step, v,
+					     rep.message);
+			}
+		}
+		for (int i = 0; i < PROP_MMS; i++)
+			mmput(p.mm[i]);
+		vmtruncate(p.file, 0);
+		file_destroy(p.file);
+	});
+}
+END_TEST
+
+/* ---- many threads ---- */
+
+#define MT_SLOTS	8
+#define MT_ITERS	300
+
+struct mt {
+	struct mm_struct *slot[MT_SLOTS];	/* RCU-published; slot_lock for writers */
+	pthread_mutex_t slot_lock;
+	struct address_space *files[2];
+	int stop;				/* atomic */
+	int workers_left;			/* atomic */
+};
+
+static struct mm_struct *mt_get(struct mt *m, uint64_t *rng)
+{
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	mm = rcu_dereference(m->slot[rt_rand(rng) % MT_SLOTS]);
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;
+	rcu_read_unlock();
+	return mm;
+}
+
+static void mt_worker(int idx, void *arg)
+{
+	struct mt *m = arg;
+	uint64_t rng = rt_test_seed() * 31 + (uint64_t)idx;
+
+	if (idx < 2) {
+		/* kswapd */
+		while (__atomic_load_n(&m->workers_left, __ATOMIC_ACQUIRE) > 0)
+			shrink_zone(&contig_zone, 32);
+		return;
+	}
+	for (int it = 0; it < MT_ITERS; it++) {
+		struct mm_struct *mm = mt_get(m, &rng);
+		uint64_t r = rt_rand(&rng);
+		struct vm_area_struct *vma;
+		unsigned long addr = 0;
+
+		if (!mm)
+			continue;
+		down_read(&mm->mmap_sem);
+		vma = mm->mmap;
+		for (int s = (int)(r % 5); vma && s; s--)
+			vma = vma->vm_next;
+		if (vma)
+			addr = vma->vm_start + ((r >> 8) % vma_pages(vma)) * P;
+		up_read(&mm->mmap_sem);
+
+		switch ((r >> 20) % 10) {
+		case 0: {
+			struct mm_struct *child = dup_mm(mm);
+			int s = (int)((r >> 30) % MT_SLOTS);
+			struct mm_struct *old;
+
+			if (!child)
+				break;
+			RT_PTHREAD(pthread_mutex_lock(&m->slot_lock));
+			old = m->slot[s];
+			rcu_assign_pointer(m->slot[s], child);
+			RT_PTHREAD(pthread_mutex_unlock(&m->slot_lock));
+			if (old)
+				mmput(old);	/* exit */
+			break;
+		}
+		case 1:
+			if (addr) {
+				down_write(&mm->mmap_sem);
+				do_mremap(mm, addr, P, 2 * P, 0);
+				up_write(&mm->mmap_sem);
+			}
+			break;
+		case 2:
+			vmtruncate(m->files[(r >> 31) & 1], 8 + (r >> 32) % 9);
+			file_extend(m->files[(r >> 31) & 1], 16);
+			break;
+		case 3:
+			mmap_locked(mm, m->files[(r >> 31) & 1], 0, 4,
+				    VM_READ | VM_WRITE | ((r >> 33) & 1 ? VM_SHARED : 0), (r >> 34) % 12);
+			break;
+		case 4:
+			if (addr) {
+				down_write(&mm->mmap_sem);
+				do_munmap(mm, addr, P);
+				up_write(&mm->mmap_sem);
+			}
+			break;
+		default:
+			if (addr) {
+				enum mm_access_result res = access_at(mm, addr, (r >> 35) & 1, NULL);
+
+				if (res == ACCESS_CORRUPT)
+					rt_fail("data corruption at %#lx", addr);
+			}
+			break;
+		}
+		mmput(mm);
+	}
+	__atomic_fetch_sub(&m->workers_left, 1, __ATOMIC_RELEASE);
+}
+
+START_TEST(test_vm_threads_everything_at_once)
+{
+	for (int mode = 0; mode < RMAP_NR_MODES; mode++) {
+		struct mt m;
+		struct mm_struct *mms[MT_SLOTS];
+		int n = 0;
+
+		if (!vm_setup((enum rmap_mode)mode, 1024, 512))
+			continue;
+		memset(&m, 0, sizeof(m));
+		RT_PTHREAD(pthread_mutex_init(&m.slot_lock, NULL));
+		m.files[0] = file_create("shared0", 16, 16);
+		m.files[1] = file_create("shared1", 16, 16);
+		for (int i = 0; i < MT_SLOTS; i++) {
+			m.slot[i] = exec_mm(m.files, 2, 16, 4);
+			ck_assert_ptr_nonnull(m.slot[i]);
+		}
+		m.workers_left = 30;
+		rt_run_threads(32, mt_worker, &m);
+		if (rt_first_failure()) {
+			struct vm_report r;
+
+			if (rt_reports_first(VM_REPORT_AUDIT, &r))
+				ck_abort_msg("[%s] %s: %s", rmap_mode_name(cur_mode),
+					     rt_first_failure(), r.message);
+		}
+		ck_assert_no_worker_failure();
+		for (int i = 0; i < MT_SLOTS; i++)
+			if (m.slot[i])
+				mms[n++] = m.slot[i];
+		audit_ok(mms, n, m.files, 2);
+		for (int i = 0; i < n; i++)
+			mmput(mms[i]);
+		for (int i = 0; i < 2; i++) {
+			vmtruncate(m.files[i], 0);
+			file_destroy(m.files[i]);
+		}
+		rcu_barrier();
+		pthread_mutex_destroy(&m.slot_lock);
+		vm_teardown();
+	}
+}
+END_TEST
+
+static Suite *vm_suite(void)
+{
+	Suite *s = suite_create("vm");
+	TCase *tc;
+
+	tc = tcase_create("anon");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_vm_anon_fault_zero_page_then_write);
+	tcase_add_test(tc, test_vm_munmap_splits_in_three);
+	tcase_add_test(tc, test_vm_mmap_merges_adjacent);
+	tcase_add_test(tc, test_vm_mremap_grow_move_and_overlap);
+	tcase_add_test(tc, test_vm_expand_stack);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("process");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_vm_fork_cow);
+	tcase_add_test(tc, test_vm_exec_shared_libraries);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("file");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_vm_shared_file_and_truncate);
+	tcase_add_test(tc, test_vm_nonlinear_remap_file_pages);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("reclaim");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_vm_swap_out_fork_swap_in);
+	tcase_add_test(tc, test_vm_mlock_is_not_reclaimed);
+	tcase_add_test(tc, test_vm_file_pages_dropped_and_reread);
+	tcase_add_test(tc, test_vm_oom_backs_off);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("property");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_vm_property_random_ops);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("threads");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_vm_threads_everything_at_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(vm_suite());
+}
