@@ -48,7 +48,17 @@ static bool vm_setup(enum rmap_mode mode, unsigned long pages, unsigned long slo
 
 static void vm_teardown(void)
 {
-	unsigned long v = vm_teardown_check();
+	unsigned long v;
+
+	/*
+	 * What the kernel leaves to later reclaim: swap cache pages whose
+	 * last user exited while reclaim or a swap-in held their page lock
+	 * (free_swap_and_cache() only tries it). A final reclaim frees them;
+	 * anything still in use afterwards is a leak.
+	 */
+	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
+		shrink_zone(&contig_zone, max_mapnr);
+	v = vm_teardown_check();
 	struct vm_report r;
 
 	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
