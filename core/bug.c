@@ -24,6 +24,7 @@ static const char *const kind_names[VM_REPORT_NR] = {
 	[VM_REPORT_LOCKDEP_UNHELD] = "lockdep-unheld-release",
 	[VM_REPORT_ATOMIC_SLEEP] = "atomic-sleep",
 	[VM_REPORT_AUDIT] = "audit",
+	[VM_REPORT_HANG] = "hang",
 };
 
 const char *vm_report_kind_name(enum vm_report_kind kind)

@@ -25,6 +25,7 @@ enum vm_report_kind {
 	VM_REPORT_LOCKDEP_UNHELD,	/* release of a lock this task does not hold */
 	VM_REPORT_ATOMIC_SLEEP,		/* sleeping lock or allocation in atomic context */
 	VM_REPORT_AUDIT,		/* an invariant of the model broken */
+	VM_REPORT_HANG,			/* the watchdog saw no progress */
 	VM_REPORT_NR
 };
 

@@ -18,6 +18,8 @@
  */
 #include "page.h"
 
+#include "perturb.h"
+
 #include "lockdep.h"
 #include "page_alloc.h"
 #include "spinlock.h"
@@ -67,6 +69,7 @@ void __lock_page(struct page *page, const char *file, int line)
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_BLOCKING, false,
 			     file, line);
+	lock_hold_point(LOCK_CLASS_PG_LOCKED);
 }
 
 /**

@@ -9,6 +9,7 @@
 #include "rwsem.h"
 
 #include "bug.h"
+#include "perturb.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -62,6 +63,7 @@ void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int l
 	lock_stat_add(&t->stats[cls].acquired);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
+	lock_hold_point(cls);
 }
 
 bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
@@ -127,6 +129,7 @@ void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int 
 	lock_stat_add(&t->stats[cls].acquired);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
+	lock_hold_point(cls);
 }
 
 bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)

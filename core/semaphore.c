@@ -8,6 +8,7 @@
 #include "semaphore.h"
 
 #include "bug.h"
+#include "perturb.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -57,6 +58,7 @@ void __down(struct semaphore *sem, int subclass, const char *file, int line)
 	tsan_mutex_post_lock(sem, 0);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
+	lock_hold_point(cls);
 }
 
 /**

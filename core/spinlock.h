@@ -17,6 +17,7 @@
 #include "bug.h"
 #include "compiler.h"
 #include "lockdep.h"
+#include "perturb.h"
 #include "task.h"
 
 typedef struct spinlock {
@@ -59,6 +60,7 @@ static inline void __spin_lock(spinlock_t *lock, int subclass,
 	lock_stat_add(&t->stats[cls].acquired);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
+	lock_hold_point(cls);
 }
 
 static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
@@ -140,6 +142,7 @@ static inline void __bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 	lock_stat_add(&t->stats[cls].acquired);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
+	lock_hold_point(cls);
 }
 
 static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,

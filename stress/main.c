@@ -15,6 +15,8 @@ static void usage(FILE *f)
 	      "reverse-mapping VM (pte_chain rmap, objrmap, anon_vma).\n"
 	      "\n"
 	      "commands:\n"
+	      "  run          run a stress scenario (see 'rmaptorture run --help')\n"
+	      "  list         the scenarios and rmap designs\n"
 	      "  locks        torture the emulated locks along the VM's lock paths\n"
 	      "  bench locks  the cost of the emulated locks against pthreads\n"
 	      "\n"
@@ -36,6 +38,10 @@ int main(int argc, char **argv)
 		printf("rmaptorture %s\n", rt_version());
 		return RT_EXIT_OK;
 	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "locks"))
 		return cmd_locks(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "bench"))

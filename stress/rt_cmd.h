@@ -5,5 +5,7 @@
 
 int cmd_locks(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 #endif /* RT_STRESS_RT_CMD_H */

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: MIT
+#include "perturb.h"
+
+#include <stddef.h>
+
+const struct perturb_ops *perturb_ops;
+uint64_t perturb_long_hold_mask;
+
+/* Keep in step with the yield_point() calls in core/. */
+const char *const yield_point_names[] = {
+	"do_anonymous_page:alloc",
+	"do_no_page:after_lookup",
+	"do_wp_page:copy",
+	"do_swap_page:after_lookup",
+	"copy_page_range:pte",
+	"mm_access:after_mmu",
+	"shrink_page:locked",
+	"shrink_page:unmapped",
+	"vmtruncate:after_unmap",
+	"move_page_tables:page",
+	"split_vma:linked",
+	"dup_mm:vma",
+	NULL,
+};
+
+void perturb_install(const struct perturb_ops *ops, uint64_t long_hold_mask)
+{
+	__atomic_store_n(&perturb_ops, ops, __ATOMIC_RELAXED);
+	__atomic_store_n(&perturb_long_hold_mask, ops && ops->long_hold ? long_hold_mask : 0,
+			 __ATOMIC_RELAXED);
+}

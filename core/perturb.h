@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Perturbation points: places in the model where a race window opens
+ * (between a lookup and the re-check under a lock, between unmapping and
+ * freeing, ...). Each calls yield_point("name"), which costs one load
+ * when nothing is installed. The harness installs a hook that yields or
+ * sleeps there at random, as liburcu's debug-yield does, to widen the
+ * windows on a 2-core machine; and a long-hold hook that keeps chosen
+ * lock classes held longer, as locktorture's long_hold does.
+ */
+#ifndef RT_CORE_PERTURB_H
+#define RT_CORE_PERTURB_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+
+struct perturb_ops {
+	/* At a yield point named @where; may sleep (no spinlock is assumed). */
+	void (*yield)(const char *where);
+	/* A lock of class @cls was just acquired; may spin or sleep. */
+	void (*long_hold)(int cls);
+};
+
+extern const struct perturb_ops *perturb_ops;	/* set before threads start */
+extern uint64_t perturb_long_hold_mask;		/* classes for long_hold */
+
+/* Install @ops (NULL: none) with @long_hold_mask. Context: no thread runs. */
+void perturb_install(const struct perturb_ops *ops, uint64_t long_hold_mask);
+
+/* Every point's name, for --help and validation; NULL-terminated. */
+extern const char *const yield_point_names[];
+
+static inline void yield_point(const char *where)
+{
+	const struct perturb_ops *ops = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
+
+	if (unlikely(ops && ops->yield))
+		ops->yield(where);
+}
+
+static inline void lock_hold_point(int cls)
+{
+	if (unlikely(__atomic_load_n(&perturb_long_hold_mask, __ATOMIC_RELAXED) &
+		     (1ULL << cls)))
+		perturb_ops->long_hold(cls);
+}
+
+#endif /* RT_CORE_PERTURB_H */

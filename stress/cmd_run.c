@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture run` and `rmaptorture list`: options, the start line, the
+ * live progress line, the end summary, the JSON result record and the
+ * failure records.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "die.h"
+#include "engine.h"
+#include "lockdep.h"
+#include "perturb.h"
+#include "record.h"
+#include "rt_cmd.h"
+#include "rt_opt.h"
+
+#if RT_TSAN
+# define WATCHDOG_DEFAULT 120.0		/* TSan runs 10-50x slower */
+#elif RT_ASAN
+# define WATCHDOG_DEFAULT 60.0
+#else
+# define WATCHDOG_DEFAULT 20.0
+#endif
+
+struct run_opts {
+	struct rt_run_config cfg;
+	bool all_modes;
+	bool json;
+	const char *out_dir;
+	int argc;
+	char **argv;
+};
+
+static void run_usage(FILE *f)
+{
+	fputs("usage: rmaptorture run [OPTIONS]\n"
+	      "\n"
+	      "Run a stress scenario against the emulated 2.6 VM in one rmap design (or each\n"
+	      "in turn), audit it, and report. Prints the seed first; the same seed and\n"
+	      "options give the same operation streams.\n"
+	      "\n"
+	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n"
+	      "  -r, --rmap MODE         ptechain | objfile | anonvma | all (default ptechain)\n"
+	      "  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
+	      "  -R, --reclaim-threads N kswapd threads, 0..64 (default: the scenario's)\n"
+	      "  -s, --seconds S         run time, 0 < S <= 86400 (default 5)\n"
+	      "  -n, --ops N             stop after N operations (with --seconds: whichever first)\n"
+	      "      --seed X            PRNG seed (default: random)\n"
+	      "  -p, --pages N           emulated memory in pages (default: the scenario's)\n"
+	      "      --swap N            swap slots (default: the scenario's)\n"
+	      "  -a, --audit-every S     park all threads and audit every S seconds (default 1;\n"
+	      "                          0: only at the end)\n"
+	      "  -o, --out DIR           write the result record and failure records there\n"
+	      "      --json              print the result record as JSON on stdout\n"
+	      "      --perturb LEVEL     0..3: random yields and delays at the model's yield points\n"
+	      "      --yield-points LIST comma-separated points to perturb (default all); 'list'\n"
+	      "                          prints them\n"
+	      "      --long-hold LIST    lock classes to hold longer now and then (locktorture)\n"
+	      "      --watchdog S        seconds without progress that count as a hang\n"
+	      "      --no-progress       no live progress line\n"
+	      "  -h, --help              this text\n"
+	      "\n"
+	      "Exit status: 0 clean, 1 a failure was found, 2 bad usage, 3 internal error,\n"
+	      "130 interrupted (the run stops cleanly, audits and reports what it measured).\n",
+	      f);
+}
+
+static bool yield_filter[64];
+static bool yield_filter_on;
+
+static uint64_t parse_classes(const char *opt, const char *arg)
+{
+	char buf[512], *save = NULL, *tok;
+	uint64_t mask = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c = lock_class_by_name(tok);
+
+		if (c < 0 || c >= LOCK_CLASS_NR_STATIC)
+			rt_usage_error("%s: unknown lock class '%s'", opt, tok);
+		mask |= 1ULL << c;
+	}
+	return mask;
+}
+
+static void parse_yield_points(const char *arg)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (!strcmp(arg, "list")) {
+		for (int i = 0; yield_point_names[i]; i++)
+			printf("%s\n", yield_point_names[i]);
+		exit(RT_EXIT_OK);
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; yield_point_names[i]; i++)
+			if (!strcmp(yield_point_names[i], tok))
+				break;
+		if (!yield_point_names[i])
+			rt_usage_error("--yield-points: unknown point '%s' (see --yield-points list)", tok);
+		yield_filter[i] = true;
+	}
+	yield_filter_on = true;
+}
+
+static void parse_run_opts(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option opts[] = {
+		{ "scenario", required_argument, NULL, 'S' },
+		{ "rmap", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "reclaim-threads", required_argument, NULL, 'R' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'X' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "swap", required_argument, NULL, 'W' },
+		{ "audit-every", required_argument, NULL, 'a' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "perturb", required_argument, NULL, 'P' },
+		{ "yield-points", required_argument, NULL, 'Y' },
+		{ "long-hold", required_argument, NULL, 'L' },
+		{ "watchdog", required_argument, NULL, 'w' },
+		{ "no-progress", no_argument, NULL, 'N' },
+		{ "test-hang", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *scenario = "mixed32";
+	long long threads = -1, reclaim = -1, pages = -1, swap = -1;
+	bool seed_set = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->argc = argc;
+	o->argv = argv;
+	o->cfg.mode = RMAP_PTECHAIN;
+	o->cfg.seconds = 5;
+	o->cfg.audit_every = 1;
+	o->cfg.watchdog = WATCHDOG_DEFAULT;
+	o->cfg.progress = isatty(STDERR_FILENO);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "S:r:t:R:s:n:p:a:o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S': scenario = optarg; break;
+		case 'r':
+			if (!strcmp(optarg, "all")) {
+				o->all_modes = true;
+			} else {
+				int m = rmap_mode_by_name(optarg);
+
+				if (m < 0)
+					rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, all)",
+						       optarg);
+				o->cfg.mode = (enum rmap_mode)m;
+			}
+			break;
+		case 't': threads = rt_opt_int("--threads", optarg, 1, 1024); break;
+		case 'R': reclaim = rt_opt_int("--reclaim-threads", optarg, 0, 64); break;
+		case 's': o->cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 86400); break;
+		case 'n': o->cfg.ops = (unsigned long)rt_opt_int("--ops", optarg, 1, 1000000000000LL); break;
+		case 'X': o->cfg.seed = rt_opt_u64("--seed", optarg); seed_set = true; break;
+		case 'p': pages = rt_opt_int("--pages", optarg, (long long)MEM_MIN_PAGES,
+					     (long long)MEM_MAX_PAGES); break;
+		case 'W': swap = rt_opt_int("--swap", optarg, 2, 1LL << 24); break;
+		case 'a':
+			o->cfg.audit_every = strcmp(optarg, "0") ?
+				rt_opt_seconds("--audit-every", optarg, 0, 86400) : 0;
+			break;
+		case 'o': o->out_dir = optarg; break;
+		case 'j': o->json = true; break;
+		case 'P': o->cfg.perturb = (int)rt_opt_int("--perturb", optarg, 0, 3); break;
+		case 'Y': parse_yield_points(optarg); break;
+		case 'L': o->cfg.long_hold_mask = parse_classes("--long-hold", optarg); break;
+		case 'w': o->cfg.watchdog = rt_opt_seconds("--watchdog", optarg, 0, 86400); break;
+		case 'N': o->cfg.progress = false; break;
+		case 'H': o->cfg.test_hang = optarg; break;
+		case 'h': run_usage(stdout); exit(RT_EXIT_OK);
+		default: rt_opt_bad("run", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("run: unexpected argument '%s' (see 'rmaptorture run --help')",
+			       argv[optind]);
+	o->cfg.scenario = wl_find(scenario);
+	if (!o->cfg.scenario)
+		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", scenario);
+	o->cfg.params = o->cfg.scenario->params;
+	o->cfg.threads = threads > 0 ? (int)threads : o->cfg.scenario->default_threads;
+	o->cfg.reclaim_threads = reclaim >= 0 ? (int)reclaim :
+				 o->cfg.scenario->default_reclaim_threads;
+	if (pages > 0)
+		o->cfg.params.pages = (unsigned long)pages;
+	if (swap > 0)
+		o->cfg.params.swap_slots = (unsigned long)swap;
+	if (o->cfg.params.pages < wl_min_pages(&o->cfg.params))
+		rt_usage_error("--pages: %lu pages is too small for scenario %s (needs at least %lu)",
+			       o->cfg.params.pages, scenario, wl_min_pages(&o->cfg.params));
+	if (o->cfg.long_hold_mask && !o->cfg.perturb)
+		o->cfg.perturb = 1;
+	if (!seed_set) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o->cfg.seed = ((uint64_t)ts.tv_sec * 1000003ULL) ^ (uint64_t)ts.tv_nsec ^
+			      ((uint64_t)getpid() << 32);
+	}
+	if (o->json)
+		o->cfg.progress = false;
+}
+
+/* The command line that reproduces this run in @mode. */
+static void reproduce_cmd(const struct run_opts *o, enum rmap_mode mode, char *buf, size_t len)
+{
+	const struct rt_run_config *c = &o->cfg;
+	int n = snprintf(buf, len,
+			 "rmaptorture run --scenario %s --rmap %s --threads %d --reclaim-threads %d --seed %" PRIu64 " --pages %lu --swap %lu",
+			 c->scenario->name, rmap_mode_name(mode), c->threads, c->reclaim_threads,
+			 c->seed, c->params.pages, c->params.swap_slots);
+
+	if (c->ops && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " --ops %lu", c->ops);
+	if (c->seconds > 0 && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " --seconds %g", c->seconds);
+	if (c->perturb && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " --perturb %d", c->perturb);
+}
+
+static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
+			   const struct rt_run_result *res, int rc)
+{
+	const struct rt_run_config *c = &o->cfg;
+	json_t *rec = rt_record_new("run"), *ops = json_object(), *locks = json_object();
+	json_t *fb = json_object(), *fails = json_array(), *cmd = json_array();
+	char repro[1024];
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(cmd, json_string(o->argv[i]));
+	for (int k = 0; k < WL_NR_OPS; k++)
+		json_object_set_new(ops, wl_op_name((enum wl_op)k), json_integer((json_int_t)res->ops_by_kind[k]));
+	for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++) {
+		const struct lock_class_stats *s = &res->locks[cls];
+
+		json_object_set_new(locks, lock_class_name(cls),
+			json_pack("{s:I, s:I, s:I, s:I}",
+				  "acquired", (json_int_t)s->acquired,
+				  "contended", (json_int_t)s->contended,
+				  "try_attempts", (json_int_t)s->try_attempts,
+				  "try_failures", (json_int_t)s->try_failures));
+	}
+	for (int s = 0; s < FB_NR_SITES; s++)
+		json_object_set_new(fb, rmap_fallback_name((enum rmap_fallback_site)s),
+				    json_integer((json_int_t)res->fallbacks[s]));
+	for (int i = 0; i < res->nr_failures && i < RT_MAX_FAILURES; i++)
+		json_array_append_new(fails, json_pack("{s:s, s:s, s:s, s:s?}",
+			"kind", vm_report_kind_name(res->failures[i].kind),
+			"message", res->failures[i].message,
+			"signature", res->failures[i].signature,
+			"op", res->failures[i].op));
+	reproduce_cmd(o, mode, repro, sizeof(repro));
+	json_object_update_new(rec, json_pack(
+		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+		" s:{s:I, s:I}, s:o,"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:f},"
+		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I}",
+		"command", cmd,
+		"scenario", c->scenario->name,
+		"rmap", rmap_mode_name(mode),
+		"threads", c->threads,
+		"reclaim_threads", c->reclaim_threads,
+		"seed", (json_int_t)c->seed,
+		"seconds", res->elapsed,
+		"ops", (json_int_t)res->ops,
+		"ops_per_sec", res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
+		"ops_by_kind", ops,
+		"lock_stats", locks,
+		"trylock_fallbacks", fb,
+		"reclaim",
+		"scanned", (json_int_t)res->reclaim.scanned,
+		"locked_skip", (json_int_t)res->reclaim.locked_skip,
+		"referenced", (json_int_t)res->reclaim.referenced,
+		"swap_full", (json_int_t)res->reclaim.swap_full,
+		"unmap_again", (json_int_t)res->reclaim.unmap_again,
+		"unmap_fail", (json_int_t)res->reclaim.unmap_fail,
+		"swapped_out", (json_int_t)res->reclaim.swapped_out,
+		"file_dropped", (json_int_t)res->reclaim.file_dropped,
+		"file_written", (json_int_t)res->reclaim.file_written,
+		"busy", (json_int_t)res->reclaim.busy,
+		"freed", (json_int_t)res->reclaim.freed,
+		"refilled", (json_int_t)res->reclaim.refilled,
+		"audits", "passed", (json_int_t)(res->audits - (res->audit_violations ? 1 : 0)),
+		"violations", (json_int_t)res->audit_violations,
+		"failures", fails,
+		"rmap_bytes",
+		"pte_chain_now", (json_int_t)res->rmap_bytes.pte_chain_now,
+		"pte_chain_peak", (json_int_t)res->rmap_bytes.pte_chain_peak,
+		"anon_vma_now", (json_int_t)res->rmap_bytes.anon_vma_now,
+		"anon_vma_peak", (json_int_t)res->rmap_bytes.anon_vma_peak,
+		"mapped_pages_peak", (json_int_t)res->mapped_pages_peak,
+		"peak_bytes_per_mapped_page", res->mapped_pages_peak ?
+			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak) /
+			(double)res->mapped_pages_peak : 0.0,
+		"outcomes", "oom", (json_int_t)res->oom, "skipped", (json_int_t)res->skipped,
+		"corrupt", (json_int_t)res->corrupt,
+		"hang", res->hang,
+		"interrupted", res->interrupted,
+		"result", rc ? "fail" : "pass",
+		"reproduce", repro,
+		"pages", (json_int_t)c->params.pages,
+		"swap_slots", (json_int_t)c->params.swap_slots));
+	return rec;
+}
+
+static int ensure_dir(const char *dir)
+{
+	struct stat st;
+
+	if (!stat(dir, &st))
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	return mkdir(dir, 0777) ? -errno : 0;
+}
+
+static void write_records(const struct run_opts *o, enum rmap_mode mode,
+			  const struct rt_run_result *res, json_t *rec)
+{
+	char path[4096];
+
+	if (!o->out_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/run-%s-%s-%" PRIu64 ".json", o->out_dir,
+		 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed);
+	rt_record_write(rec, path);
+	for (int i = 0; i < res->nr_failures && i < RT_MAX_FAILURES; i++) {
+		const struct vm_report *f = &res->failures[i];
+		char repro[1024];
+		json_t *fr = rt_record_new("failure");
+
+		reproduce_cmd(o, mode, repro, sizeof(repro));
+		json_object_update_new(fr, json_pack(
+			"{s:s, s:s, s:s, s:s?, s:s, s:s, s:s, s:i, s:i, s:I, s:s, s:I, s:s, s:s}",
+			"failure_kind", vm_report_kind_name(f->kind),
+			"message", f->message,
+			"signature", f->signature,
+			"op", f->op,
+			"task", f->task,
+			"scenario", o->cfg.scenario->name,
+			"rmap", rmap_mode_name(mode),
+			"threads", o->cfg.threads,
+			"reclaim_threads", o->cfg.reclaim_threads,
+			"seed", (json_int_t)o->cfg.seed,
+			"sched", "free",
+			"pages", (json_int_t)o->cfg.params.pages,
+			"build", RT_BUILD_KIND,
+			"reproduce", repro));
+		snprintf(path, sizeof(path), "%s/failure-%s-%s-%" PRIu64 "-%d.json", o->out_dir,
+			 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed, i);
+		rt_record_write(fr, path);
+		json_decref(fr);
+	}
+}
+
+static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode,
+			  const struct rt_run_result *r)
+{
+	fprintf(f, "\n%s / %s: %lu ops in %.2f s = %.0f ops/s (%d workers, %d kswapd, %d processes at the end)\n",
+		o->cfg.scenario->name, rmap_mode_name(mode), r->ops, r->elapsed,
+		r->elapsed > 0 ? (double)r->ops / r->elapsed : 0.0, o->cfg.threads,
+		o->cfg.reclaim_threads, r->procs_end);
+	fprintf(f, "\n%-18s %12s\n", "operation", "count");
+	for (int k = 0; k < WL_NR_OPS; k++)
+		if (r->ops_by_kind[k])
+			fprintf(f, "%-18s %12lu\n", wl_op_name((enum wl_op)k), r->ops_by_kind[k]);
+	fprintf(f, "%-18s %12lu   (skipped %lu: no target)\n", "backed off (OOM)", r->oom, r->skipped);
+
+	fprintf(f, "\n%-18s %12s %11s %7s %11s %11s\n", "lock class", "acquired",
+		"contended", "cont%", "try", "try-failed");
+	for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++) {
+		const struct lock_class_stats *s = &r->locks[cls];
+
+		if (!s->acquired && !s->try_attempts)
+			continue;
+		fprintf(f, "%-18s %12lu %11lu %6.2f%% %11lu %11lu\n", lock_class_name(cls),
+			s->acquired, s->contended,
+			s->acquired ? 100.0 * (double)s->contended / (double)s->acquired : 0.0,
+			s->try_attempts, s->try_failures);
+	}
+	fprintf(f, "\n%-42s %10s\n", "trylock fallback site", "fired");
+	for (int s = 0; s < FB_NR_SITES; s++)
+		if (r->fallbacks[s])
+			fprintf(f, "%-42s %10lu\n", rmap_fallback_name((enum rmap_fallback_site)s),
+				r->fallbacks[s]);
+	fprintf(f, "\nreclaim: scanned %lu, freed %lu (swapped out %lu, file dropped %lu, written %lu),"
+		" referenced %lu, SWAP_AGAIN %lu, SWAP_FAIL %lu, locked %lu, busy %lu, swap full %lu\n",
+		r->reclaim.scanned, r->reclaim.freed, r->reclaim.swapped_out, r->reclaim.file_dropped,
+		r->reclaim.file_written, r->reclaim.referenced, r->reclaim.unmap_again,
+		r->reclaim.unmap_fail, r->reclaim.locked_skip, r->reclaim.busy, r->reclaim.swap_full);
+	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu now / %lu peak;"
+		" %lu pages mapped at the peak audit\n",
+		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,
+		r->rmap_bytes.anon_vma_now, r->rmap_bytes.anon_vma_peak, r->mapped_pages_peak);
+	fprintf(f, "audits: %lu run, %lu violations; reports: %lu; teardown: %s\n",
+		r->audits, r->audit_violations, rt_result_failures(r),
+		r->teardown_violations ? "LEAKS" : "clean");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	rt_interrupted = 1;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	enum rmap_mode modes[RMAP_NR_MODES];
+	int nr_modes = 0, worst = RT_EXIT_OK;
+	json_t *all = NULL;
+	struct sigaction sa;
+	FILE *out;
+
+	parse_run_opts(argc, argv, &o);
+	out = o.json ? stderr : stdout;
+	if (o.all_modes) {
+		for (int m = 0; m < RMAP_NR_MODES; m++)
+			if (!rmap_select((enum rmap_mode)m))
+				modes[nr_modes++] = (enum rmap_mode)m;
+		all = json_array();
+	} else {
+		if (rmap_select(o.cfg.mode))
+			rt_usage_error("--rmap: design '%s' is not built yet", rmap_mode_name(o.cfg.mode));
+		modes[nr_modes++] = o.cfg.mode;
+	}
+	if (o.out_dir && ensure_dir(o.out_dir))
+		rt_usage_error("--out: cannot use directory '%s': %s", o.out_dir, strerror(errno));
+	if (yield_filter_on)
+		o.cfg.yield_filter = yield_filter;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	for (int i = 0; i < nr_modes && !rt_interrupted; i++) {
+		struct rt_run_result *res = rt_calloc(1, sizeof(*res));
+		json_t *rec;
+		int rc;
+
+		o.cfg.mode = modes[i];
+		fprintf(out, "START: rmaptorture run scenario=%s rmap=%s threads=%d reclaim_threads=%d seconds=%g ops=%lu seed=%" PRIu64 " pages=%lu swap=%lu audit_every=%g perturb=%d build=%s cores=%d version=%s\n",
+			o.cfg.scenario->name, rmap_mode_name(modes[i]), o.cfg.threads,
+			o.cfg.reclaim_threads, o.cfg.seconds, o.cfg.ops, o.cfg.seed,
+			o.cfg.params.pages, o.cfg.params.swap_slots, o.cfg.audit_every,
+			o.cfg.perturb, RT_BUILD_KIND, rt_machine_cores(), rt_version());
+		fflush(out);
+		rc = rt_run(&o.cfg, res);
+		if (rc == 3) {
+			fprintf(out, "END: FAILURE (internal: setup failed)\n");
+			free(res);
+			return RT_EXIT_INTERNAL;
+		}
+		print_summary(out, &o, modes[i], res);
+		rec = result_json(&o, modes[i], res, rc);
+		write_records(&o, modes[i], res, rec);
+		if (all)
+			json_array_append_new(all, rec);
+		else if (o.json)
+			rt_record_write(rec, "-");
+		if (!all)
+			json_decref(rec);
+		if (rc) {
+			fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
+				res->failures[0].signature : "audit");
+			worst = RT_EXIT_FAILURE;
+			if (res->hang) {
+				fflush(NULL);
+				_exit(RT_EXIT_FAILURE);	/* hung threads cannot be joined */
+			}
+		} else if (res->interrupted) {
+			fprintf(out, "END: INTERRUPTED\n");
+		} else {
+			fprintf(out, "END: SUCCESS\n");
+		}
+		fflush(out);
+		free(res);
+	}
+	if (all) {
+		if (o.json)
+			rt_record_write(all, "-");
+		json_decref(all);
+	}
+	if (rt_interrupted && worst == RT_EXIT_OK)
+		return RT_EXIT_INTERRUPTED;
+	return worst;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		puts("usage: rmaptorture list\n\nThe scenarios, one line each, then the rmap designs.");
+		return RT_EXIT_OK;
+	}
+	if (argc > 1)
+		rt_usage_error("list: unexpected argument '%s'", argv[1]);
+	printf("%-18s %-8s %s\n", "scenario", "threads", "what it does");
+	for (int i = 0; wl_scenarios[i]; i++)
+		printf("%-18s %3d+%-4d %s\n", wl_scenarios[i]->name, wl_scenarios[i]->default_threads,
+		       wl_scenarios[i]->default_reclaim_threads, wl_scenarios[i]->summary);
+	printf("\nrmap designs:");
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		printf(" %s%s", rmap_mode_name((enum rmap_mode)m),
+		       rmap_select((enum rmap_mode)m) ? " (not built)" : "");
+	putchar('\n');
+	return RT_EXIT_OK;
+}
+

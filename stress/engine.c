@@ -1,0 +1,543 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The engine. N worker threads play the CPUs of the box, each with its
+ * own PRNG seeded from the run's seed, picking operations by the
+ * scenario's weights; R reclaim threads play kswapd. The main thread
+ * keeps time, parks everyone for audits (a quiescent point: every
+ * thread between two operations), watches progress, and collects the
+ * reports of the model into the result.
+ */
+#include "engine.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "die.h"
+#include "page_alloc.h"
+#include "perturb.h"
+#include "rwsem.h"
+#include "semaphore.h"
+#include "spinlock.h"
+#include "swap.h"
+#include "task.h"
+
+volatile int rt_interrupted;
+
+struct thread_state {
+	pthread_t thread;
+	struct engine *e;
+	int idx;
+	bool reclaim;
+	uint64_t rng;
+	/* Owner writes with relaxed atomics; main reads. */
+	unsigned long progress;
+	unsigned long ops_by_kind[WL_NR_OPS];
+	unsigned long oom, skipped, corrupt;
+} ____cacheline_aligned;
+
+struct engine {
+	const struct rt_run_config *cfg;
+	struct rt_run_result *res;
+	struct wl_world *world;
+	struct thread_state *ts;
+	int nr_threads;			/* workers + reclaim */
+	int stop;			/* atomic: release by main, acquire by threads */
+	int park;			/* atomic: release by main, acquire by threads */
+	int parked;			/* atomic: release by threads, acquire by main */
+	unsigned long ops_left;		/* atomic, when bounded by ops */
+	int kswapd_wake;		/* atomic: set by the low-watermark hook */
+	pthread_mutex_t report_lock;	/* the failures array */
+};
+
+static struct engine *the_engine;	/* for the report sink */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- reports ---- */
+
+static void engine_sink(const struct vm_report *r, void *arg)
+{
+	struct engine *e = arg;
+	struct rt_run_result *res = e->res;
+
+	vm_report_print(stderr, r);
+	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
+	res->reports[r->kind]++;
+	if (res->nr_failures < RT_MAX_FAILURES)
+		res->failures[res->nr_failures] = *r;
+	res->nr_failures++;
+	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
+}
+
+unsigned long rt_result_failures(const struct rt_run_result *res)
+{
+	unsigned long n = 0;
+
+	/* Audit, teardown, corruption and hangs are all reports too. */
+	for (int k = 0; k < VM_REPORT_NR; k++)
+		n += res->reports[k];
+	return n;
+}
+
+/* ---- perturbation ---- */
+
+static _Thread_local uint64_t perturb_rng;
+
+static bool yield_point_enabled(const bool *filter, const char *where)
+{
+	if (!filter)
+		return true;
+	for (int i = 0; yield_point_names[i]; i++)
+		if (!strcmp(yield_point_names[i], where))
+			return filter[i];
+	return false;
+}
+
+static void perturb_yield(const char *where)
+{
+	int level = the_engine->cfg->perturb;
+	uint64_t r;
+
+	if (!yield_point_enabled(the_engine->cfg->yield_filter, where))
+		return;
+	if (!perturb_rng)
+		perturb_rng = the_engine->cfg->seed ^ (uint64_t)(uintptr_t)&perturb_rng;
+	r = wl_rand(&perturb_rng) % 64;
+	if (r < (uint64_t)(4 * level))
+		sched_yield();
+	else if (r < (uint64_t)(5 * level))
+		nanosleep(&(struct timespec){ 0, 20000L * level }, NULL);
+}
+
+static void perturb_long_hold(int cls)
+{
+	(void)cls;
+	if (!perturb_rng)
+		perturb_rng = the_engine->cfg->seed ^ (uint64_t)(uintptr_t)&perturb_rng;
+	/* locktorture's long_hold: now and then, hold on for a while. */
+	if (wl_rand(&perturb_rng) % 256 == 0)
+		nanosleep(&(struct timespec){ 0, 200000L }, NULL);
+}
+
+static const struct perturb_ops engine_perturb = {
+	.yield = perturb_yield,
+	.long_hold = perturb_long_hold,
+};
+
+/* ---- threads ---- */
+
+static void park_point(struct engine *e)
+{
+	/* Acquire pairs with the release in park_all(). */
+	if (!__atomic_load_n(&e->park, __ATOMIC_ACQUIRE))
+		return;
+	rt_task_set_op("parked");
+	/* Release: everything this thread did happens before the audit. */
+	__atomic_fetch_add(&e->parked, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&e->park, __ATOMIC_ACQUIRE))
+		sleep_ms(1);
+	__atomic_fetch_sub(&e->parked, 1, __ATOMIC_RELEASE);
+	rt_task_set_op(NULL);
+}
+
+static bool claim_op(struct engine *e)
+{
+	unsigned long left;
+
+	if (!e->cfg->ops)
+		return true;
+	left = __atomic_load_n(&e->ops_left, __ATOMIC_RELAXED);
+	do {
+		if (!left)
+			return false;
+	} while (!__atomic_compare_exchange_n(&e->ops_left, &left, left - 1, true,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return true;
+}
+
+static void bump(unsigned long *c)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+}
+
+/* Test-only: take a lock of the named class and never let go. */
+static void hang_forever(const char *class_name)
+{
+	static spinlock_t lock;
+	int cls = lock_class_by_name(class_name);
+
+	spin_lock_init(&lock, cls >= 0 ? cls : LOCK_CLASS_PAGE_TABLE_LOCK);
+	rt_task_set_op("test-hang");
+	spin_lock(&lock);
+	for (;;)
+		sleep_ms(100);
+}
+
+static void *worker_main(void *arg)
+{
+	struct thread_state *t = arg;
+	struct engine *e = t->e;
+	char name[TASK_COMM_LEN];
+
+	snprintf(name, sizeof(name), "cpu-%d", t->idx);
+	rt_task_attach(name);
+	if (e->cfg->test_hang && t->idx == 0)
+		hang_forever(e->cfg->test_hang);
+	/* Acquire pairs with the release in rt_run() that stops the run. */
+	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
+		enum wl_op op;
+		enum wl_result r;
+
+		park_point(e);
+		if (!claim_op(e))
+			break;
+		op = wl_pick_op(e->world, &t->rng);
+		rt_task_set_op(wl_op_name(op));
+		r = wl_do_op(e->world, op, &t->rng, t->idx);
+		rt_task_set_op(NULL);
+		bump(&t->ops_by_kind[op]);
+		if (r == WL_OOM)
+			bump(&t->oom);
+		else if (r == WL_SKIPPED)
+			bump(&t->skipped);
+		else if (r == WL_CORRUPT)
+			bump(&t->corrupt);
+		bump(&t->progress);
+	}
+	rt_task_detach();
+	return NULL;
+}
+
+/*
+ * kswapd: scan when free memory is below pages_high (or the watermark
+ * hook woke us); otherwise age the LRU lightly every few milliseconds,
+ * so that reclaim's trylock paths run in every scenario.
+ */
+static void *reclaim_main(void *arg)
+{
+	struct thread_state *t = arg;
+	struct engine *e = t->e;
+	char name[TASK_COMM_LEN];
+
+	snprintf(name, sizeof(name), "kswapd-%d", t->idx);
+	rt_task_attach(name);
+	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
+		bool pressure = nr_free_pages() < contig_zone.pages_high ||
+				__atomic_exchange_n(&e->kswapd_wake, 0, __ATOMIC_RELAXED);
+
+		park_point(e);
+		rt_task_set_op("shrink_zone");
+		shrink_zone(&contig_zone, pressure ? 32 : 4);
+		rt_task_set_op(NULL);
+		bump(&t->progress);
+		if (!pressure)
+			sleep_ms(2);
+	}
+	rt_task_detach();
+	return NULL;
+}
+
+static void low_hook(struct zone *zone, void *arg)
+{
+	struct engine *e = arg;
+
+	(void)zone;
+	__atomic_store_n(&e->kswapd_wake, 1, __ATOMIC_RELAXED);
+}
+
+/* Park every thread; false if they did not all arrive in @timeout seconds. */
+static bool park_all(struct engine *e, double timeout)
+{
+	double t0 = now_s();
+
+	/* Release pairs with the acquire in park_point(). */
+	__atomic_store_n(&e->park, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) < e->nr_threads) {
+		if (now_s() - t0 > timeout)
+			return false;
+		sleep_ms(1);
+	}
+	return true;
+}
+
+static void unpark_all(struct engine *e)
+{
+	__atomic_store_n(&e->park, 0, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) > 0)
+		sleep_ms(1);
+}
+
+static unsigned long total_progress(struct engine *e, bool reclaim)
+{
+	unsigned long n = 0;
+
+	for (int i = 0; i < e->nr_threads; i++)
+		if (e->ts[i].reclaim == reclaim)
+			n += __atomic_load_n(&e->ts[i].progress, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* ---- the hang report ---- */
+
+struct hang_ctx {
+	struct vm_report *r;
+	int n;
+};
+
+static void describe_task(struct task_struct *t, void *arg)
+{
+	struct hang_ctx *h = arg;
+	struct vm_report *r = h->r;
+	size_t len = strlen(r->message);
+	int depth = READ_ONCE(t->lockdep_depth);
+	const char *op = READ_ONCE(t->op);
+
+	if (!op || !strcmp(op, "parked"))
+		return;
+	snprintf(r->message + len, sizeof(r->message) - len, "; %s in %s holding",
+		 t->comm, op);
+	for (int i = 0; i < depth && i < MAX_LOCK_DEPTH; i++) {
+		const struct held_lock *hl = &t->held_locks[i];
+		const char *file = READ_ONCE(hl->file);
+		int line = READ_ONCE(hl->line);
+		const char *cls = lock_class_name(READ_ONCE(hl->class_id));
+
+		len = strlen(r->message);
+		snprintf(r->message + len, sizeof(r->message) - len, " %s (%s:%d)", cls,
+			 file ? file : "?", line);
+		if (r->nr_sites < VM_REPORT_MAX_SITES)
+			r->sites[r->nr_sites++] = (struct vm_report_site){
+				.what = cls, .file = file, .line = line };
+	}
+	if (!depth) {
+		len = strlen(r->message);
+		snprintf(r->message + len, sizeof(r->message) - len, " nothing");
+	}
+	h->n++;
+}
+
+static void report_hang(struct engine *e, const char *role, double secs)
+{
+	struct vm_report r;
+	struct hang_ctx h = { .r = &r };
+
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_HANG;
+	snprintf(r.message, sizeof(r.message), "no %s progress for %.0f s", role, secs);
+	rt_task_for_each(describe_task, &h);
+	snprintf(r.signature, sizeof(r.signature), "hang:%s%s%s", role,
+		 r.nr_sites ? ":" : "", r.nr_sites ? r.sites[0].what : "");
+	e->res->hang = true;
+	vm_report_emit(&r);
+}
+
+/* ---- output ---- */
+
+static void progress_line(struct engine *e, double elapsed)
+{
+	const struct rt_run_config *cfg = e->cfg;
+	unsigned long ops = total_progress(e, false);
+
+	fprintf(stderr, "\r\033[K[%6.1f/%gs] %s/%s %lu ops %.0f ops/s audits %lu failures %lu procs %d",
+		elapsed, cfg->seconds, cfg->scenario->name, rmap_mode_name(cfg->mode), ops,
+		elapsed > 0 ? (double)ops / elapsed : 0.0, e->res->audits,
+		rt_result_failures(e->res),
+		wl_world_nr_procs(e->world));
+}
+
+/* ---- the run ---- */
+
+static void collect(struct engine *e)
+{
+	struct rt_run_result *res = e->res;
+
+	for (int i = 0; i < e->nr_threads; i++) {
+		struct thread_state *t = &e->ts[i];
+
+		for (int k = 0; k < WL_NR_OPS; k++) {
+			res->ops_by_kind[k] += t->ops_by_kind[k];
+			res->ops += t->ops_by_kind[k];
+		}
+		res->oom += t->oom;
+		res->skipped += t->skipped;
+		res->corrupt += t->corrupt;
+	}
+	for (int c = 0; c < LOCK_CLASS_MAX; c++)
+		lock_stats_read(c, &res->locks[c]);
+	for (int s = 0; s < FB_NR_SITES; s++)
+		res->fallbacks[s] = rmap_fallback_count((enum rmap_fallback_site)s);
+	reclaim_stats_read(&res->reclaim);
+	rmap_bytes_read(&res->rmap_bytes);
+	res->procs_end = wl_world_nr_procs(e->world);
+}
+
+static void audit_now(struct engine *e)
+{
+	unsigned long mapped = 0, v;
+
+	rt_task_set_op("audit");
+	v = wl_world_audit(e->world, &mapped);
+	rt_task_set_op(NULL);
+	e->res->audits++;
+	e->res->audit_violations += v;
+	if (mapped > e->res->mapped_pages_peak)
+		e->res->mapped_pages_peak = mapped;
+}
+
+int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
+{
+	struct engine e;
+	double start, next_audit, next_progress, last_change_w, last_change_r;
+	unsigned long last_w = 0, last_r = 0;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	memset(&e, 0, sizeof(e));
+	e.cfg = cfg;
+	e.res = res;
+	the_engine = &e;
+	RT_PTHREAD(pthread_mutex_init(&e.report_lock, NULL));
+
+	if (rmap_select(cfg->mode))
+		return 3;
+	err = mem_init(cfg->params.pages);
+	if (err)
+		return 3;
+	if (swap_init(cfg->params.swap_slots)) {
+		mem_exit();
+		return 3;
+	}
+	zone_set_low_hook(&contig_zone, low_hook, &e);
+	lock_stats_reset();
+	rmap_fallback_reset();
+	reclaim_stats_reset();
+	rmap_bytes_reset_peak();
+	vm_report_reset_counts();
+	vm_report_set_sink(engine_sink, &e);
+	if (cfg->perturb || cfg->long_hold_mask)
+		perturb_install(&engine_perturb, cfg->long_hold_mask);
+
+	rt_task_attach("main");
+	e.world = wl_world_create(cfg->scenario, &cfg->params, cfg->seed);
+	if (!e.world) {
+		fprintf(stderr, "rmaptorture: %s: cannot set up the scenario in %lu pages\n",
+			cfg->scenario->name, cfg->params.pages);
+		rt_task_detach();
+		swap_exit();
+		mem_exit();
+		return 3;
+	}
+	e.nr_threads = cfg->threads + cfg->reclaim_threads;
+	e.ts = rt_aligned_alloc(SMP_CACHE_BYTES, sizeof(*e.ts) * (size_t)e.nr_threads);
+	memset(e.ts, 0, sizeof(*e.ts) * (size_t)e.nr_threads);
+	e.ops_left = cfg->ops;
+	for (int i = 0; i < e.nr_threads; i++) {
+		struct thread_state *t = &e.ts[i];
+
+		t->e = &e;
+		t->reclaim = i >= cfg->threads;
+		t->idx = t->reclaim ? i - cfg->threads : i;
+		/* Every thread's stream derives from the seed alone. */
+		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL + 1;
+	}
+	start = now_s();
+	for (int i = 0; i < e.nr_threads; i++)
+		RT_PTHREAD(pthread_create(&e.ts[i].thread, NULL,
+					  e.ts[i].reclaim ? reclaim_main : worker_main, &e.ts[i]));
+
+	next_audit = cfg->audit_every > 0 ? start + cfg->audit_every : INFINITY;
+	next_progress = start + 0.5;
+	last_change_w = last_change_r = start;
+	for (;;) {
+		double t = now_s();
+		unsigned long w = total_progress(&e, false), r = total_progress(&e, true);
+		bool workers_done = cfg->ops && !__atomic_load_n(&e.ops_left, __ATOMIC_RELAXED);
+
+		if (rt_interrupted) {
+			res->interrupted = true;
+			break;
+		}
+		if ((cfg->seconds > 0 && t - start >= cfg->seconds) || workers_done)
+			break;
+		if (w != last_w) {
+			last_w = w;
+			last_change_w = t;
+		}
+		if (r != last_r) {
+			last_r = r;
+			last_change_r = t;
+		}
+		if (t - last_change_w > cfg->watchdog) {
+			report_hang(&e, "worker", t - last_change_w);
+			break;
+		}
+		if (cfg->reclaim_threads && t - last_change_r > cfg->watchdog) {
+			report_hang(&e, "reclaim", t - last_change_r);
+			break;
+		}
+		if (t >= next_audit) {
+			if (park_all(&e, cfg->watchdog)) {
+				audit_now(&e);
+				unpark_all(&e);
+			} else {
+				report_hang(&e, "park", cfg->watchdog);
+				break;
+			}
+			next_audit = now_s() + cfg->audit_every;
+			last_change_w = last_change_r = now_s();
+		}
+		if (cfg->progress && t >= next_progress) {
+			progress_line(&e, t - start);
+			next_progress = t + 0.5;
+		}
+		sleep_ms(10);
+	}
+	res->elapsed = now_s() - start;
+	if (cfg->progress)
+		fputs("\r\033[K", stderr);
+
+	if (res->hang) {
+		/* Hung threads cannot be joined: report what we have. */
+		collect(&e);
+		perturb_install(NULL, 0);
+		return 1;
+	}
+	/* Release pairs with the acquire in the threads' loops. */
+	__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e.park, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < e.nr_threads; i++)
+		RT_PTHREAD(pthread_join(e.ts[i].thread, NULL));
+	perturb_install(NULL, 0);
+
+	audit_now(&e);			/* the final audit: quiescent */
+	collect(&e);
+	res->teardown_violations = wl_world_destroy(e.world);
+	vm_report_set_sink(NULL, NULL);
+	zone_set_low_hook(&contig_zone, NULL, NULL);
+	rt_task_detach();
+	swap_exit();
+	mem_exit();
+	free(e.ts);
+	pthread_mutex_destroy(&e.report_lock);
+	return rt_result_failures(res) || res->audit_violations || res->corrupt ||
+	       res->teardown_violations ? 1 : 0;
+}

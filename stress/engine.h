@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine: worker threads playing CPUs and reclaim threads playing
+ * kswapd against one world of a scenario, in one rmap design; parking
+ * them all for audits; a watchdog that turns a hang into a report; the
+ * result of the run.
+ */
+#ifndef RT_STRESS_ENGINE_H
+#define RT_STRESS_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "bug.h"
+#include "lockdep.h"
+#include "rmap.h"
+#include "vmscan.h"
+#include "workload.h"
+
+struct rt_run_config {
+	const struct rt_scenario *scenario;
+	enum rmap_mode mode;
+	int threads;			/* workers */
+	int reclaim_threads;
+	double seconds;			/* 0: bounded by ops only */
+	unsigned long ops;		/* 0: bounded by seconds only */
+	uint64_t seed;
+	struct wl_params params;	/* the scenario's, with overrides */
+	double audit_every;		/* seconds; 0: audit at the end only */
+	double watchdog;		/* seconds without progress = hang */
+	int perturb;			/* 0 none .. 3 heavy */
+	uint64_t long_hold_mask;	/* lock classes held longer */
+	const bool *yield_filter;	/* by yield_point_names[] index; NULL: all */
+	bool progress;			/* live line on stderr */
+	const char *test_hang;		/* test-only: a class a worker holds forever */
+};
+
+#define RT_MAX_FAILURES	8
+
+struct rt_run_result {
+	double elapsed;
+	unsigned long ops;
+	unsigned long ops_by_kind[WL_NR_OPS];
+	unsigned long oom, skipped, corrupt;
+	unsigned long audits, audit_violations;
+	unsigned long reports[VM_REPORT_NR];
+	int nr_failures;			/* stored below, first RT_MAX_FAILURES */
+	struct vm_report failures[RT_MAX_FAILURES];
+	unsigned long teardown_violations;
+	bool hang, interrupted;
+	struct lock_class_stats locks[LOCK_CLASS_MAX];
+	unsigned long fallbacks[FB_NR_SITES];
+	struct reclaim_stats reclaim;
+	struct rmap_bytes rmap_bytes;
+	unsigned long mapped_pages_peak;
+	int procs_end;
+};
+
+/* Run once. Return: 0 clean, 1 a failure (in @res), 3 setup failed. */
+int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res);
+
+/* Set by the SIGINT handler: stop, audit, report. */
+extern volatile int rt_interrupted;
+
+/* Total failures of a result (reports + audit + teardown + hang). */
+unsigned long rt_result_failures(const struct rt_run_result *res);
+
+#endif /* RT_STRESS_ENGINE_H */

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The world a scenario runs in: a table of live processes (each an mm,
+ * published with RCU: a worker takes one with mmget_not_zero() under
+ * rcu_read_lock(), so an exit racing the lookup is safe), shared library
+ * files that exec maps, data files, and the operations of enum wl_op,
+ * each a short sequence of the model's system calls on a random target.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "audit.h"
+#include "die.h"
+#include "fs.h"
+#include "mm.h"
+#include "page_alloc.h"
+#include "pgtable.h"
+#include "rcu.h"
+#include "vmscan.h"
+#include "workload.h"
+
+#define P PAGE_SIZE
+
+struct wl_world {
+	const struct rt_scenario *s;
+	struct wl_params p;
+	unsigned int weight_total;
+	/* RCU-published; writers under slot_lock (a harness mutex). */
+	struct mm_struct **procs;
+	int nr_procs;				/* slot_lock */
+	pthread_mutex_t slot_lock;
+	struct address_space **libs;		/* read-only after create */
+	struct address_space **files;		/* read-only after create */
+};
+
+static const char *const op_names[WL_NR_OPS] = {
+	[WL_READ] = "read", [WL_WRITE] = "write", [WL_MMAP_ANON] = "mmap_anon",
+	[WL_MMAP_FILE] = "mmap_file", [WL_MMAP_SHARED] = "mmap_shared",
+	[WL_MUNMAP] = "munmap", [WL_MPROTECT] = "mprotect", [WL_MLOCK] = "mlock",
+	[WL_MREMAP] = "mremap", [WL_FORK] = "fork", [WL_EXEC] = "exec",
+	[WL_EXIT] = "exit", [WL_TRUNCATE] = "truncate", [WL_REMAP] = "remap_file_pages",
+	[WL_STACK] = "expand_stack",
+};
+
+const char *wl_op_name(enum wl_op op)
+{
+	return (unsigned)op < WL_NR_OPS ? op_names[op] : "?";
+}
+
+unsigned long wl_min_pages(const struct wl_params *p)
+{
+	/* The zero page, the libraries' text, and a little per process. */
+	return 32 + (unsigned long)p->nr_libs * p->lib_pages / 2 +
+	       (unsigned long)p->procs_initial * 4;
+}
+
+static unsigned long rnd_below(uint64_t *rng, unsigned long n)
+{
+	return n ? (unsigned long)(wl_rand(rng) % n) : 0;
+}
+
+/* exec: a fresh image, plus the scenario's shared mappings. */
+static struct mm_struct *new_image(struct wl_world *w)
+{
+	struct mm_struct *mm = exec_mm(w->libs, w->p.nr_libs, w->p.heap_pages,
+				       w->p.stack_pages);
+
+	if (!mm || !w->p.nr_files)
+		return mm;
+	down_write(&mm->mmap_sem);
+	if (w->p.shm_pages)
+		do_mmap(mm, w->files[0], 0, w->p.shm_pages * P,
+			VM_READ | VM_WRITE | VM_SHARED, 0);
+	for (int i = 0; i < w->p.vmas_per_proc; i++) {
+		/* One-page windows on the file, never adjacent: no merging. */
+		unsigned long pgoff = (unsigned long)i % w->p.file_pages;
+
+		do_mmap(mm, w->files[0], 0, P, VM_READ | ((i & 1) ? VM_SHARED | VM_WRITE : 0),
+			pgoff);
+	}
+	up_write(&mm->mmap_sem);
+	return mm;
+}
+
+struct wl_world *wl_world_create(const struct rt_scenario *s,
+				 const struct wl_params *params, uint64_t seed)
+{
+	struct wl_world *w = rt_calloc(1, sizeof(*w));
+	char name[32];
+
+	(void)seed;
+	w->s = s;
+	w->p = *params;
+	for (int i = 0; i < WL_NR_OPS; i++)
+		w->weight_total += s->weights[i];
+	BUG_ON(!w->weight_total);
+	RT_PTHREAD(pthread_mutex_init(&w->slot_lock, NULL));
+	w->procs = rt_calloc((size_t)w->p.procs_max, sizeof(*w->procs));
+	w->libs = rt_calloc((size_t)w->p.nr_libs + 1, sizeof(*w->libs));
+	w->files = rt_calloc((size_t)w->p.nr_files + 1, sizeof(*w->files));
+	for (int i = 0; i < w->p.nr_libs; i++) {
+		snprintf(name, sizeof(name), "lib%d.so", i);
+		w->libs[i] = file_create(name, w->p.lib_pages, w->p.lib_pages);
+	}
+	for (int i = 0; i < w->p.nr_files; i++) {
+		snprintf(name, sizeof(name), "data%d", i);
+		w->files[i] = file_create(name, w->p.file_pages, w->p.file_pages);
+	}
+	for (int i = 0; i < w->p.procs_initial; i++) {
+		struct mm_struct *mm = new_image(w);
+
+		if (!mm) {
+			wl_world_destroy(w);
+			return NULL;
+		}
+		rcu_assign_pointer(w->procs[i], mm);
+		w->nr_procs++;
+	}
+	return w;
+}
+
+enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng)
+{
+	unsigned long r = rnd_below(rng, w->weight_total);
+
+	for (int i = 0; i < WL_NR_OPS; i++) {
+		if (r < w->s->weights[i])
+			return (enum wl_op)i;
+		r -= w->s->weights[i];
+	}
+	return WL_READ;
+}
+
+/*
+ * A live process, with a user reference: mostly the worker's own (the
+ * threads of one process share its mm), sometimes any.
+ */
+static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
+{
+	int n = w->p.procs_max;
+	int start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
+	struct mm_struct *mm = NULL;
+
+	rcu_read_lock();
+	for (int i = 0; i < n && !mm; i++) {
+		struct mm_struct *m = rcu_dereference(w->procs[(start + i) % n]);
+
+		if (m && mmget_not_zero(m))
+			mm = m;
+	}
+	rcu_read_unlock();
+	return mm;
+}
+
+/* A random vma (mmap_sem held), optionally one with all of @need flags. */
+static struct vm_area_struct *pick_vma(struct mm_struct *mm, uint64_t *rng,
+				       unsigned long need, unsigned long refuse)
+{
+	struct vm_area_struct *v, *found = NULL;
+	unsigned long n = 0;
+
+	/* Reservoir sampling over the matching vmas. */
+	for (v = mm->mmap; v; v = v->vm_next) {
+		if ((v->vm_flags & need) != need || (v->vm_flags & refuse))
+			continue;
+		if (!rnd_below(rng, ++n))
+			found = v;
+	}
+	return found;
+}
+
+static unsigned long pick_page(struct vm_area_struct *v, uint64_t *rng)
+{
+	return v->vm_start + rnd_below(rng, (v->vm_end - v->vm_start) >> PAGE_SHIFT) * P;
+}
+
+static enum wl_result access_result(enum mm_access_result r)
+{
+	switch (r) {
+	case ACCESS_OOM:
+		return WL_OOM;
+	case ACCESS_CORRUPT:
+		return WL_CORRUPT;
+	default:
+		return WL_DONE;
+	}
+}
+
+static enum wl_result op_access(struct mm_struct *mm, uint64_t *rng, bool write)
+{
+	struct vm_area_struct *v;
+	enum mm_access_result r;
+
+	down_read(&mm->mmap_sem);
+	v = pick_vma(mm, rng, write ? VM_WRITE : 0, 0);
+	if (!v) {
+		up_read(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	r = mm_access(mm, pick_page(v, rng), write, NULL);
+	up_read(&mm->mmap_sem);
+	return access_result(r);
+}
+
+static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			      enum wl_op op)
+{
+	unsigned long pages = 1 + rnd_below(rng, w->p.map_pages_max);
+	struct address_space *f = NULL;
+	unsigned long flags = VM_READ | VM_WRITE, pgoff = 0;
+	long r;
+
+	if (op != WL_MMAP_ANON) {
+		if (!w->p.nr_files)
+			return WL_SKIPPED;
+		f = w->files[rnd_below(rng, (unsigned long)w->p.nr_files)];
+		if (pages > f->max_pages)
+			pages = f->max_pages;
+		pgoff = rnd_below(rng, f->max_pages - pages + 1);
+		if (op == WL_MMAP_SHARED)
+			flags |= VM_SHARED;
+	}
+	down_write(&mm->mmap_sem);
+	if (mm->map_count >= w->p.max_vmas) {
+		up_write(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	r = do_mmap(mm, f, 0, pages * P, flags, pgoff);
+	up_write(&mm->mmap_sem);
+	return r == -ENOMEM ? WL_OOM : r < 0 ? WL_SKIPPED : WL_DONE;
+}
+
+/* A random sub-range of a random vma: [*start, *start + *len). */
+static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
+					 unsigned long refuse, unsigned long *start,
+					 unsigned long *len)
+{
+	struct vm_area_struct *v = pick_vma(mm, rng, 0, refuse);
+	unsigned long pages, first, n;
+
+	if (!v)
+		return NULL;
+	pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
+	first = rnd_below(rng, pages);
+	n = 1 + rnd_below(rng, pages - first);
+	*start = v->vm_start + first * P;
+	*len = n * P;
+	return v;
+}
+
+static enum wl_result op_range(struct mm_struct *mm, uint64_t *rng, enum wl_op op)
+{
+	struct vm_area_struct *v;
+	unsigned long start, len;
+	int err = 0;
+
+	down_write(&mm->mmap_sem);
+	/* Keep the stack: exec images need one for WL_STACK. */
+	v = pick_range(mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
+	if (!v) {
+		up_write(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	switch (op) {
+	case WL_MUNMAP:
+		err = do_munmap(mm, start, len);
+		break;
+	case WL_MPROTECT:
+		err = (v->vm_flags & VM_WRITE) ? do_mprotect(mm, start, len, 0, VM_WRITE)
+					       : do_mprotect(mm, start, len, VM_WRITE, 0);
+		break;
+	default:
+		err = (v->vm_flags & VM_LOCKED) ? do_mprotect(mm, start, len, 0, VM_LOCKED)
+						: do_mprotect(mm, start, len, VM_LOCKED, 0);
+		break;
+	}
+	up_write(&mm->mmap_sem);
+	return err == -ENOMEM ? WL_OOM : WL_DONE;
+}
+
+static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+{
+	struct vm_area_struct *v;
+	unsigned long start, len, new_len;
+	long r;
+
+	down_write(&mm->mmap_sem);
+	v = pick_range(mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
+	if (!v || (v->vm_file && start + len != v->vm_end)) {
+		up_write(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	new_len = (1 + rnd_below(rng, 2 * (len >> PAGE_SHIFT))) * P;
+	if (v->vm_file && v->vm_pgoff + ((start - v->vm_start + new_len) >> PAGE_SHIFT) >
+			  v->vm_file->max_pages)
+		new_len = len;		/* a file mapping cannot outgrow its file */
+	r = do_mremap(mm, start, len, new_len, 0);
+	up_write(&mm->mmap_sem);
+	(void)w;
+	return r == -ENOMEM ? WL_OOM : WL_DONE;
+}
+
+/* Put @mm into a free slot; false when the table is full. */
+static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+{
+	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
+	bool done = false;
+
+	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
+	for (int i = 0; i < n && !done; i++) {
+		int k = (start + i) % n;
+
+		if (!w->procs[k]) {
+			rcu_assign_pointer(w->procs[k], mm);
+			__atomic_store_n(&w->nr_procs, w->nr_procs + 1, __ATOMIC_RELAXED);
+			done = true;
+		}
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
+	return done;
+}
+
+static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+{
+	struct mm_struct *child;
+
+	if (__atomic_load_n(&w->nr_procs, __ATOMIC_RELAXED) >= w->p.procs_max)
+		return WL_SKIPPED;
+	child = dup_mm(mm);
+	if (!child)
+		return WL_OOM;
+	if (!publish_proc(w, child, rng)) {
+		mmput(child);		/* the table filled meanwhile: it exits */
+		return WL_SKIPPED;
+	}
+	return WL_DONE;
+}
+
+/* Take a random process out of the table (exit or exec); NULL if none. */
+static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int keep)
+{
+	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
+	struct mm_struct *mm = NULL;
+
+	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
+	if (w->nr_procs > keep) {
+		for (int i = 0; i < n && !mm; i++) {
+			int k = (start + i) % n;
+
+			mm = w->procs[k];
+			if (mm) {
+				rcu_assign_pointer(w->procs[k], NULL);
+				__atomic_store_n(&w->nr_procs, w->nr_procs - 1, __ATOMIC_RELAXED);
+			}
+		}
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
+	return mm;
+}
+
+static enum wl_result op_exit(struct wl_world *w, uint64_t *rng)
+{
+	struct mm_struct *mm = unpublish_proc(w, rng, 1);
+
+	if (!mm)
+		return WL_SKIPPED;
+	mmput(mm);		/* the table's reference: exit_mmap when the last goes */
+	return WL_DONE;
+}
+
+static enum wl_result op_exec(struct wl_world *w, uint64_t *rng)
+{
+	struct mm_struct *mm = new_image(w), *old;
+
+	if (!mm)
+		return WL_OOM;
+	old = unpublish_proc(w, rng, 0);
+	if (!publish_proc(w, mm, rng))
+		mmput(mm);
+	if (old)
+		mmput(old);
+	return WL_DONE;
+}
+
+static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng)
+{
+	struct address_space *f;
+	unsigned long size;
+
+	if (!w->p.nr_files)
+		return WL_SKIPPED;
+	f = w->files[rnd_below(rng, (unsigned long)w->p.nr_files)];
+	size = rnd_below(rng, f->max_pages);
+	vmtruncate(f, size);
+	file_extend(f, f->max_pages);
+	return WL_DONE;
+}
+
+static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
+{
+	struct vm_area_struct *v;
+	unsigned long start, size, pgoff, max;
+
+	down_read(&mm->mmap_sem);
+	v = pick_vma(mm, rng, VM_SHARED, 0);
+	if (!v || !v->vm_file) {
+		up_read(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	start = pick_page(v, rng);
+	size = (1 + rnd_below(rng, (v->vm_end - start) >> PAGE_SHIFT)) * P;
+	max = v->vm_file->max_pages;
+	up_read(&mm->mmap_sem);
+	if ((size >> PAGE_SHIFT) > max)
+		size = max * P;
+	pgoff = rnd_below(rng, max - (size >> PAGE_SHIFT) + 1);
+	/* It takes mmap_sem itself; the vma may have changed: EINVAL then. */
+	return remap_file_pages(mm, start, size, pgoff) == -ENOMEM ? WL_OOM : WL_DONE;
+}
+
+static enum wl_result op_stack(struct mm_struct *mm, uint64_t *rng)
+{
+	struct vm_area_struct *v;
+	enum mm_access_result r;
+
+	down_read(&mm->mmap_sem);
+	v = pick_vma(mm, rng, VM_GROWSDOWN, 0);
+	if (!v) {
+		up_read(&mm->mmap_sem);
+		return WL_SKIPPED;
+	}
+	r = mm_access(mm, READ_ONCE(v->vm_start) - (1 + rnd_below(rng, 8)) * P, true, NULL);
+	up_read(&mm->mmap_sem);
+	return access_result(r);
+}
+
+enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int worker)
+{
+	struct mm_struct *mm = NULL;
+	enum wl_result r;
+
+	switch (op) {
+	case WL_EXIT:
+		return op_exit(w, rng);
+	case WL_EXEC:
+		return op_exec(w, rng);
+	case WL_TRUNCATE:
+		return op_truncate(w, rng);
+	default:
+		break;
+	}
+	mm = get_proc(w, rng, worker);
+	if (!mm)
+		return WL_SKIPPED;
+	switch (op) {
+	case WL_READ:
+	case WL_WRITE:
+		r = op_access(mm, rng, op == WL_WRITE);
+		break;
+	case WL_MMAP_ANON:
+	case WL_MMAP_FILE:
+	case WL_MMAP_SHARED:
+		r = op_mmap(w, mm, rng, op);
+		break;
+	case WL_MUNMAP:
+	case WL_MPROTECT:
+	case WL_MLOCK:
+		r = op_range(mm, rng, op);
+		break;
+	case WL_MREMAP:
+		r = op_mremap(w, mm, rng);
+		break;
+	case WL_FORK:
+		r = op_fork(w, mm, rng);
+		break;
+	case WL_REMAP:
+		r = op_remap(mm, rng);
+		break;
+	case WL_STACK:
+		r = op_stack(mm, rng);
+		break;
+	default:
+		r = WL_SKIPPED;
+		break;
+	}
+	mmput(mm);
+	return r;
+}
+
+int wl_world_nr_procs(const struct wl_world *w)
+{
+	return __atomic_load_n(&w->nr_procs, __ATOMIC_RELAXED);
+}
+
+unsigned long wl_world_audit(struct wl_world *w, unsigned long *mapped_pages)
+{
+	struct vm_audit_stats st;
+	struct mm_struct **mms = rt_calloc((size_t)w->p.procs_max, sizeof(*mms));
+	struct address_space **all = rt_calloc((size_t)(w->p.nr_libs + w->p.nr_files) + 1,
+					       sizeof(*all));
+	int n = 0, nf = 0;
+	unsigned long v;
+
+	for (int i = 0; i < w->p.procs_max; i++)
+		if (w->procs[i])
+			mms[n++] = w->procs[i];
+	for (int i = 0; i < w->p.nr_libs; i++)
+		all[nf++] = w->libs[i];
+	for (int i = 0; i < w->p.nr_files; i++)
+		all[nf++] = w->files[i];
+	v = vm_audit(mms, n, all, nf, &st);
+	if (mapped_pages)
+		*mapped_pages = st.pages_mapped;
+	free(mms);
+	free(all);
+	return v;
+}
+
+unsigned long wl_world_destroy(struct wl_world *w)
+{
+	for (int i = 0; i < w->p.procs_max; i++) {
+		if (w->procs[i]) {
+			mmput(w->procs[i]);
+			w->procs[i] = NULL;
+		}
+	}
+	for (int i = 0; i < w->p.nr_libs; i++) {
+		vmtruncate(w->libs[i], 0);
+		file_destroy(w->libs[i]);
+	}
+	for (int i = 0; i < w->p.nr_files; i++) {
+		vmtruncate(w->files[i], 0);
+		file_destroy(w->files[i]);
+	}
+	/* Swap cache pages whose last user exited under a page-lock try. */
+	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
+		shrink_zone(&contig_zone, max_mapnr);
+	rcu_barrier();
+	pthread_mutex_destroy(&w->slot_lock);
+	free(w->procs);
+	free(w->libs);
+	free(w->files);
+	free(w);
+	return vm_teardown_check();
+}
