@@ -556,7 +556,8 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	int ret = 0;
 
 	address &= PAGE_MASK;
-	find_vma_prev(mm, vma->vm_start, &prev);
+	/* Another thread may be growing it under mmap_sem (read) too. */
+	find_vma_prev(mm, READ_ONCE(vma->vm_start), &prev);
 	spin_lock(&mm->page_table_lock);
 	if (address >= vma->vm_start)
 		goto out_unlock;		/* another thread grew it */

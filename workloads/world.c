@@ -172,9 +172,15 @@ static struct vm_area_struct *pick_vma(struct mm_struct *mm, uint64_t *rng,
 	return found;
 }
 
+/*
+ * A random page of @v. Under mmap_sem for read a stack vma's start can
+ * move (expand_stack, as in 2.6), hence READ_ONCE.
+ */
 static unsigned long pick_page(struct vm_area_struct *v, uint64_t *rng)
 {
-	return v->vm_start + rnd_below(rng, (v->vm_end - v->vm_start) >> PAGE_SHIFT) * P;
+	unsigned long start = READ_ONCE(v->vm_start), end = READ_ONCE(v->vm_end);
+
+	return start + rnd_below(rng, (end - start) >> PAGE_SHIFT) * P;
 }
 
 static enum wl_result access_result(enum mm_access_result r)
@@ -411,7 +417,7 @@ static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
 		return WL_SKIPPED;
 	}
 	start = pick_page(v, rng);
-	size = (1 + rnd_below(rng, (v->vm_end - start) >> PAGE_SHIFT)) * P;
+	size = (1 + rnd_below(rng, (READ_ONCE(v->vm_end) - start) >> PAGE_SHIFT)) * P;
 	max = v->vm_file->max_pages;
 	up_read(&mm->mmap_sem);
 	if ((size >> PAGE_SHIFT) > max)
