@@ -55,10 +55,8 @@ static void violation(struct audit *a, const char *invariant, const char *fmt, .
 /* The mapping whose page cache may hold @page, or NULL (anonymous memory). */
 static struct address_space *page_file(const struct page *page)
 {
-	if (!PageAnon(page))
-		return page->as.mapping;
 	/* objfile's page_convert_anon() leaves converted file pages cached. */
-	return rmap_mode == RMAP_OBJFILE ? page->as.mapping : NULL;
+	return page_in_file_cache(page) ? page->as.mapping : NULL;
 }
 
 static bool in_page_cache(const struct page *page)

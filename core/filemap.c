@@ -35,6 +35,7 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rcu.h"
+#include "rmap.h"
 #include "semaphore.h"
 #include "spinlock.h"
 
@@ -210,7 +211,8 @@ void remove_from_page_cache(struct page *page)
 {
 	struct address_space *mapping = READ_ONCE(page->as.mapping);
 
-	BUG_ON(PageAnon(page));
+	/* objfile: a page page_convert_anon() made PG_anon is still cached. */
+	BUG_ON(!page_in_file_cache(page));
 	BUG_ON(!mapping);
 	spin_lock(&mapping->tree_lock);
 	__remove_from_page_cache(page);
@@ -303,7 +305,8 @@ void writeback_page(struct page *page)
 	unsigned long index = READ_ONCE(page->index);
 
 	BUG_ON(!PageLocked(page));
-	BUG_ON(PageAnon(page));
+	/* objfile: a page page_convert_anon() made PG_anon is still cached. */
+	BUG_ON(!page_in_file_cache(page));
 	BUG_ON(!mapping);
 	BUG_ON(index >= mapping->max_pages);
 
@@ -358,8 +361,11 @@ static void truncate_inode_pages_range(struct address_space *mapping,
 		if (!page)
 			continue;
 		lock_page(page);
-		/* Still ours? Under lock_page nobody can remove it now. */
-		if (!PageAnon(page) && READ_ONCE(page->as.mapping) == mapping &&
+		/*
+		 * Still ours? Under lock_page nobody can remove it now.
+		 * (objfile: page_convert_anon() may have made it PG_anon.)
+		 */
+		if (page_in_file_cache(page) && READ_ONCE(page->as.mapping) == mapping &&
 		    READ_ONCE(page->index) == index) {
 			remove_from_page_cache(page);
 			ClearPageDirty(page);

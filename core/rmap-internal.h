@@ -15,7 +15,7 @@
  * design adds its extern here and one line there.
  */
 extern const struct rmap_ops rmap_ptechain_ops;	/* rmap_ptechain.c */
-/* extern const struct rmap_ops rmap_objfile_ops;	   rmap_objfile.c (to come) */
+extern const struct rmap_ops rmap_objfile_ops;	/* rmap_objfile.c */
 /* extern const struct rmap_ops rmap_anonvma_ops;	   rmap_anonvma.c (to come) */
 
 /*

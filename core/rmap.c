@@ -25,7 +25,7 @@
  */
 static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_PTECHAIN] = &rmap_ptechain_ops,
-	/* [RMAP_OBJFILE] = &rmap_objfile_ops, */
+	[RMAP_OBJFILE] = &rmap_objfile_ops,
 	/* [RMAP_ANONVMA] = &rmap_anonvma_ops, */
 };
 
@@ -186,8 +186,12 @@ int unmap_one_pte(struct page *page, struct mm_struct *mm, struct vm_area_struct
 	} else {
 		unsigned long pgidx;
 
-		/* An anonymous page has no backing store but swap. */
-		BUG_ON(PageAnon(page));
+		/*
+		 * An anonymous page has no backing store but swap; a page
+		 * objfile's page_convert_anon() made PG_anon is still a file
+		 * page (page_in_file_cache()).
+		 */
+		BUG_ON(!page_in_file_cache(page));
 		/*
 		 * Where the vma does not map the page's offset at @address
 		 * (remap_file_pages), the pte remembers the offset.

@@ -131,6 +131,22 @@ const char *rmap_mode_name(enum rmap_mode mode);
 /* The mode called @name, or -1. */
 int rmap_mode_by_name(const char *name);
 
+/*
+ * @page is a file page, not anonymous memory: PG_anon clear, or (objfile)
+ * PG_anon set by seed 001's page_convert_anon() on a nonlinearly mapped
+ * page that stays in its file's page cache with as.mapping set. Such a
+ * page is written back, dropped from the cache and truncated as a file
+ * page, never given swap. In anonvma mode as.mapping of a PG_anon page
+ * is its anon_vma/vma, so only objfile looks at it.
+ * Context: page locked, or its rmap lock held (as.mapping is cleared only
+ * under the page lock; PG_anon is set under the rmap lock).
+ */
+static inline bool page_in_file_cache(const struct page *page)
+{
+	return !PageAnon(page) ||
+	       (rmap_mode == RMAP_OBJFILE && READ_ONCE(page->as.mapping) != NULL);
+}
+
 /* Take/drop the page's rmap lock of the selected design (PG_chainlock/PG_maplock). */
 void rmap_lock(struct page *page);
 bool rmap_trylock(struct page *page);

@@ -120,19 +120,13 @@ void reclaim_stats_reset(void)
  * Anonymous memory: PG_anon and not in a page cache. objfile's
  * page_convert_anon() (seed 001) sets PG_anon on nonlinearly mapped file
  * pages and leaves them in their file's cache with as.mapping set: those
- * are file pages. (In anonvma mode as.mapping is the anon_vma/vma.)
+ * are file pages (page_in_file_cache()), reclaimed as such: unmapped
+ * through their pte_chain, written back to the file, dropped from its
+ * cache.
  */
 static bool page_is_anon_memory(const struct page *page)
 {
-	if (!PageAnon(page))
-		return false;
-	return rmap_mode != RMAP_OBJFILE || READ_ONCE(page->as.mapping) == NULL;
-}
-
-/* A file page that page_convert_anon() gave a pte_chain. */
-static bool page_is_converted(const struct page *page)
-{
-	return PageAnon(page) && !page_is_anon_memory(page);
+	return !page_in_file_cache(page);
 }
 
 /*
@@ -264,17 +258,6 @@ bool shrink_page(struct page *page)
 	}
 
 	anon = page_is_anon_memory(page);
-	if (page_is_converted(page)) {
-		/*
-		 * A nonlinear file page that page_convert_anon() moved to a
-		 * pte_chain. The model's unmap_one_pte(), writeback_page()
-		 * and remove_from_page_cache() take a PG_anon page to be
-		 * anonymous memory, so reclaim leaves these pages in use.
-		 */
-		rmap_unlock(page);
-		stat_inc(&stats.busy);
-		goto activate_locked;
-	}
 
 	/*
 	 * Anonymous memory without backing store: give it a swap slot.

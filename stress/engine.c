@@ -406,8 +406,8 @@ static void audit_now(struct engine *e)
 int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 {
 	struct engine e;
-	double start, next_audit, next_progress, last_change_w, last_change_r;
-	unsigned long last_w = 0, last_r = 0;
+	double start, next_audit, next_progress, *last_change;
+	unsigned long *last_seen;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -466,11 +466,14 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 
 	next_audit = cfg->audit_every > 0 ? start + cfg->audit_every : INFINITY;
 	next_progress = start + 0.5;
-	last_change_w = last_change_r = start;
+	last_seen = rt_calloc((size_t)e.nr_threads, sizeof(*last_seen));
+	last_change = rt_calloc((size_t)e.nr_threads, sizeof(*last_change));
+	for (int i = 0; i < e.nr_threads; i++)
+		last_change[i] = start;
 	for (;;) {
 		double t = now_s();
-		unsigned long w = total_progress(&e, false), r = total_progress(&e, true);
 		bool workers_done = cfg->ops && !__atomic_load_n(&e.ops_left, __ATOMIC_RELAXED);
+		int stalled = -1;
 
 		if (rt_interrupted) {
 			res->interrupted = true;
@@ -478,20 +481,20 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		}
 		if ((cfg->seconds > 0 && t - start >= cfg->seconds) || workers_done)
 			break;
-		if (w != last_w) {
-			last_w = w;
-			last_change_w = t;
+		/* Per thread: one CPU stuck behind a lock is a hang too. */
+		for (int i = 0; i < e.nr_threads; i++) {
+			unsigned long p = __atomic_load_n(&e.ts[i].progress, __ATOMIC_RELAXED);
+
+			if (p != last_seen[i]) {
+				last_seen[i] = p;
+				last_change[i] = t;
+			} else if (t - last_change[i] > cfg->watchdog && stalled < 0) {
+				stalled = i;
+			}
 		}
-		if (r != last_r) {
-			last_r = r;
-			last_change_r = t;
-		}
-		if (t - last_change_w > cfg->watchdog) {
-			report_hang(&e, "worker", t - last_change_w);
-			break;
-		}
-		if (cfg->reclaim_threads && t - last_change_r > cfg->watchdog) {
-			report_hang(&e, "reclaim", t - last_change_r);
+		if (stalled >= 0) {
+			report_hang(&e, e.ts[stalled].reclaim ? "reclaim" : "worker",
+				    t - last_change[stalled]);
 			break;
 		}
 		if (t >= next_audit) {
@@ -503,7 +506,8 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 				break;
 			}
 			next_audit = now_s() + cfg->audit_every;
-			last_change_w = last_change_r = now_s();
+			for (int i = 0; i < e.nr_threads; i++)
+				last_change[i] = now_s();
 		}
 		if (cfg->progress && t >= next_progress) {
 			progress_line(&e, t - start);
@@ -512,6 +516,8 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		sleep_ms(10);
 	}
 	res->elapsed = now_s() - start;
+	free(last_seen);
+	free(last_change);
 	if (cfg->progress)
 		fputs("\r\033[K", stderr);
 

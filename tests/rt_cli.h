@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Running the rmaptorture binary from tests. */
+#ifndef RT_TESTS_RT_CLI_H
+#define RT_TESTS_RT_CLI_H
+
+#include <stddef.h>
+
+/* The binary under test: $RT_BINARY, else the build's stress/rmaptorture. */
+const char *rt_cli_binary(void);
+
+/*
+ * Run rmaptorture with the NULL-terminated @args (argv[1..]), output into
+ * @out. Return: the exit status (-1 if it did not exit normally).
+ */
+int rt_cli_run(const char *const *args, char *out, size_t len);
+
+#endif /* RT_TESTS_RT_CLI_H */
