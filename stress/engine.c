@@ -373,13 +373,16 @@ static void collect(struct engine *e)
 	for (int i = 0; i < e->nr_threads; i++) {
 		struct thread_state *t = &e->ts[i];
 
+		/* Relaxed loads: after a hang the threads are still running. */
 		for (int k = 0; k < WL_NR_OPS; k++) {
-			res->ops_by_kind[k] += t->ops_by_kind[k];
-			res->ops += t->ops_by_kind[k];
+			unsigned long n = __atomic_load_n(&t->ops_by_kind[k], __ATOMIC_RELAXED);
+
+			res->ops_by_kind[k] += n;
+			res->ops += n;
 		}
-		res->oom += t->oom;
-		res->skipped += t->skipped;
-		res->corrupt += t->corrupt;
+		res->oom += __atomic_load_n(&t->oom, __ATOMIC_RELAXED);
+		res->skipped += __atomic_load_n(&t->skipped, __ATOMIC_RELAXED);
+		res->corrupt += __atomic_load_n(&t->corrupt, __ATOMIC_RELAXED);
 	}
 	for (int c = 0; c < LOCK_CLASS_MAX; c++)
 		lock_stats_read(c, &res->locks[c]);
@@ -522,7 +525,21 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		fputs("\r\033[K", stderr);
 
 	if (res->hang) {
-		/* Hung threads cannot be joined: report what we have. */
+		/*
+		 * Stop the others and join them; a thread still stuck after a
+		 * grace period is detached (it cannot be joined, and the world
+		 * it holds locks in is abandoned: the caller exits).
+		 */
+		__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&e.park, 0, __ATOMIC_RELEASE);
+		for (int i = 0; i < e.nr_threads; i++) {
+			struct timespec until;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 2;
+			if (pthread_timedjoin_np(e.ts[i].thread, NULL, &until))
+				RT_PTHREAD(pthread_detach(e.ts[i].thread));
+		}
 		collect(&e);
 		perturb_install(NULL, 0);
 		return 1;
