@@ -334,7 +334,9 @@ static void bench_usage(FILE *f)
 {
 	fputs("usage: rmaptorture bench WHAT [OPTIONS]\n"
 	      "\n"
-	      "  locks    the cost of the emulated locks (see 'rmaptorture bench locks --help')\n", f);
+	      "  locks    the cost of the emulated locks (see 'rmaptorture bench locks --help')\n"
+	      "  vm       faults, fork/exit, rmap memory and try_to_unmap per rmap design\n"
+	      "           (see 'rmaptorture bench vm --help')\n", f);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -347,5 +349,7 @@ int cmd_bench(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "locks"))
 		return bench_locks(argc - 1, argv + 1);
-	rt_usage_error("bench: unknown benchmark '%s' (known: locks)", argv[1]);
+	if (!strcmp(argv[1], "vm"))
+		return bench_vm(argc - 1, argv + 1);
+	rt_usage_error("bench: unknown benchmark '%s' (known: locks, vm)", argv[1]);
 }

@@ -5,6 +5,8 @@
 
 int cmd_locks(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+/* `bench vm`: argv[0] is "vm". */
+int bench_vm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
