@@ -251,18 +251,36 @@ struct page *filemap_nopage(struct address_space *mapping, unsigned long index)
 	BUG_ON(index >= mapping->max_pages);	/* i_size <= max_pages */
 retry:
 	page = find_get_page(mapping, index);
-	if (page)
+	if (page) {
+		if (PageUptodate(page))
+			return page;
+		/*
+		 * Another fault is reading it in (under the page lock): wait,
+		 * then make sure truncate did not take it meanwhile.
+		 */
+		lock_page(page);
+		if (page->as.mapping != mapping || !PageUptodate(page)) {
+			unlock_page(page);
+			put_page(page);
+			goto retry;
+		}
+		unlock_page(page);
 		return page;
+	}
 
 	page = alloc_page(GFP_KERNEL);
 	if (!page)
 		return NULL;
+	/*
+	 * page_cache_read(): the locked page goes into the cache first and
+	 * is read under its lock, so truncate_inode_pages(), which locks
+	 * every page it removes, either waits for the read or never sees
+	 * the page; never does a read from before a truncate land in the
+	 * cache after it.
+	 */
 	lock_page(page);
-	/* Acquire pairs with the release store in writeback_page(). */
-	page_data_write(page, __atomic_load_n(&mapping->backing[index], __ATOMIC_ACQUIRE));
-	SetPageUptodate(page);
 	if (add_to_page_cache(page, mapping, index)) {
-		/* Another fault read it first: use theirs. */
+		/* Another fault got there first: use theirs. */
 		unlock_page(page);
 		put_page(page);
 		goto retry;
@@ -274,8 +292,7 @@ retry:
 	 * if it missed our page: it set i_size before that lookup, which
 	 * tree_lock orders before our insert, so we see its size now. Take
 	 * the page back out ourselves rather than leave it cached beyond
-	 * i_size (2.6.3 left it to the next truncate; later kernels re-check
-	 * i_size under the page lock, as here).
+	 * i_size (later kernels re-check i_size under the page lock, as here).
 	 */
 	if (unlikely(index >= READ_ONCE(mapping->i_size))) {
 		remove_from_page_cache(page);
@@ -284,6 +301,9 @@ retry:
 		put_page(page);		/* ours: frees it */
 		return FILEMAP_SIGBUS;
 	}
+	/* Acquire pairs with the release store in writeback_page(). */
+	page_data_write(page, __atomic_load_n(&mapping->backing[index], __ATOMIC_ACQUIRE));
+	SetPageUptodate(page);
 	unlock_page(page);
 	return page;
 }
