@@ -22,6 +22,7 @@
  * add_to_page_cache() and dropped by whoever calls remove_from_page_cache().
  */
 #include "fs.h"
+#include "perturb.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -458,6 +459,7 @@ void vmtruncate(struct address_space *mapping, unsigned long new_size)
 	}
 	WRITE_ONCE(mapping->i_size, new_size);
 	unmap_mapping_range(mapping, new_size, old_size - new_size);
+	yield_point("vmtruncate:after_unmap");
 	truncate_inode_pages_range(mapping, new_size, old_size);
 	truncate_backing(mapping, new_size, old_size);
 out_up:

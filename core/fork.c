@@ -8,6 +8,7 @@
  * a pte the child copied from it meanwhile.
  */
 #include "mm-internal.h"
+#include "perturb.h"
 
 #include <errno.h>
 
@@ -56,6 +57,7 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		mm->map_count++;
 		spin_unlock(&mm->page_table_lock);
 		prev = tmp;
+		yield_point("dup_mm:vma");
 		err = copy_page_range(mm, oldmm, tmp, vma);
 		if (err)
 			break;

@@ -16,6 +16,7 @@
  * re-checks the pte it sampled before installing anything.
  */
 #include "mm-internal.h"
+#include "perturb.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -209,6 +210,7 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		chain_free(chain);
 		return VM_FAULT_OOM;
 	}
+	yield_point("do_anonymous_page:alloc");
 
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_offset(mm->pgd, address);
@@ -258,6 +260,7 @@ retry:
 		return VM_FAULT_SIGBUS;
 	if (!page)
 		return VM_FAULT_OOM;
+	yield_point("do_no_page:after_lookup");
 	if (chain_needed() && !(chain = chain_alloc())) {
 		put_page(page);
 		return VM_FAULT_OOM;
@@ -378,6 +381,7 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	new_page = alloc_page(GFP_KERNEL);
 	if (!new_page)
 		goto out_oom_chain;
+	yield_point("do_wp_page:copy");
 
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_offset(mm->pgd, address);
@@ -477,6 +481,7 @@ again:
 	} else {
 		lock_page(page);
 	}
+	yield_point("do_swap_page:after_lookup");
 	if (!PageSwapCache(page) || page->private != entry.val) {
 		/* Reclaim freed it from the swap cache meanwhile. */
 		unlock_page(page);
@@ -611,6 +616,8 @@ int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
 		if (vma->vm_flags & VM_SHARED)
 			pte = pte_mkclean(pte);
 		pte = pte_mkold(pte);
+		/* A CPU stalled mid-copy, both page_table_locks held. */
+		yield_point("copy_page_range:pte");
 		{
 			struct page *page = pfn_to_page(pte_pfn(pte));
 
@@ -697,6 +704,7 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 			}
 		}
 
+		yield_point("mm_access:after_mmu");
 		/*
 		 * The load or store itself, with its check. page_table_lock
 		 * makes "the pte still maps this page" and the data access one

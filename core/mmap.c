@@ -10,13 +10,16 @@
  *   mmap_sem (write)
  *     i_shared_sem          vma_link, vma_adjust, split_vma
  *       page_table_lock     the vma list and bounds, for rmap's readers
+ *         anon_vma->lock    bounds of a vma on an anon_vma (anonvma)
  */
 #include "mm-internal.h"
+#include "perturb.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 
+#include "anon_vma.h"
 #include "die.h"
 #include "slab.h"
 
@@ -247,12 +250,17 @@ void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 	struct address_space *mapping = vma->vm_file;
 	struct mm_struct *mm = vma->vm_mm;
 
+	struct anon_vma *anon_vma;
+
 	if (mapping)
 		down(&mapping->i_shared_sem);
 	spin_lock(&mm->page_table_lock);
+	/* anonvma: walkers under the anon_vma lock read these bounds too. */
+	anon_vma = vma_lock_anon_vma(vma);
 	WRITE_ONCE(vma->vm_start, start);
 	WRITE_ONCE(vma->vm_end, end);
 	WRITE_ONCE(vma->vm_pgoff, pgoff);
+	vma_unlock_anon_vma(anon_vma);
 	spin_unlock(&mm->page_table_lock);
 	if (mapping)
 		up(&mapping->i_shared_sem);
@@ -288,9 +296,20 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 {
 	struct address_space *mapping = vma->vm_file;
 	struct vm_area_struct *new, *prev;
+	struct anon_vma *anon_vma;
 	unsigned long delta;
+	int err;
 
 	BUG_ON(addr <= vma->vm_start || addr >= vma->vm_end || (addr & ~PAGE_MASK));
+	/*
+	 * anonvma (seed 002, completed): no PG_direct page may keep naming
+	 * @vma for a range the new vma takes over; both share an anon_vma.
+	 */
+	if (rmap->anon_vma_prepare_split) {
+		err = rmap->anon_vma_prepare_split(vma);
+		if (err)
+			return err;
+	}
 	new = vm_area_alloc(mm);
 	if (!new)
 		return -ENOMEM;
@@ -309,16 +328,24 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		new->vm_pgoff = vma->vm_pgoff + delta;
 		prev = vma;
 	}
+	/*
+	 * anonvma: on the anon_vma before @vma shrinks, so a walker under
+	 * the anon_vma lock never sees the range covered by neither.
+	 */
+	if (new->anon_vma && rmap->anon_vma_link)
+		rmap->anon_vma_link(new);
 
 	if (mapping)
 		down(&mapping->i_shared_sem);
 	spin_lock(&mm->page_table_lock);
+	anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
 	if (new_below) {
 		WRITE_ONCE(vma->vm_start, addr);
 		WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + delta);
 	} else {
 		WRITE_ONCE(vma->vm_end, addr);
 	}
+	vma_unlock_anon_vma(anon_vma);
 	__vma_link_list(mm, new, prev);
 	spin_unlock(&mm->page_table_lock);
 	if (mapping) {
@@ -326,8 +353,7 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		list_add(&new->shared, &vma->shared);
 		up(&mapping->i_shared_sem);
 	}
-	if (new->anon_vma && rmap->anon_vma_link)
-		rmap->anon_vma_link(new);
+	yield_point("split_vma:linked");
 	return 0;
 }
 
@@ -534,6 +560,18 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 				return err;
 		}
 		newflags = (vma->vm_flags | set) & ~clear;
+		/*
+		 * anonvma: a private file vma that stops being writable may
+		 * hold COW pages still; fork links only vmas that may hold
+		 * anonymous pages, which an anon_vma marks from here on.
+		 */
+		if (vma->vm_file && !(vma->vm_flags & VM_SHARED) &&
+		    (vma->vm_flags & VM_WRITE) && !(newflags & VM_WRITE) &&
+		    rmap->anon_vma_prepare) {
+			err = rmap->anon_vma_prepare(vma);
+			if (err)
+				return err;
+		}
 		spin_lock(&mm->page_table_lock);
 		WRITE_ONCE(vma->vm_flags, newflags);
 		spin_unlock(&mm->page_table_lock);
@@ -552,6 +590,7 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct vm_area_struct *prev;
+	struct anon_vma *anon_vma;
 	unsigned long grow;
 	int ret = 0;
 
@@ -568,9 +607,15 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	/* Anonymous: keep every page's index (vm_pgoff + offset). */
+	/*
+	 * Anonymous: keep every page's index (vm_pgoff + offset). anonvma:
+	 * under the anon_vma lock too, which walkers of its list hold
+	 * (anon_vma->lock nests inside page_table_lock).
+	 */
+	anon_vma = vma_lock_anon_vma(vma);
 	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff - grow);
 	WRITE_ONCE(vma->vm_start, address);
+	vma_unlock_anon_vma(anon_vma);
 out_unlock:
 	spin_unlock(&mm->page_table_lock);
 	return ret;

@@ -7,6 +7,7 @@
  * (for anonymous memory too: the index is relative to vm_pgoff, seed 002).
  */
 #include "mm-internal.h"
+#include "perturb.h"
 
 #include <errno.h>
 
@@ -65,6 +66,7 @@ int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
 		}
 		spin_lock(&mm->page_table_lock);
 		move_one_page(vma, old_addr + off, new_addr + off, &chain);
+		yield_point("move_page_tables:page");
 		spin_unlock(&mm->page_table_lock);
 	}
 	if (chain)
@@ -80,6 +82,16 @@ static long move_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	struct vm_area_struct *new_vma, *prev;
 	int err;
 
+	/*
+	 * anonvma (seed 002, completed): the ptes that move keep their pages,
+	 * and what stays behind must not name a vma that the munmap below
+	 * shrinks or frees: give @vma an anon_vma for both.
+	 */
+	if (rmap->anon_vma_prepare_split) {
+		err = rmap->anon_vma_prepare_split(vma);
+		if (err)
+			return err;
+	}
 	new_vma = vm_area_alloc(mm);
 	if (!new_vma)
 		return -ENOMEM;

@@ -16,7 +16,11 @@
 #include "compiler.h"
 
 struct perturb_ops {
-	/* At a yield point named @where; may sleep (no spinlock is assumed). */
+	/*
+	 * At a yield point named @where; may yield or sleep, even where the
+	 * caller holds spinlocks: a CPU stalled there, as a preempted vCPU
+	 * or an interrupt would stall it.
+	 */
 	void (*yield)(const char *where);
 	/* A lock of class @cls was just acquired; may spin or sleep. */
 	void (*long_hold)(int cls);

@@ -26,7 +26,7 @@
 static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_PTECHAIN] = &rmap_ptechain_ops,
 	[RMAP_OBJFILE] = &rmap_objfile_ops,
-	/* [RMAP_ANONVMA] = &rmap_anonvma_ops, */
+	[RMAP_ANONVMA] = &rmap_anonvma_ops,
 };
 
 static const char *const rmap_mode_names[RMAP_NR_MODES] = {
@@ -290,6 +290,7 @@ struct rmap_bytes_counter {
 
 static struct rmap_bytes_counter pte_chain_bytes;
 static struct rmap_bytes_counter anon_vma_bytes;
+static struct rmap_bytes_counter vma_extra_bytes;
 
 static void rmap_bytes_add(struct rmap_bytes_counter *c, long delta)
 {
@@ -331,6 +332,17 @@ void rmap_account_anon_vma(long delta_bytes)
 }
 
 /**
+ * rmap_account_vma_extra() - @delta_bytes of per-vma rmap fields came or went
+ * @delta_bytes: positive when a vma starts using them, negative when it stops
+ *
+ * Context: any; lock-free.
+ */
+void rmap_account_vma_extra(long delta_bytes)
+{
+	rmap_bytes_add(&vma_extra_bytes, delta_bytes);
+}
+
+/**
  * rmap_bytes_read() - a snapshot of the rmap memory counters
  * @out: filled in
  *
@@ -342,6 +354,8 @@ void rmap_bytes_read(struct rmap_bytes *out)
 	out->pte_chain_peak = __atomic_load_n(&pte_chain_bytes.peak, __ATOMIC_RELAXED);
 	out->anon_vma_now = __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED);
 	out->anon_vma_peak = __atomic_load_n(&anon_vma_bytes.peak, __ATOMIC_RELAXED);
+	out->vma_extra_now = __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED);
+	out->vma_extra_peak = __atomic_load_n(&vma_extra_bytes.peak, __ATOMIC_RELAXED);
 }
 
 /**
@@ -356,5 +370,8 @@ void rmap_bytes_reset_peak(void)
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&anon_vma_bytes.peak,
 			 __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&vma_extra_bytes.peak,
+			 __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
 }

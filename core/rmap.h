@@ -103,6 +103,14 @@ struct rmap_ops {
 	void (*anon_vma_unlink)(struct vm_area_struct *vma);
 	/* @vma copied its anon_vma pointer from a vma it was split from: link it. */
 	void (*anon_vma_link)(struct vm_area_struct *vma);
+	/*
+	 * @vma is about to be split or to have ptes moved out of it
+	 * (split_vma, move_vma): give it an anon_vma if it may hold
+	 * anonymous pages and re-point its PG_direct pages there, so none
+	 * names a vma that will not cover it (anonvma; may be NULL).
+	 * Context: mmap_sem held for write. Return: 0 or -ENOMEM.
+	 */
+	int (*anon_vma_prepare_split)(struct vm_area_struct *vma);
 	/* A nonlinear pte is installed for @page (objfile: page_convert_anon). */
 	int (*install_nonlinear)(struct page *page);
 
@@ -175,10 +183,13 @@ void rmap_fallback_reset(void);
 struct rmap_bytes {
 	unsigned long pte_chain_now, pte_chain_peak;
 	unsigned long anon_vma_now, anon_vma_peak;
+	/* anonvma: the anon_vma pointer and list node of vmas on an anon_vma */
+	unsigned long vma_extra_now, vma_extra_peak;
 };
 void rmap_bytes_read(struct rmap_bytes *out);
 void rmap_account_pte_chain(long delta_bytes);
 void rmap_account_anon_vma(long delta_bytes);
+void rmap_account_vma_extra(long delta_bytes);
 void rmap_bytes_reset_peak(void);
 
 #endif /* RT_CORE_RMAP_H */

@@ -309,7 +309,15 @@ static struct pte_chain *objfile_page_add_rmap(struct page *page, struct vm_area
 		SetPageAnon(page);
 	}
 	if (!PageAnon(page)) {
-		BUG_ON(!READ_ONCE(page->as.mapping));
+		/*
+		 * The seed also BUGs on a page without a mapping here. In the
+		 * model, filemap_nopage()'s i_size re-check may take a page it
+		 * just read out of the cache while other faults already map
+		 * it, before the truncate that shrank the file zaps their
+		 * ptes; fork (copy_page_range) or mremap may copy or move
+		 * such a pte meanwhile, and that truncate zaps the copy too.
+		 * Counting it is right: the zap uncounts it.
+		 */
 		BUG_ON(PageSwapCache(page));
 		page->pte.mapcount++;
 	} else {

@@ -55,6 +55,7 @@
 #include "list.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "perturb.h"
 #include "rcu.h"
 #include "rmap.h"
 #include "spinlock.h"
@@ -243,6 +244,7 @@ bool shrink_page(struct page *page)
 		putback_page(page, false);
 		return false;
 	}
+	yield_point("shrink_page:locked");
 
 	rmap_lock(page);
 	mapped = rmap->page_mapped(page);
@@ -296,6 +298,7 @@ bool shrink_page(struct page *page)
 		}
 	}
 	rmap_unlock(page);
+	yield_point("shrink_page:unmapped");
 
 	if (PageSwapCache(page)) {
 		/* The model's I/O is synchronous: written when this returns. */

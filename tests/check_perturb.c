@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Perturbation points: the list of names `run --yield-points` accepts is
+ * exactly the set of yield_point("...") calls in core/, every one of them
+ * is reached by the VM's operations, and the long-hold hook fires for the
+ * chosen lock classes only.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+#include "lockdep.h"
+#include "mm.h"
+#include "page_alloc.h"
+#include "perturb.h"
+#include "rmap.h"
+#include "rt_check.h"
+#include "spinlock.h"
+#include "swap.h"
+#include "task.h"
+#include "vmscan.h"
+
+static int name_index(const char *name)
+{
+	for (int i = 0; yield_point_names[i]; i++)
+		if (!strcmp(yield_point_names[i], name))
+			return i;
+	return -1;
+}
+
+START_TEST(test_perturb_names_match_the_source)
+{
+	const char *dir = RT_SOURCE_ROOT "/core";
+	bool found[64] = { false };
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int calls = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		char path[1024], line[512];
+		size_t len = strlen(de->d_name);
+		FILE *f;
+
+		if (len < 3 || strcmp(de->d_name + len - 2, ".c"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(f);
+		while (fgets(line, sizeof(line), f)) {
+			char *p = strstr(line, "yield_point(\""), *q;
+			int i;
+
+			if (!p)
+				continue;
+			p += strlen("yield_point(\"");
+			q = strchr(p, '"');
+			ck_assert_ptr_nonnull(q);
+			*q = '\0';
+			i = name_index(p);
+			ck_assert_msg(i >= 0, "%s: yield_point(\"%s\") is not in yield_point_names[]",
+				      de->d_name, p);
+			found[i] = true;
+			calls++;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	ck_assert_int_gt(calls, 0);
+	for (int i = 0; yield_point_names[i]; i++)
+		ck_assert_msg(found[i], "yield point %s is listed but never called",
+			      yield_point_names[i]);
+}
+END_TEST
+
+static int hits[64];
+static int hold_hits[LOCK_CLASS_MAX];
+
+static void count_yield(const char *where)
+{
+	int i = name_index(where);
+
+	if (i >= 0)
+		__atomic_fetch_add(&hits[i], 1, __ATOMIC_RELAXED);
+}
+
+static void count_hold(int cls)
+{
+	__atomic_fetch_add(&hold_hits[cls], 1, __ATOMIC_RELAXED);
+}
+
+static const struct perturb_ops counting = { .yield = count_yield, .long_hold = count_hold };
+
+START_TEST(test_perturb_points_are_reached)
+{
+	struct address_space *f;
+	struct mm_struct *mm, *child;
+	long a, s;
+
+	rt_task_attach("perturb");
+	ck_assert_int_eq(rmap_select(RMAP_PTECHAIN), 0);
+	ck_assert_int_eq(mem_init(256), 0);
+	ck_assert_int_eq(swap_init(512), 0);
+	memset(hits, 0, sizeof(hits));
+	memset(hold_hits, 0, sizeof(hold_hits));
+	perturb_install(&counting, 1ULL << LOCK_CLASS_I_SHARED_SEM);
+
+	f = file_create("p", 16, 16);
+	mm = mm_alloc();
+	down_write(&mm->mmap_sem);
+	a = do_mmap(mm, NULL, 0, 64 * PAGE_SIZE, VM_READ | VM_WRITE, 0);
+	s = do_mmap(mm, f, 0, 16 * PAGE_SIZE, VM_READ | VM_WRITE | VM_SHARED, 0);
+	up_write(&mm->mmap_sem);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_gt(s, 0);
+	down_read(&mm->mmap_sem);
+	for (int i = 0; i < 64; i++)
+		mm_access(mm, a + i * PAGE_SIZE, true, NULL);
+	for (int i = 0; i < 16; i++)
+		mm_access(mm, s + i * PAGE_SIZE, i & 1, NULL);
+	up_read(&mm->mmap_sem);
+	child = dup_mm(mm);
+	ck_assert_ptr_nonnull(child);
+	down_read(&child->mmap_sem);
+	mm_access(child, a, true, NULL);		/* COW */
+	up_read(&child->mmap_sem);
+	for (int i = 0; i < 4; i++)
+		shrink_zone(&contig_zone, 256);		/* swap out */
+	down_read(&mm->mmap_sem);
+	for (int i = 0; i < 64; i++)
+		mm_access(mm, a + i * PAGE_SIZE, false, NULL);	/* swap in */
+	up_read(&mm->mmap_sem);
+	down_write(&mm->mmap_sem);
+	do_munmap(mm, a + 4 * PAGE_SIZE, PAGE_SIZE);	/* split */
+	do_mremap(mm, a, 4 * PAGE_SIZE, 40 * PAGE_SIZE, 0);	/* move */
+	up_write(&mm->mmap_sem);
+	vmtruncate(f, 8);
+	perturb_install(NULL, 0);
+
+	for (int i = 0; yield_point_names[i]; i++)
+		ck_assert_msg(hits[i] > 0, "yield point %s never reached", yield_point_names[i]);
+	ck_assert_int_gt(hold_hits[LOCK_CLASS_I_SHARED_SEM], 0);
+	ck_assert_int_eq(hold_hits[LOCK_CLASS_PAGE_TABLE_LOCK], 0);
+
+	mmput(child);
+	mmput(mm);
+	vmtruncate(f, 0);
+	file_destroy(f);
+	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
+		shrink_zone(&contig_zone, max_mapnr);
+	swap_exit();
+	mem_exit();
+	rt_task_detach();
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("perturb");
+	TCase *tc = tcase_create("points");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_perturb_names_match_the_source);
+	tcase_add_test(tc, test_perturb_points_are_reached);
+	suite_add_tcase(s, tc);
+	return rt_check_main(s);
+}
