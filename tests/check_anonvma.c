@@ -631,20 +631,9 @@ END_TEST
 
 START_TEST(test_anonvma_lock_tree_matches_lockdep)
 {
-	uint64_t parsed[LOCK_CLASS_MAX] = { 0 };
 	bool seen[LOCK_CLASS_MAX] = { false };
-	int n = rt_parse_lock_tree(RT_SOURCE_ROOT "/core/rmap_anonvma.c",
-				   "Lock ordering in this rmap", parsed, seen);
 
-	ck_assert_int_ge(n, 8);
-	for (int c = 0; c < LOCK_CLASS_NR_STATIC; c++) {
-		if (!seen[c])
-			continue;
-		ck_assert_msg(parsed[c] == lockdep_order_parents_mask(c),
-			      "class %s: comment parents %#llx, lockdep %#llx",
-			      lock_class_name(c), (unsigned long long)parsed[c],
-			      (unsigned long long)lockdep_order_parents_mask(c));
-	}
+	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_anonvma.c", "Lock ordering in this rmap", 8, seen);
 	ck_assert(seen[LOCK_CLASS_PG_MAPLOCK]);
 	ck_assert(seen[LOCK_CLASS_ANON_VMA_LOCK]);
 	ck_assert(seen[LOCK_CLASS_PAGE_TABLE_LOCK]);

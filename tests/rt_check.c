@@ -292,3 +292,21 @@ int rt_parse_lock_tree(const char *path, const char *marker,
 	fclose(f);
 	return nr_entries;
 }
+
+void rt_assert_lock_tree(const char *path, const char *marker, int min_entries,
+			 bool seen[])
+{
+	uint64_t parsed[LOCK_CLASS_MAX] = { 0 };
+	int n = rt_parse_lock_tree(path, marker, parsed, seen);
+
+	ck_assert_msg(n >= min_entries, "%s: %d tree lines, expected %d or more", path, n,
+		      min_entries);
+	for (int c = 0; c < LOCK_CLASS_NR_STATIC; c++) {
+		if (!seen[c])
+			continue;
+		ck_assert_msg(parsed[c] == lockdep_order_parents_mask(c),
+			      "%s: class %s: comment parents %#llx, lockdep %#llx", path,
+			      lock_class_name(c), (unsigned long long)parsed[c],
+			      (unsigned long long)lockdep_order_parents_mask(c));
+	}
+}

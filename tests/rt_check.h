@@ -71,4 +71,12 @@ int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t ou
 int rt_parse_lock_tree(const char *path, const char *marker,
 		       uint64_t parents[], bool seen[]);
 
+/*
+ * Parse the tree (as rt_parse_lock_tree()) and ck_assert that it has at
+ * least @min_entries lines and that every class it shows has exactly
+ * lockdep's documented parents. Fills @seen for further checks.
+ */
+void rt_assert_lock_tree(const char *path, const char *marker, int min_entries,
+			 bool seen[]);
+
 #endif /* RT_TESTS_RT_CHECK_H */
