@@ -22,6 +22,7 @@
 #include "rcu.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
 #include "vmscan.h"
@@ -62,39 +63,6 @@ static void teardown(void)
 	mem_exit();
 	rmap_select(RMAP_PTECHAIN);
 	rt_task_detach();
-}
-
-static void audit_ok(struct mm_struct **mms, int nr_mms,
-		     struct address_space **files, int nr_files)
-{
-	struct vm_report r;
-	unsigned long v = vm_audit(mms, nr_mms, files, nr_files, NULL);
-
-	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
-		ck_abort_msg("audit: %lu violations, first: %s", v, r.message);
-	ck_assert_int_eq(v, 0);
-}
-
-static long mmap_locked(struct mm_struct *mm, struct address_space *f, unsigned long addr,
-			unsigned long pages, unsigned long flags, unsigned long pgoff)
-{
-	long r;
-
-	down_write(&mm->mmap_sem);
-	r = do_mmap(mm, f, addr, pages * P, flags, pgoff);
-	up_write(&mm->mmap_sem);
-	return r;
-}
-
-static enum mm_access_result access_at(struct mm_struct *mm, unsigned long addr, bool write,
-				       uint64_t *stamp)
-{
-	enum mm_access_result r;
-
-	down_read(&mm->mmap_sem);
-	r = mm_access(mm, addr, write, stamp);
-	up_read(&mm->mmap_sem);
-	return r;
 }
 
 /* The page mapped at @addr, or NULL. */
@@ -166,10 +134,10 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		long a;
 
 		mms[0] = mm_alloc();
-		a = mmap_locked(mms[0], NULL, 0, 16, VM_READ | VM_WRITE, 0);
+		a = rt_mmap(mms[0], NULL, 0, 16, VM_READ | VM_WRITE, 0);
 		ck_assert_int_gt(a, 0);
 		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(access_at(mms[0], a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mms[0], a + i * P, true, &st[i]), ACCESS_OK);
 
 		/* Before any fork: PG_direct, no anon_vma allocated (seed 002). */
 		pg = page_at(mms[0], a);
@@ -205,10 +173,10 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 			pg = page_at(mms[0], a + i * P);
 			ck_assert_ptr_eq(page_at(mms[2], a + i * P), pg);
 			ck_assert_int_eq(rmap->rmap_count(pg), 3);
-			ck_assert_int_eq(access_at(mms[2], a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mms[2], a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		audit_ok(mms, 3, NULL, 0);
+		rt_audit_ok(mms, 3, NULL, 0);
 
 		/* Exits: the anon_vma goes exactly with its last vma. */
 		for (int k = 0; k < 3; k++) {
@@ -225,9 +193,9 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 				ck_assert_int_eq(anon_vma_nr_vmas(av), nr);
 				ck_assert_uint_eq(bytes().vma_extra_now,
 						  nr * ANON_VMA_VMA_EXTRA_BYTES);
-				audit_ok(alive, nr, NULL, 0);
+				rt_audit_ok(alive, nr, NULL, 0);
 				for (int i = 0; i < 16; i++) {
-					ck_assert_int_eq(access_at(alive[0], a + i * P, false, &v),
+					ck_assert_int_eq(rt_access(alive[0], a + i * P, false, &v),
 							 ACCESS_OK);
 					ck_assert_uint_eq(v, st[i]);
 					ck_assert_int_eq(rmap->rmap_count(page_at(alive[0], a + i * P)),
@@ -246,12 +214,12 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 {
 	struct address_space *f = file_create("ro", 8, 8);
 	struct mm_struct *mm = mm_alloc(), *child, *mms[2];
-	long a = mmap_locked(mm, f, 0, 8, VM_READ | VM_WRITE, 0);
+	long a = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE, 0);
 	uint64_t w, v;
 	struct page *pg;
 
 	ck_assert_int_gt(a, 0);
-	ck_assert_int_eq(access_at(mm, a, true, &w), ACCESS_OK);	/* a COW copy */
+	ck_assert_int_eq(rt_access(mm, a, true, &w), ACCESS_OK);	/* a COW copy */
 	pg = page_at(mm, a);
 	ck_assert(PageAnon(pg) && PageDirect(pg));
 	down_write(&mm->mmap_sem);
@@ -265,8 +233,8 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 	ck_assert(!PageDirect(pg));
 	mms[0] = mm;
 	mms[1] = child;
-	audit_ok(mms, 2, &f, 1);
-	ck_assert_int_eq(access_at(child, a, false, &v), ACCESS_OK);
+	rt_audit_ok(mms, 2, &f, 1);
+	ck_assert_int_eq(rt_access(child, a, false, &v), ACCESS_OK);
 	ck_assert_uint_eq(v, w);
 	mmput(mm);
 	mmput(child);
@@ -281,14 +249,14 @@ END_TEST
 START_TEST(test_anonvma_mremap_forked_then_reclaim)
 {
 	struct mm_struct *par = mm_alloc(), *chi, *mms[2];
-	long a = mmap_locked(par, NULL, 0, 32, VM_READ | VM_WRITE, 0);
+	long a = rt_mmap(par, NULL, 0, 32, VM_READ | VM_WRITE, 0);
 	unsigned long b = (unsigned long)a + 1024 * P, c = (unsigned long)a + 2048 * P;
 	uint64_t st[32], v;
 	long r;
 
 	ck_assert_int_gt(a, 0);
 	for (int i = 0; i < 32; i++)
-		ck_assert_int_eq(access_at(par, a + i * P, true, &st[i]), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, a + i * P, true, &st[i]), ACCESS_OK);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
 	mms[0] = par;
@@ -315,22 +283,22 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 		ck_assert_int_eq(rmap->rmap_count(pg), 2);
 		ck_assert_uint_eq(pg->index, ((unsigned long)a >> PAGE_SHIFT) + i);
 	}
-	audit_ok(mms, 2, NULL, 0);
+	rt_audit_ok(mms, 2, NULL, 0);
 
 	reclaim_until_unmapped(mms, 2);
 	ck_assert_uint_eq(par->rss, 0);
 	ck_assert_uint_eq(chi->rss, 0);
-	audit_ok(mms, 2, NULL, 0);
+	rt_audit_ok(mms, 2, NULL, 0);
 
 	for (int i = 0; i < 32; i++) {
 		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * P : a + i * P;
 
-		ck_assert_int_eq(access_at(par, b + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, b + i * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
-		ck_assert_int_eq(access_at(chi, ca, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(chi, ca, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	audit_ok(mms, 2, NULL, 0);
+	rt_audit_ok(mms, 2, NULL, 0);
 	mmput(par);
 	mmput(chi);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
@@ -345,14 +313,14 @@ END_TEST
 START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 {
 	struct mm_struct *mm = mm_alloc();
-	long a = mmap_locked(mm, NULL, 0, 16, VM_READ | VM_WRITE, 0);
+	long a = rt_mmap(mm, NULL, 0, 16, VM_READ | VM_WRITE, 0);
 	struct vm_area_struct *orig, *half;
 	uint64_t st[16], v;
 	int orig_id;
 
 	ck_assert_int_gt(a, 0);
 	for (int i = 0; i < 16; i++)
-		ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 	orig = mm->mmap;
 	orig_id = orig->id;
 	ck_assert_ptr_null(orig->anon_vma);
@@ -374,7 +342,7 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 		ck_assert(!PageDirect(pg));
 		ck_assert_ptr_eq(pg->as.anon_vma, half->anon_vma);
 	}
-	audit_ok(&mm, 1, NULL, 0);
+	rt_audit_ok(&mm, 1, NULL, 0);
 
 	down_write(&mm->mmap_sem);
 	ck_assert_int_eq(do_munmap(mm, a, 8 * P), 0);
@@ -383,16 +351,16 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	ck_assert_int_ne(mm->mmap->id, orig_id);
 	ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 	ck_assert_int_eq(anon_vma_nr_vmas(mm->mmap->anon_vma), 1);
-	audit_ok(&mm, 1, NULL, 0);
+	rt_audit_ok(&mm, 1, NULL, 0);
 
 	reclaim_until_unmapped(&mm, 1);
 	ck_assert_uint_eq(mm->rss, 0);
-	audit_ok(&mm, 1, NULL, 0);
+	rt_audit_ok(&mm, 1, NULL, 0);
 	for (int i = 8; i < 16; i++) {
-		ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a + i * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	audit_ok(&mm, 1, NULL, 0);
+	rt_audit_ok(&mm, 1, NULL, 0);
 	mmput(mm);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
 }
@@ -463,16 +431,16 @@ static void run_fallback(struct mm_struct *held_mm, struct page *page, struct fa
 START_TEST(test_anonvma_trylock_fallback)
 {
 	struct mm_struct *par = mm_alloc(), *chi, *solo = mm_alloc(), *mms[3];
-	long a = mmap_locked(par, NULL, 0, 4, VM_READ | VM_WRITE, 0);
-	long s = mmap_locked(solo, NULL, 0, 2, VM_READ | VM_WRITE, 0);
+	long a = rt_mmap(par, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+	long s = rt_mmap(solo, NULL, 0, 2, VM_READ | VM_WRITE, 0);
 	struct fallback_ctl c;
 	uint64_t st[4], sst[2], v;
 	struct page *pg;
 
 	for (int i = 0; i < 4; i++)
-		ck_assert_int_eq(access_at(par, a + i * P, true, &st[i]), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, a + i * P, true, &st[i]), ACCESS_OK);
 	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(access_at(solo, s + i * P, true, &sst[i]), ACCESS_OK);
+		ck_assert_int_eq(rt_access(solo, s + i * P, true, &sst[i]), ACCESS_OK);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
 	mms[0] = par;
@@ -497,7 +465,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert_ptr_eq(page_at(par, a), pg);
 	ck_assert_ptr_null(page_at(chi, a));
 	put_page(pg);
-	audit_ok(mms, 3, NULL, 0);
+	rt_audit_ok(mms, 3, NULL, 0);
 
 	/* A PG_direct page, its mm's page_table_lock busy. */
 	pg = page_at(solo, s);
@@ -512,23 +480,23 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert_int_eq(c.mapcount, 1);
 	ck_assert_uint_eq(solo->rss, 2);
 	put_page(pg);
-	audit_ok(mms, 3, NULL, 0);
+	rt_audit_ok(mms, 3, NULL, 0);
 
 	/* Later, with nothing held, every page goes and comes back intact. */
 	reclaim_until_unmapped(mms, 3);
 	ck_assert_uint_eq(par->rss + chi->rss + solo->rss, 0);
-	audit_ok(mms, 3, NULL, 0);
+	rt_audit_ok(mms, 3, NULL, 0);
 	for (int i = 0; i < 4; i++) {
-		ck_assert_int_eq(access_at(par, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, a + i * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
-		ck_assert_int_eq(access_at(chi, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(chi, a + i * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
 	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(access_at(solo, s + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(solo, s + i * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, sst[i]);
 	}
-	audit_ok(mms, 3, NULL, 0);
+	rt_audit_ok(mms, 3, NULL, 0);
 	mmput(par);
 	mmput(chi);
 	mmput(solo);
@@ -571,10 +539,10 @@ static void stale_worker(int idx, void *arg)
 	/* A new process and fork: a new anon_vma, from the same memory. */
 	c->q = mm_alloc();
 	{
-		long a = mmap_locked(c->q, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(c->q, NULL, 0, 1, VM_READ | VM_WRITE, 0);
 
 		rt_check(a > 0);
-		rt_check(access_at(c->q, a, true, NULL) == ACCESS_OK);
+		rt_check(rt_access(c->q, a, true, NULL) == ACCESS_OK);
 	}
 	c->q2 = dup_mm(c->q);
 	rt_check(c->q2 != NULL);
@@ -591,8 +559,8 @@ START_TEST(test_anonvma_stale_pointer_reused_object)
 
 	memset(&c, 0, sizeof(c));
 	c.par = mm_alloc();
-	a = mmap_locked(c.par, NULL, 0, 1, VM_READ | VM_WRITE, 0);
-	ck_assert_int_eq(access_at(c.par, a, true, NULL), ACCESS_OK);
+	a = rt_mmap(c.par, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+	ck_assert_int_eq(rt_access(c.par, a, true, NULL), ACCESS_OK);
 	c.chi = dup_mm(c.par);
 	ck_assert_ptr_nonnull(c.chi);
 	c.page = page_at(c.par, a);
@@ -620,7 +588,7 @@ START_TEST(test_anonvma_stale_pointer_reused_object)
 
 	qs[0] = c.q;
 	qs[1] = c.q2;
-	audit_ok(qs, 2, NULL, 0);
+	rt_audit_ok(qs, 2, NULL, 0);
 	mmput(c.q);
 	mmput(c.q2);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);

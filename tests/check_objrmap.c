@@ -24,6 +24,7 @@
 #include "rmap-internal.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
 #include "vmscan.h"
@@ -66,40 +67,6 @@ static void vm_teardown(void)
 	swap_exit();
 	mem_exit();
 	rt_task_detach();
-}
-
-static void audit_ok(struct mm_struct **mms, int nr_mms,
-		     struct address_space **files, int nr_files)
-{
-	struct vm_report r;
-	unsigned long v = vm_audit(mms, nr_mms, files, nr_files, NULL);
-
-	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
-		ck_abort_msg("[%s] audit: %lu violations, first: %s", rmap_mode_name(cur_mode),
-			     v, r.message);
-	ck_assert_int_eq(v, 0);
-}
-
-static long mmap_locked(struct mm_struct *mm, struct address_space *f, unsigned long addr,
-			unsigned long pages, unsigned long flags, unsigned long pgoff)
-{
-	long r;
-
-	down_write(&mm->mmap_sem);
-	r = do_mmap(mm, f, addr, pages * P, flags, pgoff);
-	up_write(&mm->mmap_sem);
-	return r;
-}
-
-static enum mm_access_result access_at(struct mm_struct *mm, unsigned long addr, bool write,
-				       uint64_t *stamp)
-{
-	enum mm_access_result r;
-
-	down_read(&mm->mmap_sem);
-	r = mm_access(mm, addr, write, stamp);
-	up_read(&mm->mmap_sem);
-	return r;
 }
 
 /* The objrmap designs: file pages found through i_mmap, not pte_chains. */
@@ -153,8 +120,8 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 	FOR_EACH_OBJ_MODE(512, {
 		struct address_space *f = file_create("nl", 16, 16);
 		struct mm_struct *m1 = mm_alloc(), *m2 = mm_alloc(), *mms[2] = { m1, m2 };
-		long nl = mmap_locked(m1, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
-		long lin = mmap_locked(m2, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long nl = rt_mmap(m1, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long lin = rt_mmap(m2, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
 		uint64_t st[8], v;
 		struct reclaim_stats rs;
 
@@ -162,12 +129,12 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		ck_assert_int_gt(lin, 0);
 		/* The linear view maps every page first: mapcount 1 each. */
 		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(access_at(m2, lin + i * P, false, NULL), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m2, lin + i * P, false, NULL), ACCESS_OK);
 		ck_assert_int_eq(remap_file_pages(m1, nl, 7 * P, 8), 0);
 		ck_assert_int_eq(remap_file_pages(m1, nl + 7 * P, P, 7), 0);
 		ck_assert(m1->mmap->vm_flags & VM_NONLINEAR);
 		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(access_at(m1, nl + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m1, nl + i * P, true, &st[i]), ACCESS_OK);
 		ck_assert_uint_eq(m1->rss, 8);
 		ck_assert_uint_eq(m2->rss, 16);
 
@@ -179,7 +146,7 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 			if (cur_mode == RMAP_OBJFILE)	/* converted out of place only */
 				ck_assert_msg(anon == (i < 7), "offset %lu: PG_anon %d", index, anon);
 		}
-		audit_ok(mms, 2, &f, 1);
+		rt_audit_ok(mms, 2, &f, 1);
 
 		/* Twice at least: the first pass finds the young bits. */
 		shrink_zone(&contig_zone, max_mapnr);
@@ -191,17 +158,17 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		reclaim_stats_read(&rs);
 		ck_assert_uint_ge(rs.file_written, 8);	/* the dirty ones */
 		ck_assert_uint_eq(rs.swapped_out, 0);	/* file pages, converted or not */
-		audit_ok(mms, 2, &f, 1);
+		rt_audit_ok(mms, 2, &f, 1);
 
 		for (int i = 0; i < 8; i++) {
 			unsigned long index = i < 7 ? 8 + (unsigned long)i : 7;
 
-			ck_assert_int_eq(access_at(m1, nl + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m1, nl + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
-			ck_assert_int_eq(access_at(m2, lin + index * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m2, lin + index * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		audit_ok(mms, 2, &f, 1);
+		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
 		vmtruncate(f, 0);
@@ -252,16 +219,16 @@ static void convert_race_worker(int idx, void *arg)
 				rt_fail("remap_file_pages(%lu, %lu) failed", slot, pgoff);
 			break;
 		case 1:
-			res = access_at(mm, (unsigned long)r->nl[m] + slot * P, (x >> 24) & 1, NULL);
+			res = rt_access(mm, (unsigned long)r->nl[m] + slot * P, (x >> 24) & 1, NULL);
 			break;
 		case 2:
-			res = access_at(mm, (unsigned long)r->lin[m] + pgoff * P, (x >> 24) & 1, NULL);
+			res = rt_access(mm, (unsigned long)r->lin[m] + pgoff * P, (x >> 24) & 1, NULL);
 			break;
 		default:
 			/* Back in place: linear again, mapcount in objfile. */
 			if (remap_file_pages(mm, (unsigned long)r->nl[m] + slot * P, P, slot))
 				rt_fail("remap_file_pages(%lu) failed", slot);
-			res = access_at(mm, (unsigned long)r->nl[m] + slot * P, false, NULL);
+			res = rt_access(mm, (unsigned long)r->nl[m] + slot * P, false, NULL);
 			break;
 		}
 		if (res == ACCESS_CORRUPT || res == ACCESS_SEGV)
@@ -288,9 +255,9 @@ START_TEST(test_objrmap_convert_races_truncate)
 		r.file = file_create("race", 16, 16);
 		for (int i = 0; i < RACE_MMS; i++) {
 			r.mm[i] = mm_alloc();
-			r.nl[i] = mmap_locked(r.mm[i], r.file, 0, 8,
+			r.nl[i] = rt_mmap(r.mm[i], r.file, 0, 8,
 					      VM_READ | VM_WRITE | VM_SHARED, 0);
-			r.lin[i] = mmap_locked(r.mm[i], r.file, 0, 16,
+			r.lin[i] = rt_mmap(r.mm[i], r.file, 0, 16,
 					       VM_READ | VM_WRITE | VM_SHARED, 0);
 			ck_assert_int_gt(r.nl[i], 0);
 			ck_assert_int_gt(r.lin[i], 0);
@@ -300,7 +267,7 @@ START_TEST(test_objrmap_convert_races_truncate)
 		rt_run_threads(RACE_THREADS, convert_race_worker, &r);
 		ck_assert_no_worker_failure();
 		ck_assert_uint_gt(r.ok, 0);
-		audit_ok(r.mm, RACE_MMS, &r.file, 1);
+		rt_audit_ok(r.mm, RACE_MMS, &r.file, 1);
 
 		/*
 		 * And once more, deterministically: a truncate to 0 leaves no
@@ -312,19 +279,19 @@ START_TEST(test_objrmap_convert_races_truncate)
 		for (int i = 0; i < RACE_MMS; i++)
 			ck_assert_uint_eq(r.mm[i]->rss, 0);
 		ck_assert_int_eq(remap_file_pages(r.mm[0], r.nl[0], P, 13), 0);
-		ck_assert_int_eq(access_at(r.mm[0], r.nl[0], true, NULL), ACCESS_OK);
-		ck_assert_int_eq(access_at(r.mm[1], r.lin[1] + 13 * P, false, NULL), ACCESS_OK);
+		ck_assert_int_eq(rt_access(r.mm[0], r.nl[0], true, NULL), ACCESS_OK);
+		ck_assert_int_eq(rt_access(r.mm[1], r.lin[1] + 13 * P, false, NULL), ACCESS_OK);
 		if (cur_mode == RMAP_OBJFILE) {
 			bool anon;
 
 			ck_assert_int_eq(cached_rmap_count(r.file, 13, &anon), 2);
 			ck_assert(anon);
 		}
-		audit_ok(r.mm, RACE_MMS, &r.file, 1);
+		rt_audit_ok(r.mm, RACE_MMS, &r.file, 1);
 		vmtruncate(r.file, 13);
 		ck_assert_ptr_null(find_get_page(r.file, 13));
-		ck_assert_int_eq(access_at(r.mm[0], r.nl[0], false, NULL), ACCESS_SIGBUS);
-		audit_ok(r.mm, RACE_MMS, &r.file, 1);
+		ck_assert_int_eq(rt_access(r.mm[0], r.nl[0], false, NULL), ACCESS_SIGBUS);
+		rt_audit_ok(r.mm, RACE_MMS, &r.file, 1);
 
 		for (int i = 0; i < RACE_MMS; i++)
 			mmput(r.mm[i]);
@@ -398,9 +365,9 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 
 	r.file = file_create("fb", 4, 4);
 	r.mm = mm;
-	a = mmap_locked(mm, r.file, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
+	a = rt_mmap(mm, r.file, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
 	ck_assert_int_gt(a, 0);
-	ck_assert_int_eq(access_at(mm, a, true, &w), ACCESS_OK);
+	ck_assert_int_eq(rt_access(mm, a, true, &w), ACCESS_OK);
 	r.page = find_get_page(r.file, 0);
 	ck_assert_ptr_nonnull(r.page);
 	ck_assert_uint_eq(mm->rss, 1);
@@ -434,15 +401,15 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 	ck_assert_int_eq(rmap->rmap_count(r.page), 1);
 	ck_assert(PageLRU(r.page));
 	put_page(r.page);	/* the audit counts the pte's and the cache's only */
-	audit_ok(&mm, 1, &r.file, 1);
+	rt_audit_ok(&mm, 1, &r.file, 1);
 
 	/* Reclaimable once nobody holds the lock. */
 	reclaim_until_unmapped(mm, NULL, 8);
 	ck_assert_uint_eq(mm->rss, 0);
 	ck_assert_ptr_null(find_get_page(r.file, 0));
-	ck_assert_int_eq(access_at(mm, a, false, &v), ACCESS_OK);
+	ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 	ck_assert_uint_eq(v, w);
-	audit_ok(&mm, 1, &r.file, 1);
+	rt_audit_ok(&mm, 1, &r.file, 1);
 	mmput(mm);
 	vmtruncate(r.file, 0);
 	file_destroy(r.file);
@@ -491,16 +458,16 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 		long a;
 
 		mms[i] = mm_alloc();
-		a = mmap_locked(mms[i], f, 0, SHARED_PAGES, VM_READ | VM_WRITE | VM_SHARED, 0);
+		a = rt_mmap(mms[i], f, 0, SHARED_PAGES, VM_READ | VM_WRITE | VM_SHARED, 0);
 		ck_assert_int_gt(a, 0);
 		for (unsigned long p = 0; p < SHARED_PAGES; p++)
-			ck_assert_int_eq(access_at(mms[i], (unsigned long)a + p * P, p & 1, NULL),
+			ck_assert_int_eq(rt_access(mms[i], (unsigned long)a + p * P, p & 1, NULL),
 					 ACCESS_OK);
 		ck_assert_uint_eq(mms[i]->rss, SHARED_PAGES);
 	}
 	for (unsigned long p = 0; p < SHARED_PAGES; p++)
 		ck_assert_int_eq(cached_rmap_count(f, p, NULL), SHARERS);
-	audit_ok(mms, SHARERS, &f, 1);
+	rt_audit_ok(mms, SHARERS, &f, 1);
 	rmap_bytes_read(&rb);
 	bytes = rb.pte_chain_now;
 	ck_assert_uint_eq(rb.anon_vma_now, 0);

@@ -20,6 +20,7 @@
 #include "page_alloc.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
 #include "vmscan.h"
@@ -71,41 +72,6 @@ static void vm_teardown(void)
 	rt_task_detach();
 }
 
-static void audit_ok(struct mm_struct **mms, int nr_mms,
-		     struct address_space **files, int nr_files)
-{
-	struct vm_audit_stats st;
-	struct vm_report r;
-	unsigned long v = vm_audit(mms, nr_mms, files, nr_files, &st);
-
-	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
-		ck_abort_msg("[%s] audit: %lu violations, first: %s", rmap_mode_name(cur_mode),
-			     v, r.message);
-	ck_assert_int_eq(v, 0);
-}
-
-static long mmap_locked(struct mm_struct *mm, struct address_space *f, unsigned long addr,
-			unsigned long pages, unsigned long flags, unsigned long pgoff)
-{
-	long r;
-
-	down_write(&mm->mmap_sem);
-	r = do_mmap(mm, f, addr, pages * P, flags, pgoff);
-	up_write(&mm->mmap_sem);
-	return r;
-}
-
-static enum mm_access_result access_at(struct mm_struct *mm, unsigned long addr, bool write,
-				       uint64_t *stamp)
-{
-	enum mm_access_result r;
-
-	down_read(&mm->mmap_sem);
-	r = mm_access(mm, addr, write, stamp);
-	up_read(&mm->mmap_sem);
-	return r;
-}
-
 static int nr_vmas(struct mm_struct *mm)
 {
 	int n = 0;
@@ -140,20 +106,20 @@ START_TEST(test_vm_anon_fault_zero_page_then_write)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0, 8, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 8, VM_READ | VM_WRITE, 0);
 		uint64_t v, w;
 
 		ck_assert_int_gt(a, 0);
-		ck_assert_int_eq(access_at(mm, a, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, 0);
 		ck_assert_uint_eq(mm->rss, 0);		/* the zero page */
-		ck_assert_int_eq(access_at(mm, a, true, &w), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a, true, &w), ACCESS_OK);
 		ck_assert_uint_ne(w, 0);
 		ck_assert_uint_eq(mm->rss, 1);
-		ck_assert_int_eq(access_at(mm, a, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
-		ck_assert_int_eq(access_at(mm, a + 8 * P + 4 * P, false, NULL), ACCESS_SEGV);
-		audit_ok(&mm, 1, NULL, 0);
+		ck_assert_int_eq(rt_access(mm, a + 8 * P + 4 * P, false, NULL), ACCESS_SEGV);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -163,22 +129,22 @@ START_TEST(test_vm_munmap_splits_in_three)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0, 10, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 10, VM_READ | VM_WRITE, 0);
 		uint64_t st[10], v;
 
 		for (int i = 0; i < 10; i++)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 		ck_assert_int_eq(nr_vmas(mm), 1);
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_munmap(mm, a + 4 * P, 2 * P), 0);
 		up_write(&mm->mmap_sem);
 		ck_assert_int_eq(nr_vmas(mm), 2);
 		ck_assert_uint_eq(mm->rss, 8);
-		ck_assert_int_eq(access_at(mm, a + 4 * P, false, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(rt_access(mm, a + 4 * P, false, NULL), ACCESS_SEGV);
 		for (int i = 0; i < 10; i++) {
 			if (i == 4 || i == 5)
 				continue;
-			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
 		/* A split in three with mprotect, then back. */
@@ -186,10 +152,10 @@ START_TEST(test_vm_munmap_splits_in_three)
 		ck_assert_int_eq(do_mprotect(mm, a + P, P, 0, VM_WRITE), 0);
 		up_write(&mm->mmap_sem);
 		ck_assert_int_eq(nr_vmas(mm), 4);
-		ck_assert_int_eq(access_at(mm, a + P, true, NULL), ACCESS_SEGV);
-		ck_assert_int_eq(access_at(mm, a + P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a + P, true, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(rt_access(mm, a + P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[1]);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_mprotect(mm, a + 5 * P, P, 0, VM_WRITE), -ENOMEM);
 		ck_assert_int_eq(do_munmap(mm, a + 3, P), -EINVAL);
@@ -203,16 +169,16 @@ START_TEST(test_vm_mmap_merges_adjacent)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0x40000000, 4, VM_READ | VM_WRITE, 0);
-		long b = mmap_locked(mm, NULL, 0x40000000 + 4 * P, 4, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0x40000000, 4, VM_READ | VM_WRITE, 0);
+		long b = rt_mmap(mm, NULL, 0x40000000 + 4 * P, 4, VM_READ | VM_WRITE, 0);
 
 		ck_assert_int_eq(a, 0x40000000);
 		ck_assert_int_eq(b, 0x40000000 + 4 * P);
 		ck_assert_int_eq(nr_vmas(mm), 1);
 		ck_assert_uint_eq(mm->mmap->vm_end, 0x40000000 + 8 * P);
 		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, NULL), ACCESS_OK);
-		audit_ok(&mm, 1, NULL, 0);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, NULL), ACCESS_OK);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -222,18 +188,18 @@ START_TEST(test_vm_mremap_grow_move_and_overlap)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
 		long b, c;
 		uint64_t st[4], v;
 
 		for (int i = 0; i < 4; i++)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 		down_write(&mm->mmap_sem);
 		b = do_mremap(mm, a, 4 * P, 6 * P, 0);		/* grows in place */
 		up_write(&mm->mmap_sem);
 		ck_assert_int_eq(b, a);
 		/* Block growth, then grow: it must move. */
-		c = mmap_locked(mm, NULL, a + 7 * P, 1, VM_READ, 0);
+		c = rt_mmap(mm, NULL, a + 7 * P, 1, VM_READ, 0);
 		ck_assert_int_eq(c, a + 7 * P);
 		down_write(&mm->mmap_sem);
 		b = do_mremap(mm, a, 6 * P, 16 * P, 0);
@@ -241,30 +207,30 @@ START_TEST(test_vm_mremap_grow_move_and_overlap)
 		ck_assert_int_gt(b, 0);
 		ck_assert_int_ne(b, a);
 		for (int i = 0; i < 4; i++) {
-			ck_assert_int_eq(access_at(mm, b + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, b + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		ck_assert_int_eq(access_at(mm, a, false, NULL), ACCESS_SEGV);
-		audit_ok(&mm, 1, NULL, 0);
+		ck_assert_int_eq(rt_access(mm, a, false, NULL), ACCESS_SEGV);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		/* MREMAP_FIXED onto its own source: refused. */
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_mremap(mm, b, 4 * P, 4 * P, b + 2 * P), -EINVAL);
 		up_write(&mm->mmap_sem);
 		/* Onto another mapping: replaces it. */
-		c = mmap_locked(mm, NULL, 0x60000000, 8, VM_READ, 0);
+		c = rt_mmap(mm, NULL, 0x60000000, 8, VM_READ, 0);
 		ck_assert_int_eq(c, 0x60000000);
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_mremap(mm, b, 4 * P, 4 * P, c + 2 * P), (long)c + 2 * P);
 		up_write(&mm->mmap_sem);
 		for (int i = 0; i < 4; i++) {
-			ck_assert_int_eq(access_at(mm, c + (2 + i) * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, c + (2 + i) * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		ck_assert_int_eq(access_at(mm, c, false, &v), ACCESS_OK);	/* the rest stays */
-		ck_assert_int_eq(access_at(mm, b, false, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(rt_access(mm, c, false, &v), ACCESS_OK);	/* the rest stays */
+		ck_assert_int_eq(rt_access(mm, b, false, NULL), ACCESS_SEGV);
 		/* a+7P, c low, the moved 4, c high, the rest of the 16-page move */
 		ck_assert_int_eq(nr_vmas(mm), 5);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -274,18 +240,18 @@ START_TEST(test_vm_expand_stack)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long s = mmap_locked(mm, NULL, STACK_TOP - 4 * P, 4,
+		long s = rt_mmap(mm, NULL, STACK_TOP - 4 * P, 4,
 				     VM_READ | VM_WRITE | VM_GROWSDOWN, 0);
 		uint64_t w, v;
 
 		ck_assert_int_eq(s, STACK_TOP - 4 * P);
-		ck_assert_int_eq(access_at(mm, s, true, &w), ACCESS_OK);
-		ck_assert_int_eq(access_at(mm, s - 3 * P, true, NULL), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, s, true, &w), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, s - 3 * P, true, NULL), ACCESS_OK);
 		ck_assert_uint_eq(mm->mmap->vm_start, s - 3 * P);
-		ck_assert_int_eq(access_at(mm, s - 3 * P - 64 * P, true, NULL), ACCESS_SEGV);
-		ck_assert_int_eq(access_at(mm, s, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, s - 3 * P - 64 * P, true, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(rt_access(mm, s, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -297,32 +263,32 @@ START_TEST(test_vm_fork_cow)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *parent = mm_alloc(), *child, *mms[2];
-		long a = mmap_locked(parent, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(parent, NULL, 0, 4, VM_READ | VM_WRITE, 0);
 		uint64_t pst[4], cst, v;
 
 		for (int i = 0; i < 4; i++)
-			ck_assert_int_eq(access_at(parent, a + i * P, true, &pst[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(parent, a + i * P, true, &pst[i]), ACCESS_OK);
 		child = dup_mm(parent);
 		ck_assert_ptr_nonnull(child);
 		mms[0] = parent;
 		mms[1] = child;
-		audit_ok(mms, 2, NULL, 0);
+		rt_audit_ok(mms, 2, NULL, 0);
 		for (int i = 0; i < 4; i++) {
-			ck_assert_int_eq(access_at(child, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(child, a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, pst[i]);
 		}
-		ck_assert_int_eq(access_at(child, a, true, &cst), ACCESS_OK);
-		ck_assert_int_eq(access_at(parent, a, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(child, a, true, &cst), ACCESS_OK);
+		ck_assert_int_eq(rt_access(parent, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, pst[0]);
-		ck_assert_int_eq(access_at(child, a, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(child, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, cst);
 		/* The parent writes too: its exclusive copy is reused or copied. */
-		ck_assert_int_eq(access_at(parent, a + P, true, &pst[1]), ACCESS_OK);
-		audit_ok(mms, 2, NULL, 0);
+		ck_assert_int_eq(rt_access(parent, a + P, true, &pst[1]), ACCESS_OK);
+		rt_audit_ok(mms, 2, NULL, 0);
 		mmput(parent);
 		/* The child outlives its parent. */
-		ck_assert_int_eq(access_at(child, a + P, false, &v), ACCESS_OK);
-		audit_ok(&child, 1, NULL, 0);
+		ck_assert_int_eq(rt_access(child, a + P, false, &v), ACCESS_OK);
+		rt_audit_ok(&child, 1, NULL, 0);
 		mmput(child);
 	});
 }
@@ -343,16 +309,16 @@ START_TEST(test_vm_exec_shared_libraries)
 		/* Text: shared page cache pages, read-only. */
 		for (int i = 0; i < 3; i++)
 			for (unsigned long pg = 0; pg < 8; pg++)
-				ck_assert_int_eq(access_at(m[i], m[i]->mmap->vm_start + pg * P,
+				ck_assert_int_eq(rt_access(m[i], m[i]->mmap->vm_start + pg * P,
 							   false, &v), ACCESS_OK);
-		ck_assert_int_eq(access_at(m[0], m[0]->mmap->vm_start, true, NULL), ACCESS_SEGV);
+		ck_assert_int_eq(rt_access(m[0], m[0]->mmap->vm_start, true, NULL), ACCESS_SEGV);
 		/* Data: copy-on-write of the file. */
-		ck_assert_int_eq(access_at(m[1], m[1]->mmap->vm_next->vm_start, true, NULL),
+		ck_assert_int_eq(rt_access(m[1], m[1]->mmap->vm_next->vm_start, true, NULL),
 				 ACCESS_OK);
-		ck_assert_int_eq(access_at(m[2], m[2]->mmap->vm_next->vm_start, false, &v),
+		ck_assert_int_eq(rt_access(m[2], m[2]->mmap->vm_next->vm_start, false, &v),
 				 ACCESS_OK);
 		ck_assert_uint_eq(v, 0);
-		audit_ok(m, 3, &libc, 1);
+		rt_audit_ok(m, 3, &libc, 1);
 		for (int i = 0; i < 3; i++)
 			mmput(m[i]);
 		vmtruncate(libc, 0);
@@ -368,34 +334,34 @@ START_TEST(test_vm_shared_file_and_truncate)
 	FOR_EACH_MODE({
 		struct address_space *f = file_create("data", 16, 16);
 		struct mm_struct *m1 = mm_alloc(), *m2 = mm_alloc(), *mms[2] = { m1, m2 };
-		long a1 = mmap_locked(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
-		long a2 = mmap_locked(m2, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
-		long pa = mmap_locked(m2, f, 0, 16, VM_READ | VM_WRITE, 0);	/* private */
+		long a1 = rt_mmap(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long a2 = rt_mmap(m2, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long pa = rt_mmap(m2, f, 0, 16, VM_READ | VM_WRITE, 0);	/* private */
 		uint64_t w, v;
 
 		ck_assert_int_gt(a1, 0);
 		ck_assert_int_gt(a2, 0);
 		ck_assert_int_gt(pa, 0);
 		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(access_at(m1, a1 + i * P, true, NULL), ACCESS_OK);
-		ck_assert_int_eq(access_at(m1, a1 + 3 * P, true, &w), ACCESS_OK);
-		ck_assert_int_eq(access_at(m2, a2 + 3 * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m1, a1 + i * P, true, NULL), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m1, a1 + 3 * P, true, &w), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m2, a2 + 3 * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);		/* shared */
-		ck_assert_int_eq(access_at(m2, pa + 3 * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m2, pa + 3 * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);		/* private, before COW */
-		ck_assert_int_eq(access_at(m2, pa + 12 * P, true, NULL), ACCESS_OK);	/* COW */
-		audit_ok(mms, 2, &f, 1);
+		ck_assert_int_eq(rt_access(m2, pa + 12 * P, true, NULL), ACCESS_OK);	/* COW */
+		rt_audit_ok(mms, 2, &f, 1);
 
 		vmtruncate(f, 8);
-		audit_ok(mms, 2, &f, 1);
-		ck_assert_int_eq(access_at(m1, a1 + 12 * P, false, NULL), ACCESS_SIGBUS);
-		ck_assert_int_eq(access_at(m2, pa + 12 * P, false, NULL), ACCESS_SIGBUS);
-		ck_assert_int_eq(access_at(m2, a2 + 3 * P, false, &v), ACCESS_OK);
+		rt_audit_ok(mms, 2, &f, 1);
+		ck_assert_int_eq(rt_access(m1, a1 + 12 * P, false, NULL), ACCESS_SIGBUS);
+		ck_assert_int_eq(rt_access(m2, pa + 12 * P, false, NULL), ACCESS_SIGBUS);
+		ck_assert_int_eq(rt_access(m2, a2 + 3 * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
 		file_extend(f, 16);
-		ck_assert_int_eq(access_at(m1, a1 + 12 * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m1, a1 + 12 * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, 0);
-		audit_ok(mms, 2, &f, 1);
+		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
 		vmtruncate(f, 0);
@@ -409,8 +375,8 @@ START_TEST(test_vm_nonlinear_remap_file_pages)
 	FOR_EACH_MODE({
 		struct address_space *f = file_create("nl", 16, 16);
 		struct mm_struct *m1 = mm_alloc(), *m2 = mm_alloc(), *mms[2] = { m1, m2 };
-		long lin = mmap_locked(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
-		long nl = mmap_locked(m2, f, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long lin = rt_mmap(m1, f, 0, 16, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long nl = rt_mmap(m2, f, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
 		uint64_t w, v;
 
 		ck_assert_int_gt(lin, 0);
@@ -419,17 +385,17 @@ START_TEST(test_vm_nonlinear_remap_file_pages)
 		ck_assert_int_eq(remap_file_pages(m2, nl, P, 9), 0);
 		ck_assert_int_eq(remap_file_pages(m2, nl + P, P, 2), 0);
 		ck_assert(m2->mmap->vm_flags & VM_NONLINEAR);
-		ck_assert_int_eq(access_at(m2, nl, true, &w), ACCESS_OK);
-		ck_assert_int_eq(access_at(m1, lin + 9 * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m2, nl, true, &w), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m1, lin + 9 * P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
-		ck_assert_int_eq(access_at(m1, lin + 2 * P, true, &w), ACCESS_OK);
-		ck_assert_int_eq(access_at(m2, nl + P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m1, lin + 2 * P, true, &w), ACCESS_OK);
+		ck_assert_int_eq(rt_access(m2, nl + P, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
 		ck_assert_int_eq(remap_file_pages(m2, nl, P, 99), -EINVAL);
-		audit_ok(mms, 2, &f, 1);
+		rt_audit_ok(mms, 2, &f, 1);
 		vmtruncate(f, 4);		/* file page 9 goes */
-		ck_assert_int_eq(access_at(m2, nl, false, NULL), ACCESS_SIGBUS);
-		audit_ok(mms, 2, &f, 1);
+		ck_assert_int_eq(rt_access(m2, nl, false, NULL), ACCESS_SIGBUS);
+		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
 		vmtruncate(f, 0);
@@ -444,35 +410,35 @@ START_TEST(test_vm_swap_out_fork_swap_in)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc(), *child, *mms[2];
-		long a = mmap_locked(mm, NULL, 0, 64, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 64, VM_READ | VM_WRITE, 0);
 		uint64_t st[64], v;
 		struct reclaim_stats rs;
 
 		for (int i = 0; i < 64; i++)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 		/* Twice: the first pass clears young bits and deactivates. */
 		reclaim_hard(64);
 		reclaim_hard(64);
 		reclaim_stats_read(&rs);
 		ck_assert_uint_gt(rs.swapped_out, 0);
 		ck_assert_uint_lt(mm->rss, 64);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		child = dup_mm(mm);		/* fork with swapped-out pages */
 		ck_assert_ptr_nonnull(child);
 		mms[0] = mm;
 		mms[1] = child;
-		audit_ok(mms, 2, NULL, 0);
+		rt_audit_ok(mms, 2, NULL, 0);
 		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(access_at(child, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(child, a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
 		for (int i = 0; i < 64; i += 2)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		audit_ok(mms, 2, NULL, 0);
+		rt_audit_ok(mms, 2, NULL, 0);
 		mmput(child);
 		mmput(mm);
 	});
@@ -483,7 +449,7 @@ START_TEST(test_vm_mlock_is_not_reclaimed)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0, 16, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 16, VM_READ | VM_WRITE, 0);
 
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_mprotect(mm, a, 16 * P, VM_LOCKED, 0), 0);
@@ -492,7 +458,7 @@ START_TEST(test_vm_mlock_is_not_reclaimed)
 		reclaim_hard(16);
 		reclaim_hard(16);
 		ck_assert_uint_eq(mm->rss, 16);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -503,22 +469,22 @@ START_TEST(test_vm_file_pages_dropped_and_reread)
 	FOR_EACH_MODE({
 		struct address_space *f = file_create("big", 64, 64);
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, f, 0, 64, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long a = rt_mmap(mm, f, 0, 64, VM_READ | VM_WRITE | VM_SHARED, 0);
 		uint64_t st[64], v;
 		struct reclaim_stats rs;
 
 		for (int i = 0; i < 64; i++)
-			ck_assert_int_eq(access_at(mm, a + i * P, true, &st[i]), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
 		reclaim_hard(64);
 		reclaim_hard(64);
 		reclaim_stats_read(&rs);
 		ck_assert_uint_gt(rs.file_written + rs.file_dropped, 0);
-		audit_ok(&mm, 1, &f, 1);
+		rt_audit_ok(&mm, 1, &f, 1);
 		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(access_at(mm, a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		audit_ok(&mm, 1, &f, 1);
+		rt_audit_ok(&mm, 1, &f, 1);
 		mmput(mm);
 		vmtruncate(f, 0);
 		file_destroy(f);
@@ -530,16 +496,16 @@ START_TEST(test_vm_oom_backs_off)
 {
 	FOR_EACH_MODE({
 		struct mm_struct *mm = mm_alloc();
-		long a = mmap_locked(mm, NULL, 0, 1024, VM_READ | VM_WRITE, 0);
+		long a = rt_mmap(mm, NULL, 0, 1024, VM_READ | VM_WRITE, 0);
 		int oom = 0;
 
 		/* 512 pages of memory, 256 swap slots, no reclaim thread. */
 		for (int i = 0; i < 1024; i++)
-			if (access_at(mm, a + i * P, true, NULL) == ACCESS_OOM)
+			if (rt_access(mm, a + i * P, true, NULL) == ACCESS_OOM)
 				oom++;
 		ck_assert_int_gt(oom, 0);
 		ck_assert_uint_le(mm->rss, 511);
-		audit_ok(&mm, 1, NULL, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
 }
@@ -573,15 +539,15 @@ static void prop_step(struct prop *p, int step)
 
 	switch (op) {
 	case 0:
-		mmap_locked(mm, NULL, 0, pages, VM_READ | VM_WRITE, 0);
+		rt_mmap(mm, NULL, 0, pages, VM_READ | VM_WRITE, 0);
 		break;
 	case 1:
-		mmap_locked(mm, p->file, 0, pages, VM_READ | VM_WRITE |
+		rt_mmap(mm, p->file, 0, pages, VM_READ | VM_WRITE |
 			    ((r >> 40) & 1 ? VM_SHARED : 0), (r >> 32) % (32 - pages));
 		break;
 	case 2: case 3: case 4:
 		if (vma)
-			access_at(mm, addr, (r >> 33) & 1, NULL);
+			rt_access(mm, addr, (r >> 33) & 1, NULL);
 		break;
 	case 5:
 		if (vma) {
@@ -742,7 +708,7 @@ static void mt_worker(int idx, void *arg)
 			file_extend(m->files[(r >> 31) & 1], 16);
 			break;
 		case 3:
-			mmap_locked(mm, m->files[(r >> 31) & 1], 0, 4,
+			rt_mmap(mm, m->files[(r >> 31) & 1], 0, 4,
 				    VM_READ | VM_WRITE | ((r >> 33) & 1 ? VM_SHARED : 0), (r >> 34) % 12);
 			break;
 		case 4:
@@ -754,7 +720,7 @@ static void mt_worker(int idx, void *arg)
 			break;
 		default:
 			if (addr) {
-				enum mm_access_result res = access_at(mm, addr, (r >> 35) & 1, NULL);
+				enum mm_access_result res = rt_access(mm, addr, (r >> 35) & 1, NULL);
 
 				if (res == ACCESS_CORRUPT)
 					rt_fail("data corruption at %#lx", addr);
@@ -796,7 +762,7 @@ START_TEST(test_vm_threads_everything_at_once)
 		for (int i = 0; i < MT_SLOTS; i++)
 			if (m.slot[i])
 				mms[n++] = m.slot[i];
-		audit_ok(mms, n, m.files, 2);
+		rt_audit_ok(mms, n, m.files, 2);
 		for (int i = 0; i < n; i++)
 			mmput(mms[i]);
 		for (int i = 0; i < 2; i++) {
