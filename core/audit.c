@@ -223,7 +223,7 @@ static int audit_found_pte(struct page *page, struct mm_struct *mm,
 
 	if (!pte_present(pte) || pte_pfn(pte) != page_to_pfn(page))
 		f->bad = true;
-	for (unsigned int i = 0; i < f->nr; i++)
+	for (unsigned int i = 0; i < f->nr && i < f->max; i++)
 		if (f->seen[i] == ptep)
 			f->bad = true;		/* found twice */
 	if (f->nr < f->max)
@@ -254,8 +254,8 @@ static void audit_pages(struct audit *a)
 				  pfn, PageAnon(page) ? "anon" : "file", page->index, ptes,
 				  rmap->name, rc);
 		if (ptes) {
-			pte_t *seen[64];
-			struct find_all f = { .page = page, .seen = seen, .max = 64 };
+			pte_t **seen = rt_calloc(ptes + 1, sizeof(*seen));
+			struct find_all f = { .page = page, .seen = seen, .max = ptes + 1 };
 			int walked;
 
 			a->stats->pages_mapped++;
@@ -267,6 +267,7 @@ static void audit_pages(struct audit *a)
 					  pfn, PageAnon(page) ? "anon" : "file", page->index,
 					  ptes, rmap->name, f.nr,
 					  f.bad ? " (some wrong or twice)" : "");
+			free(seen);
 		}
 		expected_refs = (int)ptes + (in_page_cache(page) ? 1 : 0) +
 				(PageSwapCache(page) ? 1 : 0);

@@ -214,8 +214,12 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_offset(mm->pgd, address);
+	/*
+	 * Another thread of this mm faulted it in meanwhile (or reclaim
+	 * swapped that out already): only a zero-page pte may be replaced.
+	 */
 	if (!pte_none(ptep_get(ptep)) &&
-	    pte_pfn(ptep_get(ptep)) != ZERO_PAGE_PFN) {
+	    !(pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) == ZERO_PAGE_PFN)) {
 		/* Another thread of this mm faulted it in meanwhile. */
 		spin_unlock(&mm->page_table_lock);
 		put_page(page);
@@ -467,7 +471,6 @@ again:
 		}
 		lock_page(page);
 		SetPageAnon(page);
-		page->index = linear_page_index(vma, address);
 		if (add_to_swap_cache(page, entry)) {
 			/* Another swap-in won: use its page. */
 			swap_free(entry);
@@ -503,6 +506,14 @@ again:
 		chain_free(chain);
 		return VM_FAULT_MINOR;
 	}
+	/*
+	 * A page read in here gets its index now, under page_table_lock,
+	 * where expand_stack() cannot move vm_start/vm_pgoff under us (2.6.7's
+	 * page_add_anon_rmap() does it here too). A page found in the swap
+	 * cache keeps the index it was created with.
+	 */
+	if (ret == VM_FAULT_MAJOR)
+		page->index = linear_page_index(vma, address);
 	/* The page's reference becomes the pte's. */
 	swap_free(entry);
 	mm->rss++;

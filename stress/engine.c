@@ -50,6 +50,7 @@ struct engine {
 	int stop;			/* atomic: release by main, acquire by threads */
 	int park;			/* atomic: release by main, acquire by threads */
 	int parked;			/* atomic: release by threads, acquire by main */
+	int exited;			/* atomic: threads out of their loop (--ops) */
 	unsigned long ops_left;		/* atomic, when bounded by ops */
 	int kswapd_wake;		/* atomic: set by the low-watermark hook */
 	pthread_mutex_t report_lock;	/* the failures array */
@@ -223,6 +224,8 @@ static void *worker_main(void *arg)
 			bump(&t->corrupt);
 		bump(&t->progress);
 	}
+	/* Release pairs with park_all(): an exited thread counts as parked. */
+	__atomic_fetch_add(&e->exited, 1, __ATOMIC_RELEASE);
 	rt_task_detach();
 	return NULL;
 }
@@ -271,7 +274,8 @@ static bool park_all(struct engine *e, double timeout)
 
 	/* Release pairs with the acquire in park_point(). */
 	__atomic_store_n(&e->park, 1, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) < e->nr_threads) {
+	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) +
+	       __atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
 		if (now_s() - t0 > timeout)
 			return false;
 		sleep_ms(1);
