@@ -138,10 +138,12 @@ static void check_present(struct pte_walk *w, pte_t pte, unsigned long addr)
 		struct address_space *mapping = vma->vm_file;
 
 		index = page->index;
-		if (!(vma->vm_flags & VM_NONLINEAR) && index != linear_page_index(vma, addr))
+		if (index != file_offset_at(w->mm, vma, addr))
 			violation(a, AUDIT_INDEX,
-				  "mm %d %#lx: file pfn %lu has index %lu, its vma says %lu",
-				  w->mm->id, addr, pfn, index, linear_page_index(vma, addr));
+				  "mm %d %#lx: file pfn %lu has index %lu, the %s vma shows offset %lu there",
+				  w->mm->id, addr, pfn, index,
+				  vma->vm_flags & VM_NONLINEAR ? "nonlinear" : "linear",
+				  file_offset_at(w->mm, vma, addr));
 		if (index >= READ_ONCE(mapping->i_size) || page_file(page) != mapping ||
 		    !in_page_cache(page))
 			violation(a, AUDIT_ORPHAN,
@@ -181,6 +183,11 @@ static int audit_pte(pte_t *ptep, unsigned long addr, void *arg)
 		if (!(w->vma->vm_flags & VM_NONLINEAR))
 			violation(a, AUDIT_STRAY_PTE, "mm %d %#lx: file pte in a linear vma",
 				  w->mm->id, addr);
+		else if (pte_to_pgoff(pte) != file_offset_at(w->mm, w->vma, addr))
+			violation(a, AUDIT_INDEX,
+				  "mm %d %#lx: file pte for offset %lu, remap_file_pages put %lu there",
+				  w->mm->id, addr, pte_to_pgoff(pte),
+				  file_offset_at(w->mm, w->vma, addr));
 	} else {
 		swp_entry_t entry = pte_to_swp_entry(pte);
 		unsigned long off = swp_offset(entry);

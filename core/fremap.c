@@ -19,6 +19,7 @@ static void install_file_pte(struct mm_struct *mm, unsigned long addr,
 	ptep = pte_alloc(mm->pgd, addr);
 	zap_one_pte(mm, ptep, addr);
 	set_pte(ptep, pgoff_to_pte(pgoff));
+	__atomic_store_n(shadow_slot(mm, addr), SHADOW_NONLINEAR | pgoff, __ATOMIC_RELAXED);
 	spin_unlock(&mm->page_table_lock);
 }
 

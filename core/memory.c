@@ -116,8 +116,14 @@ void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 		 * As 2.6.9's zap_pte_range() with details->nonlinear_vma: the
 		 * page goes, the offset stays in a file pte.
 		 */
-		zap_one_pte(mm, ptep, a);
-		set_pte(ptep, pgoff_to_pte(page->index));
+		{
+			unsigned long pgoff = page->index;
+
+			zap_one_pte(mm, ptep, a);
+			set_pte(ptep, pgoff_to_pte(pgoff));
+			__atomic_store_n(shadow_slot(mm, a), SHADOW_NONLINEAR | pgoff,
+					 __ATOMIC_RELAXED);
+		}
 	}
 	spin_unlock(&mm->page_table_lock);
 }
@@ -674,6 +680,20 @@ static void report_corruption(struct mm_struct *mm, unsigned long address,
 	vm_report_emit(&r);
 }
 
+static void report_wrong_page(struct mm_struct *mm, unsigned long address,
+			      struct page *page, unsigned long want)
+{
+	struct vm_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_AUDIT;
+	snprintf(r.message, sizeof(r.message),
+		 "data integrity: mm %d address %#lx maps file offset %lu (pfn %lu), it must show offset %lu",
+		 mm->id, address, page->index, page_to_pfn(page), want);
+	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
+	vm_report_emit(&r);
+}
+
 enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				bool write, uint64_t *stamp)
 {
@@ -745,6 +765,12 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 		file_shadow = mapping && !PageReserved(page) &&
 			      ((vma->vm_flags & VM_SHARED) ||
 			       !(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE));
+		if (file_shadow && page->index != file_offset_at(mm, vma, address)) {
+			/* The wrong page of the file: what the address must show is elsewhere. */
+			report_wrong_page(mm, address, page, file_offset_at(mm, vma, address));
+			spin_unlock(&mm->page_table_lock);
+			return ACCESS_CORRUPT;
+		}
 		if (file_shadow)
 			spin_lock(&mapping->shadow_lock);
 		if (write) {

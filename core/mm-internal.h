@@ -17,6 +17,12 @@
  * stamp it must hold. Stamps are below 2^62.
  */
 #define SHADOW_PRIVATE	(1ULL << 63)
+/*
+ * In a nonlinear vma (always shared, so never SHADOW_PRIVATE): the file
+ * offset remap_file_pages() put at this address, kept so that the MMU and
+ * the audit can tell the right page from a wrong one.
+ */
+#define SHADOW_NONLINEAR	(1ULL << 62)
 
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
@@ -81,6 +87,23 @@ static inline uint64_t *shadow_slot(struct mm_struct *mm, unsigned long address)
 static inline uint64_t *shadow_slot_lookup(struct mm_struct *mm, unsigned long address)
 {
 	return (uint64_t *)pte_offset(mm->shadow, address);
+}
+
+/*
+ * The file offset @address of file vma @vma shows: the offset
+ * remap_file_pages() installed there, or the linear one.
+ * Context: page_table_lock held (or quiescent).
+ */
+static inline unsigned long file_offset_at(struct mm_struct *mm,
+					   struct vm_area_struct *vma,
+					   unsigned long address)
+{
+	uint64_t *s = shadow_slot_lookup(mm, address);
+	uint64_t sv = s ? __atomic_load_n(s, __ATOMIC_RELAXED) : 0;
+
+	if ((vma->vm_flags & VM_NONLINEAR) && (sv & SHADOW_NONLINEAR))
+		return sv & ~SHADOW_NONLINEAR;
+	return linear_page_index(vma, address);
 }
 
 /* Copy the ptes of @vma from @src to @dst for fork. Context: see fork.c. */
