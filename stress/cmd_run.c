@@ -278,7 +278,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I}, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:f},"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
 		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I}",
 		"command", cmd,
 		"scenario", c->scenario->name,
@@ -313,9 +313,12 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"pte_chain_peak", (json_int_t)res->rmap_bytes.pte_chain_peak,
 		"anon_vma_now", (json_int_t)res->rmap_bytes.anon_vma_now,
 		"anon_vma_peak", (json_int_t)res->rmap_bytes.anon_vma_peak,
+		"vma_extra_now", (json_int_t)res->rmap_bytes.vma_extra_now,
+		"vma_extra_peak", (json_int_t)res->rmap_bytes.vma_extra_peak,
 		"mapped_pages_peak", (json_int_t)res->mapped_pages_peak,
 		"peak_bytes_per_mapped_page", res->mapped_pages_peak ?
-			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak) /
+			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak +
+				 res->rmap_bytes.vma_extra_peak) /
 			(double)res->mapped_pages_peak : 0.0,
 		"outcomes", "oom", (json_int_t)res->oom, "skipped", (json_int_t)res->skipped,
 		"corrupt", (json_int_t)res->corrupt,
@@ -411,10 +414,11 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->reclaim.scanned, r->reclaim.freed, r->reclaim.swapped_out, r->reclaim.file_dropped,
 		r->reclaim.file_written, r->reclaim.referenced, r->reclaim.unmap_again,
 		r->reclaim.unmap_fail, r->reclaim.locked_skip, r->reclaim.busy, r->reclaim.swap_full);
-	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu now / %lu peak;"
+	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu / %lu, vma fields %lu / %lu;"
 		" %lu pages mapped at the peak audit\n",
 		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,
-		r->rmap_bytes.anon_vma_now, r->rmap_bytes.anon_vma_peak, r->mapped_pages_peak);
+		r->rmap_bytes.anon_vma_now, r->rmap_bytes.anon_vma_peak,
+		r->rmap_bytes.vma_extra_now, r->rmap_bytes.vma_extra_peak, r->mapped_pages_peak);
 	fprintf(f, "audits: %lu run, %lu violations; reports: %lu; teardown: %s\n",
 		r->audits, r->audit_violations, rt_result_failures(r),
 		r->teardown_violations ? "LEAKS" : "clean");
