@@ -10,6 +10,7 @@
  *                place by remap_file_pages() are not converted: reclaim
  *                finds them by scanning the page tables of every vma on
  *                i_mmap_nonlinear, as 2.6.7's try_to_unmap_nonlinear()
+ *                (rmap_obj.c, shared with objfile: OBJ_NONLINEAR_SCAN)
  *   anon pages   PG_anon; mapped once in a vma without an anon_vma:
  *                PG_direct and page->as.vma; otherwise page->as.anon_vma,
  *                whose list holds every vma that may map the page, and
@@ -284,17 +285,6 @@ static inline void assert_map_locked(struct page *page)
 			    : !test_page_flag(page, PG_maplock));
 }
 
-/* Written under PG_maplock; read lock-free by page_mapped()-style checks. */
-static inline int page_mapcount(const struct page *page)
-{
-	return __atomic_load_n(&page->pte.mapcount, __ATOMIC_RELAXED);
-}
-
-static inline void set_page_mapcount(struct page *page, int v)
-{
-	__atomic_store_n(&page->pte.mapcount, v, __ATOMIC_RELAXED);
-}
-
 /*
  * One pte of @page is gone. An anonymous page mapped nowhere is no
  * longer PG_direct (the RFC's anon_vma_page_unlink()); its as.* may stay
@@ -310,56 +300,6 @@ static void page_dec_mapcount(struct page *page)
 	set_page_mapcount(page, n - 1);
 	if (n == 1 && PageAnon(page))
 		ClearPageDirect(page);
-}
-
-/*
- * The address where @vma maps @page linearly, if inside it: the seed's
- * find_pte() arithmetic, on page->index as file offset or, for an
- * anonymous page, its index relative to vm_pgoff (seed 002).
- * Context: the vma's bounds are stable: page_table_lock, i_shared_sem
- * (file vmas) or anon_vma->lock (anon_vma vmas) held.
- */
-static bool vma_address(struct vm_area_struct *vma, struct page *page,
-			unsigned long *address)
-{
-	unsigned long start = READ_ONCE(vma->vm_start);
-	unsigned long end = READ_ONCE(vma->vm_end);
-	unsigned long pgoff = READ_ONCE(vma->vm_pgoff);
-	unsigned long index = READ_ONCE(page->index);
-
-	/* "address < vm_start || address >= vm_end", without overflow. */
-	if (index < pgoff || index - pgoff >= (end - start) >> PAGE_SHIFT)
-		return false;
-	*address = start + ((index - pgoff) << PAGE_SHIFT);
-	return true;
-}
-
-/*
- * Mirrors seed 001's find_pte(): the slot where @vma maps @page, checked
- * to map this very pfn (the vma may be on a reused anon_vma's list, or
- * map a COW copy or another offset there).
- * Context: @vma->vm_mm->page_table_lock held.
- * Return: the slot, or NULL.
- */
-static pte_t *find_pte(struct vm_area_struct *vma, struct page *page,
-		       unsigned long *addr)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long address;
-	pte_t *ptep;
-	pte_t pte;
-
-	assert_spin_locked(&mm->page_table_lock);
-	if (!vma_address(vma, page, &address))
-		return NULL;
-	ptep = pte_offset(mm->pgd, address);
-	if (!ptep)
-		return NULL;
-	pte = ptep_get(ptep);
-	if (!pte_present(pte) || pte_pfn(pte) != page_to_pfn(page))
-		return NULL;
-	*addr = address;
-	return ptep;
 }
 
 /* ---- anon_vma lookup from a page ---- */
@@ -617,204 +557,6 @@ out_unlock:
 	return ret;
 }
 
-/* ---- reclaim: file pages (seed 001, plus 2.6.7's nonlinear scan) ---- */
-
-/* The linear lists find_pte() searches: seed 001's i_mmap and i_mmap_shared. */
-#define NR_LINEAR_LISTS	2
-static inline struct list_head *linear_list(struct address_space *mapping, int l)
-{
-	return l == 0 ? &mapping->i_mmap : &mapping->i_mmap_shared;
-}
-
-/*
- * Mirrors seed 001's page_referenced_obj_one().
- * Context: PG_maplock and i_shared_sem held; tries page_table_lock.
- */
-static int page_referenced_obj_one(struct vm_area_struct *vma, struct page *page)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long address;
-	int referenced = 0;
-	pte_t *ptep;
-
-	if (!spin_trylock(&mm->page_table_lock)) {
-		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ONE_PTL);
-		return 1;
-	}
-	ptep = find_pte(vma, page, &address);
-	if (ptep && ptep_test_and_clear_young(ptep))
-		referenced++;
-	spin_unlock(&mm->page_table_lock);
-	return referenced;
-}
-
-/*
- * Scan every pte of nonlinear @vma for @page's pfn (2.6.7 looked at
- * nonlinear vmas this way, not by offset); @fn acts on each found.
- * A busy page_table_lock: @fallback counted, SWAP_AGAIN.
- * Context: PG_maplock and i_shared_sem held; tries page_table_lock.
- * Return: SWAP_SUCCESS, SWAP_AGAIN, or @fn's SWAP_FAIL.
- */
-static int scan_nonlinear_vma(struct vm_area_struct *vma, struct page *page,
-			      enum rmap_fallback_site fallback,
-			      int (*fn)(struct page *page, struct vm_area_struct *vma,
-					unsigned long address, pte_t *ptep, int *acc),
-			      int *acc)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long pfn = page_to_pfn(page);
-	int ret = SWAP_SUCCESS;
-
-	if (!spin_trylock(&mm->page_table_lock)) {
-		rmap_fallback(fallback);
-		return SWAP_AGAIN;
-	}
-	for (unsigned long a = vma->vm_start; a < vma->vm_end && page_mapcount(page);
-	     a += PAGE_SIZE) {
-		pte_t *ptep = pte_offset(mm->pgd, a);
-		pte_t pte;
-
-		if (!ptep) {
-			a = pgd_addr_end(a, vma->vm_end) - PAGE_SIZE;
-			continue;
-		}
-		pte = ptep_get(ptep);
-		if (!pte_present(pte) || pte_pfn(pte) != pfn)
-			continue;
-		ret = fn(page, vma, a, ptep, acc);
-		if (ret == SWAP_FAIL)
-			break;
-	}
-	spin_unlock(&mm->page_table_lock);
-	return ret;
-}
-
-static int nonlinear_referenced_one(struct page *page, struct vm_area_struct *vma,
-				    unsigned long address, pte_t *ptep, int *acc)
-{
-	if (ptep_test_and_clear_young(ptep))
-		(*acc)++;
-	return SWAP_SUCCESS;
-}
-
-static int nonlinear_unmap_one(struct page *page, struct vm_area_struct *vma,
-			       unsigned long address, pte_t *ptep, int *acc)
-{
-	int ret = unmap_one_pte(page, vma->vm_mm, vma, address, ptep);
-
-	if (ret == SWAP_SUCCESS)
-		page_dec_mapcount(page);
-	return ret;
-}
-
-/*
- * Mirrors seed 001's page_referenced_obj(), plus the nonlinear vmas.
- * Context: page locked, PG_maplock held; tries i_shared_sem.
- */
-static int page_referenced_obj(struct page *page)
-{
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
-	struct vm_area_struct *vma;
-	int referenced = 0;
-
-	BUG_ON(PageSwapCache(page));
-	/*
-	 * The seed BUGs on a mapped page without a mapping; only a fault that
-	 * lost a race with truncate (an injected bug, which the audit
-	 * reports) leaves one: there is nothing to walk.
-	 */
-	if (!mapping)
-		return 0;
-	if (down_trylock(&mapping->i_shared_sem)) {
-		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ISHARED);
-		return 1;
-	}
-	for (int l = 0; l < NR_LINEAR_LISTS; l++)
-		list_for_each_entry(vma, linear_list(mapping, l), shared)
-			referenced += page_referenced_obj_one(vma, page);
-	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared)
-		if (scan_nonlinear_vma(vma, page, FB_PAGE_REFERENCED_OBJ_ONE_PTL,
-				       nonlinear_referenced_one, &referenced) == SWAP_AGAIN)
-			referenced++;
-	up(&mapping->i_shared_sem);
-	return referenced;
-}
-
-/*
- * Mirrors seed 001's try_to_unmap_obj_one().
- * Context: page locked, PG_maplock and i_shared_sem held; tries page_table_lock.
- */
-static int try_to_unmap_obj_one(struct vm_area_struct *vma, struct page *page)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long address;
-	int ret = SWAP_SUCCESS;
-	pte_t *ptep;
-
-	if (!spin_trylock(&mm->page_table_lock)) {
-		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ONE_PTL);
-		return SWAP_AGAIN;
-	}
-	ptep = find_pte(vma, page, &address);
-	if (ptep) {
-		ret = unmap_one_pte(page, mm, vma, address, ptep);
-		if (ret == SWAP_SUCCESS)
-			page_dec_mapcount(page);
-	}
-	spin_unlock(&mm->page_table_lock);
-	return ret;
-}
-
-/*
- * Mirrors seed 001's try_to_unmap_obj(), plus 2.6.7's
- * try_to_unmap_nonlinear() page-table scan, with deviation (6).
- * Context: page locked, PG_maplock held; tries i_shared_sem.
- */
-static int try_to_unmap_obj(struct page *page)
-{
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
-	struct vm_area_struct *vma;
-	int ret = SWAP_SUCCESS;
-
-	BUG_ON(PageSwapCache(page));
-	if (!mapping)
-		return SWAP_AGAIN;	/* see page_referenced_obj() */
-	if (down_trylock(&mapping->i_shared_sem)) {
-		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ISHARED);
-		return SWAP_AGAIN;
-	}
-	for (int l = 0; l < NR_LINEAR_LISTS; l++) {
-		list_for_each_entry(vma, linear_list(mapping, l), shared) {
-			switch (try_to_unmap_obj_one(vma, page)) {
-			case SWAP_FAIL:
-				ret = SWAP_FAIL;
-				goto out_up;
-			case SWAP_AGAIN:
-				ret = SWAP_AGAIN;
-				break;
-			}
-			if (!page_mapcount(page))
-				goto out_up;
-		}
-	}
-	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-		switch (scan_nonlinear_vma(vma, page, FB_TRY_TO_UNMAP_OBJ_ONE_PTL,
-					   nonlinear_unmap_one, NULL)) {
-		case SWAP_FAIL:
-			ret = SWAP_FAIL;
-			goto out_up;
-		case SWAP_AGAIN:
-			ret = SWAP_AGAIN;
-			break;
-		}
-		if (!page_mapcount(page))
-			break;
-	}
-out_up:
-	up(&mapping->i_shared_sem);
-	return ret;
-}
-
 /* ---- the reclaim ops ---- */
 
 /*
@@ -833,7 +575,7 @@ static int anonvma_page_referenced(struct page *page)
 		return referenced;
 	if (PageAnon(page))
 		return referenced + page_referenced_anon(page);
-	return referenced + page_referenced_obj(page);
+	return referenced + page_referenced_obj(page, OBJ_NONLINEAR_SCAN);
 }
 
 /*
@@ -854,7 +596,7 @@ static int anonvma_try_to_unmap(struct page *page)
 	if (PageAnon(page))
 		ret = try_to_unmap_anon(page);
 	else
-		ret = try_to_unmap_obj(page);
+		ret = try_to_unmap_obj(page, OBJ_NONLINEAR_SCAN);
 	if (!page_mapcount(page))
 		return SWAP_SUCCESS;
 	return ret == SWAP_FAIL ? SWAP_FAIL : SWAP_AGAIN;
@@ -933,85 +675,6 @@ static int anonvma_rmap_count(struct page *page)
 	return n;
 }
 
-typedef int (*rmap_walk_fn)(struct page *page, struct mm_struct *mm,
-			    unsigned long address, pte_t *ptep, void *arg);
-
-/* One vma's linear pte for @page, under every lock. Return: found (1), 0, or -1. */
-static int walk_one_linear(struct vm_area_struct *vma, struct page *page,
-			   rmap_walk_fn fn, void *arg)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long address;
-	int ret = 0;
-	pte_t *ptep;
-
-	spin_lock(&mm->page_table_lock);
-	ptep = find_pte(vma, page, &address);
-	if (ptep)
-		ret = fn && fn(page, mm, address, ptep, arg) ? -1 : 1;
-	spin_unlock(&mm->page_table_lock);
-	return ret;
-}
-
-/* Every pte of nonlinear @vma mapping @page. Return: the number found, or -1. */
-static int walk_nonlinear(struct vm_area_struct *vma, struct page *page,
-			  rmap_walk_fn fn, void *arg)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	int found = 0;
-
-	spin_lock(&mm->page_table_lock);
-	for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
-		pte_t *ptep = pte_offset(mm->pgd, a);
-		pte_t pte;
-
-		if (!ptep) {
-			a = pgd_addr_end(a, vma->vm_end) - PAGE_SIZE;
-			continue;
-		}
-		pte = ptep_get(ptep);
-		if (!pte_present(pte) || pte_pfn(pte) != page_to_pfn(page))
-			continue;
-		found++;
-		if (fn && fn(page, mm, a, ptep, arg)) {
-			found = -1;
-			break;
-		}
-	}
-	spin_unlock(&mm->page_table_lock);
-	return found;
-}
-
-static int rmap_walk_file(struct page *page, rmap_walk_fn fn, void *arg)
-{
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
-	struct vm_area_struct *vma;
-	int found = 0, r;
-
-	if (!mapping)
-		return 0;
-	down(&mapping->i_shared_sem);
-	for (int l = 0; l < NR_LINEAR_LISTS; l++) {
-		list_for_each_entry(vma, linear_list(mapping, l), shared) {
-			r = walk_one_linear(vma, page, fn, arg);
-			if (r < 0)
-				goto out_fail;
-			found += r;
-		}
-	}
-	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-		r = walk_nonlinear(vma, page, fn, arg);
-		if (r < 0)
-			goto out_fail;
-		found += r;
-	}
-	up(&mapping->i_shared_sem);
-	return found;
-out_fail:
-	up(&mapping->i_shared_sem);
-	return -1;
-}
-
 /*
  * The anonymous walk: the vmas are read under PG_maplock and the anon_vma
  * lock, which are then dropped (page_table_lock is above both); the audit
@@ -1031,7 +694,7 @@ static int rmap_walk_anon(struct page *page, rmap_walk_fn fn, void *arg)
 
 			page_map_unlock(page);
 			free(vmas);
-			return walk_one_linear(one, page, fn, arg);
+			return rmap_walk_linear(one, page, fn, arg);
 		}
 		anon_vma = rcu_access_pointer(page->as.anon_vma);
 		n = 0;
@@ -1054,7 +717,7 @@ static int rmap_walk_anon(struct page *page, rmap_walk_fn fn, void *arg)
 			rt_die("rmap_walk: no memory for %d vmas", max);
 	}
 	for (int i = 0; i < n; i++) {
-		int r = walk_one_linear(vmas[i], page, fn, arg);
+		int r = rmap_walk_linear(vmas[i], page, fn, arg);
 
 		if (r < 0) {
 			found = -1;
@@ -1076,7 +739,7 @@ static int anonvma_rmap_walk(struct page *page, rmap_walk_fn fn, void *arg)
 		return 0;
 	if (PageAnon(page))
 		return rmap_walk_anon(page, fn, arg);
-	return rmap_walk_file(page, fn, arg);
+	return rmap_walk_obj(page, fn, arg, OBJ_NONLINEAR_SCAN);
 }
 
 /*

@@ -17,6 +17,11 @@
  * (page->as.mapping set) for the rest of its life; page_in_file_cache()
  * in core/rmap.h tells reclaim and truncate that it is a file page.
  *
+ * The file-page half (find_pte(), page_referenced_obj(),
+ * try_to_unmap_obj() and the audit's walk) is rmap_obj.c, shared with
+ * anonvma; objfile asks it to search i_mmap_nonlinear with find_pte()
+ * (OBJ_NONLINEAR_FIND_PTE), and holds or takes PG_chainlock around it.
+ *
  * Mirrors mm/rmap.c of 2.6.3 with seed 001 applied.
  *
  * Lock ordering in this rmap (the tree at the top of core/lockdep.c):
@@ -91,194 +96,6 @@ static bool objfile_chain_has(struct page *page, pte_t *ptep)
 			if (pc->ptes[i] == ptep)
 				return true;
 	return false;
-}
-
-/**
- * find_pte() - the pte of @vma that maps @page at its linear address
- * @vma: a vma of @page's file
- * @page: a file page (its index is the file offset)
- * @addr: out, the address, when found (may be NULL)
- *
- * Mirrors seed 001's find_pte(): the address is where @vma maps the
- * page's offset linearly; outside the vma, no pte table there, a pte not
- * present, or a pte mapping another page (a private COW copy, or another
- * offset in a nonlinear vma) means "not mapped here".
- *
- * Context: @vma->vm_mm->page_table_lock held (the bounds are stable
- * under it too, or under i_shared_sem which every caller holds).
- * Return: the slot, or NULL.
- */
-static pte_t *find_pte(struct vm_area_struct *vma, struct page *page, unsigned long *addr)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long start = READ_ONCE(vma->vm_start);
-	unsigned long end = READ_ONCE(vma->vm_end);
-	unsigned long pgoff = READ_ONCE(vma->vm_pgoff);
-	unsigned long index = READ_ONCE(page->index);
-	unsigned long address;
-	pte_t *ptep;
-	pte_t pte;
-
-	assert_spin_locked(&mm->page_table_lock);
-	/* The seed's "address < vm_start || address >= vm_end", without overflow. */
-	if (index < pgoff || index - pgoff >= (end - start) >> PAGE_SHIFT)
-		return NULL;
-	address = start + ((index - pgoff) << PAGE_SHIFT);
-
-	ptep = pte_offset(mm->pgd, address);
-	if (!ptep)
-		return NULL;
-	pte = ptep_get(ptep);
-	if (!pte_present(pte) || pte_pfn(pte) != page_to_pfn(page))
-		return NULL;
-	if (addr)
-		*addr = address;
-	return ptep;
-}
-
-/*
- * The file's vma lists that find_pte() searches: the seed's i_mmap and
- * i_mmap_shared, then the model's i_mmap_nonlinear, where a page at its
- * linear offset in a nonlinear vma is found like any other (those mapped
- * out of place were converted and use chains). Context: i_shared_sem.
- */
-#define NR_MAPPING_LISTS	3
-static inline struct list_head *mapping_list(struct address_space *mapping, int l)
-{
-	return l == 0 ? &mapping->i_mmap :
-	       l == 1 ? &mapping->i_mmap_shared : &mapping->i_mmap_nonlinear;
-}
-
-/* ---- reclaim ---- */
-
-/*
- * Mirrors seed 001's page_referenced_obj_one(): test and clear the young
- * bit of the pte @vma has for @page. A busy page_table_lock counts as a
- * reference (the seed's "return 1"), and as a fallback.
- * Context: PG_chainlock and i_shared_sem held; tries page_table_lock.
- */
-static int page_referenced_obj_one(struct vm_area_struct *vma, struct page *page)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	int referenced = 0;
-	pte_t *ptep;
-
-	if (!spin_trylock(&mm->page_table_lock)) {
-		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ONE_PTL);
-		return 1;
-	}
-	ptep = find_pte(vma, page, NULL);
-	if (ptep && ptep_test_and_clear_young(ptep))
-		referenced++;
-	spin_unlock(&mm->page_table_lock);
-	return referenced;
-}
-
-/*
- * Mirrors seed 001's page_referenced_obj(): walk the file's vmas and
- * count young ptes. A busy i_shared_sem means "assume referenced".
- * Context: page locked, PG_chainlock held; tries i_shared_sem.
- */
-static int page_referenced_obj(struct page *page)
-{
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
-	struct vm_area_struct *vma;
-	int referenced = 0;
-
-	if (!page->pte.mapcount)
-		return 0;
-	BUG_ON(PageSwapCache(page));
-	/*
-	 * The seed BUGs here: 2.6.3's reclaim never asked about a mapped
-	 * page without a mapping. Only a fault that raced truncate and lost
-	 * the re-check (an injected bug, reported by the audit) can leave
-	 * one: there is nothing to walk.
-	 */
-	if (!mapping)
-		return 0;
-
-	if (down_trylock(&mapping->i_shared_sem)) {
-		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ISHARED);
-		return 1;
-	}
-	for (int l = 0; l < NR_MAPPING_LISTS; l++)
-		list_for_each_entry(vma, mapping_list(mapping, l), shared)
-			referenced += page_referenced_obj_one(vma, page);
-	up(&mapping->i_shared_sem);
-	return referenced;
-}
-
-/*
- * Mirrors seed 001's try_to_unmap_obj_one(): unmap the pte @vma has for
- * @page, if any, and uncount it. As in the seed, success and "not
- * here" both answer SWAP_AGAIN; the caller looks at mapcount.
- * Context: page locked, PG_chainlock and i_shared_sem held; tries
- * page_table_lock.
- */
-static int try_to_unmap_obj_one(struct vm_area_struct *vma, struct page *page)
-{
-	struct mm_struct *mm = vma->vm_mm;
-	unsigned long address;
-	int ret = SWAP_AGAIN;
-	pte_t *ptep;
-
-	if (!spin_trylock(&mm->page_table_lock)) {
-		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ONE_PTL);
-		return SWAP_AGAIN;
-	}
-	ptep = find_pte(vma, page, &address);
-	if (!ptep)
-		goto out_unlock;
-	if (unmap_one_pte(page, mm, vma, address, ptep) == SWAP_FAIL) {
-		ret = SWAP_FAIL;
-		goto out_unlock;
-	}
-	BUG_ON(page->pte.mapcount <= 0);
-	page->pte.mapcount--;
-out_unlock:
-	spin_unlock(&mm->page_table_lock);
-	return ret;
-}
-
-/*
- * Mirrors seed 001's try_to_unmap_obj() and the end of its
- * try_to_unmap(): unmap through every vma of the file until mapcount
- * reaches 0 or a vma refuses (SWAP_FAIL). A busy i_shared_sem answers
- * SWAP_AGAIN. SWAP_SUCCESS exactly when no pte is left.
- * Context: page locked, PG_chainlock held; tries i_shared_sem.
- */
-static int try_to_unmap_obj(struct page *page)
-{
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
-	struct vm_area_struct *vma;
-	int ret = SWAP_AGAIN;
-
-	BUG_ON(PageSwapCache(page));
-	if (!page->pte.mapcount)
-		return SWAP_SUCCESS;
-	/*
-	 * The seed BUGs (see page_referenced_obj()); 2.6.3's shrink_list()
-	 * kept such a page on the inactive list: SWAP_AGAIN does that.
-	 */
-	if (!mapping)
-		return SWAP_AGAIN;
-
-	if (down_trylock(&mapping->i_shared_sem)) {
-		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ISHARED);
-		return SWAP_AGAIN;
-	}
-	for (int l = 0; l < NR_MAPPING_LISTS; l++) {
-		list_for_each_entry(vma, mapping_list(mapping, l), shared) {
-			ret = try_to_unmap_obj_one(vma, page);
-			if (ret == SWAP_FAIL || !page->pte.mapcount)
-				goto out;
-		}
-	}
-out:
-	up(&mapping->i_shared_sem);
-	if (!page->pte.mapcount)
-		ret = SWAP_SUCCESS;
-	return ret;
 }
 
 /* ---- the ops ---- */
@@ -364,7 +181,7 @@ static int objfile_page_referenced(struct page *page)
 	if (TestClearPageReferenced(page))
 		referenced++;
 	if (!PageAnon(page))
-		return referenced + page_referenced_obj(page);
+		return referenced + page_referenced_obj(page, OBJ_NONLINEAR_FIND_PTE);
 	return referenced + __pte_chain_referenced(page);
 }
 
@@ -378,7 +195,7 @@ static int objfile_try_to_unmap(struct page *page)
 	BUG_ON(!PageLocked(page));
 	BUG_ON(PageReserved(page));
 	if (!PageAnon(page))
-		return try_to_unmap_obj(page);
+		return try_to_unmap_obj(page, OBJ_NONLINEAR_FIND_PTE);
 	return __pte_chain_try_to_unmap(page);
 }
 
@@ -527,14 +344,8 @@ static int objfile_rmap_count(struct page *page)
  * Context: a quiescent point; no lock held. @fn runs under
  * page_table_lock (and i_shared_sem for file pages).
  */
-static int objfile_rmap_walk(struct page *page,
-			     int (*fn)(struct page *page, struct mm_struct *mm,
-				       unsigned long address, pte_t *ptep, void *arg),
-			     void *arg)
+static int objfile_rmap_walk(struct page *page, rmap_walk_fn fn, void *arg)
 {
-	struct address_space *mapping;
-	struct vm_area_struct *vma;
-	int found = 0, ret = 0;
 	bool anon;
 
 	pte_chain_lock(page);
@@ -542,32 +353,7 @@ static int objfile_rmap_walk(struct page *page,
 	pte_chain_unlock(page);
 	if (anon)
 		return rmap_ptechain_ops.rmap_walk(page, fn, arg);
-
-	mapping = READ_ONCE(page->as.mapping);
-	if (!mapping)
-		return 0;
-	down(&mapping->i_shared_sem);
-	for (int l = 0; l < NR_MAPPING_LISTS; l++) {
-		list_for_each_entry(vma, mapping_list(mapping, l), shared) {
-			struct mm_struct *mm = vma->vm_mm;
-			unsigned long address;
-			pte_t *ptep;
-
-			spin_lock(&mm->page_table_lock);
-			ptep = find_pte(vma, page, &address);
-			if (ptep) {
-				found++;
-				if (fn && fn(page, mm, address, ptep, arg))
-					ret = -1;
-			}
-			spin_unlock(&mm->page_table_lock);
-			if (ret)
-				goto out_up;
-		}
-	}
-out_up:
-	up(&mapping->i_shared_sem);
-	return ret ? ret : found;
+	return rmap_walk_obj(page, fn, arg, OBJ_NONLINEAR_FIND_PTE);
 }
 
 const struct rmap_ops rmap_objfile_ops = {
