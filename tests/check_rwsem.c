@@ -23,49 +23,6 @@
 #define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
 #define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
-#define WAIT_LIMIT_S	20
-
-static double tmo(double plain_s)
-{
-	if (!strcmp(RT_BUILD_KIND, "tsan"))
-		return plain_s * 6;
-	if (!strcmp(RT_BUILD_KIND, "asan"))
-		return plain_s * 3;
-	return plain_s;
-}
-
-static uint64_t thread_rng(int idx)
-{
-	return rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static bool wait_flag(const int *flag)
-{
-	double deadline = now_s() + WAIT_LIMIT_S;
-
-	/* Acquire pairs with the release in set_flag(). */
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-		if (now_s() > deadline)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-static void set_flag(int *flag)
-{
-	/* Release pairs with the acquire in wait_flag(). */
-	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
-}
-
 static bool flag_is_set(const int *flag)
 {
 	return __atomic_load_n(flag, __ATOMIC_ACQUIRE) != 0;
@@ -79,10 +36,10 @@ static long sem_count(struct rw_semaphore *sem)
 /* Wait until a writer has announced itself on @sem; false on timeout. */
 static bool wait_writer_waiting(struct rw_semaphore *sem)
 {
-	double deadline = now_s() + WAIT_LIMIT_S;
+	double deadline = rt_now() + RT_WAIT_LIMIT_S;
 
 	while (!(sem_count(sem) & RWSEM_WAITING)) {
-		if (now_s() > deadline)
+		if (rt_now() > deadline)
 			return false;
 		sched_yield();
 	}
@@ -195,20 +152,20 @@ static void share_worker(int idx, void *arg)
 
 	if (idx == 0) {
 		down_read(&s->sem);
-		set_flag(&s->a_in);
+		rt_set_flag(&s->a_in);
 		/* Still holding: the second reader must get in meanwhile. */
-		if (!wait_flag(&s->b_in))
+		if (!rt_wait_flag(&s->b_in))
 			rt_fail("second reader did not enter while the first held the rwsem");
 		else
 			__atomic_store_n(&s->count_seen, sem_count(&s->sem), __ATOMIC_RELAXED);
 		up_read(&s->sem);
 	} else {
-		if (!wait_flag(&s->a_in)) {
+		if (!rt_wait_flag(&s->a_in)) {
 			rt_fail("first reader never entered");
 			return;
 		}
 		down_read(&s->sem);
-		set_flag(&s->b_in);
+		rt_set_flag(&s->b_in);
 		up_read(&s->sem);
 	}
 }
@@ -246,7 +203,7 @@ struct mix {
 static void mix_worker(int idx, void *arg)
 {
 	struct mix *m = arg;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 	unsigned long writes = 0, reads = 0;
 	int me = idx + 1;
 
@@ -345,38 +302,38 @@ static void pref_worker(int idx, void *arg)
 	switch (idx) {
 	case 0:		/* A: the reader in possession */
 		down_read(&p->sem);
-		set_flag(&p->a_in);
-		if (!wait_flag(&p->c_tried))
+		rt_set_flag(&p->a_in);
+		if (!rt_wait_flag(&p->c_tried))
 			rt_fail("C never tried");
 		if (flag_is_set(&p->b_acquired))
 			rt_fail("writer got in while a reader held the rwsem");
-		set_flag(&p->a_releasing);
+		rt_set_flag(&p->a_releasing);
 		up_read(&p->sem);
 		break;
 	case 1:		/* B: the waiting writer */
-		if (!wait_flag(&p->a_in))
+		if (!rt_wait_flag(&p->a_in))
 			return;
 		down_write(&p->sem);
 		if (!flag_is_set(&p->a_releasing))
 			rt_fail("writer got in before the reader released");
-		set_flag(&p->b_acquired);
+		rt_set_flag(&p->b_acquired);
 		/*
 		 * Hold on until C is blocked in down_read() too (it counts its
 		 * contention before it waits), so its wait is certain.
 		 */
 		{
 			struct lock_class_stats st;
-			double deadline = now_s() + WAIT_LIMIT_S;
+			double deadline = rt_now() + RT_WAIT_LIMIT_S;
 
 			do {
 				sched_yield();
 				lock_stats_read(p->cls, &st);
-			} while (st.contended < 2 && now_s() < deadline);
+			} while (st.contended < 2 && rt_now() < deadline);
 		}
 		up_write(&p->sem);
 		break;
 	case 2:		/* C: the new reader, held off */
-		if (!wait_flag(&p->a_in))
+		if (!rt_wait_flag(&p->a_in))
 			return;
 		if (!wait_writer_waiting(&p->sem)) {
 			rt_fail("writer never set RWSEM_WAITING");
@@ -384,7 +341,7 @@ static void pref_worker(int idx, void *arg)
 			__atomic_store_n(&p->c_try_ok, 1, __ATOMIC_RELAXED);
 			up_read(&p->sem);
 		}
-		set_flag(&p->c_tried);
+		rt_set_flag(&p->c_tried);
 		/* Blocks until the waiting writer has been and gone. */
 		down_read(&p->sem);
 		__atomic_store_n(&p->c_saw_b, flag_is_set(&p->b_acquired), __ATOMIC_RELAXED);
@@ -440,33 +397,33 @@ static void down_worker(int idx, void *arg)
 		__atomic_store_n(&d->count_after, sem_count(&d->sem), __ATOMIC_RELAXED);
 		if (!lock_is_held(&d->sem))
 			rt_fail("lockdep lost the downgraded rwsem");
-		set_flag(&d->downgraded);
-		if (!wait_flag(&d->r_in))
+		rt_set_flag(&d->downgraded);
+		if (!rt_wait_flag(&d->r_in))
 			rt_fail("reader did not get in after downgrade_write");
-		if (!wait_flag(&d->x_tried))
+		if (!rt_wait_flag(&d->x_tried))
 			rt_fail("writer never tried");
-		set_flag(&d->w_releasing);
+		rt_set_flag(&d->w_releasing);
 		up_read(&d->sem);
 		break;
 	case 1:		/* R: a reader let in by the downgrade */
-		if (!wait_flag(&d->downgraded))
+		if (!rt_wait_flag(&d->downgraded))
 			return;
 		down_read(&d->sem);
 		__atomic_store_n(&d->r_saw, PLAIN_LOAD(d->data), __ATOMIC_RELAXED);
-		set_flag(&d->r_in);
+		rt_set_flag(&d->r_in);
 		up_read(&d->sem);
 		break;
 	case 2:		/* X: a writer kept out until W lets go */
-		if (!wait_flag(&d->downgraded))
+		if (!rt_wait_flag(&d->downgraded))
 			return;
 		if (down_write_trylock(&d->sem)) {
 			__atomic_store_n(&d->x_try_ok, 1, __ATOMIC_RELAXED);
 			up_write(&d->sem);
 		}
 		/* Do not hold R off with RWSEM_WAITING before it got in. */
-		if (!wait_flag(&d->r_in))
+		if (!rt_wait_flag(&d->r_in))
 			return;
-		set_flag(&d->x_tried);
+		rt_set_flag(&d->x_tried);
 		down_write(&d->sem);
 		__atomic_store_n(&d->x_saw_release, flag_is_set(&d->w_releasing),
 				 __ATOMIC_RELAXED);
@@ -581,34 +538,34 @@ static Suite *rwsem_suite(void)
 
 	tc = tcase_create("trylock");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_rwsem_trylock);
 	tcase_add_test(tc, test_rwsem_blocking_uncontended);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("sharing");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_rwsem_readers_share);
 	tcase_add_test(tc, test_rwsem_writer_excludes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("writer_preference");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_rwsem_waiting_writer_blocks_readers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("downgrade");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_rwsem_downgrade_write);
 	tcase_add_test(tc, test_rwsem_downgrade_single);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("atomic");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_rwsem_down_read_atomic_reported);
 	tcase_add_test(tc, test_rwsem_trylock_atomic_not_reported);
 	suite_add_tcase(s, tc);

@@ -23,56 +23,13 @@
 #define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
 #define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
-#define WAIT_LIMIT_S	20
-
-static double tmo(double plain_s)
-{
-	if (!strcmp(RT_BUILD_KIND, "tsan"))
-		return plain_s * 6;
-	if (!strcmp(RT_BUILD_KIND, "asan"))
-		return plain_s * 3;
-	return plain_s;
-}
-
-static uint64_t thread_rng(int idx)
-{
-	return rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static bool wait_flag(const int *flag)
-{
-	double deadline = now_s() + WAIT_LIMIT_S;
-
-	/* Acquire pairs with the release in set_flag(). */
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-		if (now_s() > deadline)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-static void set_flag(int *flag)
-{
-	/* Release pairs with the acquire in wait_flag(). */
-	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
-}
-
 /* Wait until *@v reaches @target; false on timeout. */
 static bool wait_value(const int *v, int target)
 {
-	double deadline = now_s() + WAIT_LIMIT_S;
+	double deadline = rt_now() + RT_WAIT_LIMIT_S;
 
 	while (__atomic_load_n(v, __ATOMIC_ACQUIRE) < target) {
-		if (now_s() > deadline)
+		if (rt_now() > deadline)
 			return false;
 		sched_yield();
 	}
@@ -151,23 +108,23 @@ static void count_worker(int idx, void *arg)
 		down(&c->sem);
 		__atomic_fetch_add(&c->inside, 1, __ATOMIC_RELEASE);
 		/* Stay until the fourth has seen all three inside at once. */
-		if (!wait_flag(&c->tried))
+		if (!rt_wait_flag(&c->tried))
 			rt_fail("t%d: the fourth never tried", idx);
 		__atomic_fetch_sub(&c->inside, 1, __ATOMIC_RELAXED);
 		up(&c->sem);
 	} else {
 		if (!wait_value(&c->inside, COUNT_HOLDERS)) {
 			rt_fail("the three holders were never inside together");
-			set_flag(&c->tried);
+			rt_set_flag(&c->tried);
 			return;
 		}
 		__atomic_store_n(&c->fourth_try, down_trylock(&c->sem), __ATOMIC_RELAXED);
 		if (__atomic_load_n(&c->fourth_try, __ATOMIC_RELAXED) == 0)
 			up(&c->sem);
-		set_flag(&c->tried);
+		rt_set_flag(&c->tried);
 		/* Blocks until one holder has called up(). */
 		down(&c->sem);
-		set_flag(&c->fourth_in);
+		rt_set_flag(&c->fourth_in);
 		up(&c->sem);
 	}
 }
@@ -197,7 +154,7 @@ struct bound_run {
 static void bound_worker(int idx, void *arg)
 {
 	struct bound_run *b = arg;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 
 	for (int i = 0; i < b->iters; i++) {
 		int n, m;
@@ -264,7 +221,7 @@ struct mutex_run {
 static void mutex_worker(int idx, void *arg)
 {
 	struct mutex_run *m = arg;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 	int me = idx + 1;
 
 	for (int i = 0; i < m->iters; i++) {
@@ -489,17 +446,17 @@ static void contend_one_worker(int idx, void *arg)
 		double deadline;
 
 		down(&c->sem);
-		set_flag(&c->held);
+		rt_set_flag(&c->held);
 		/* The waiter counts its contention before it sleeps. */
-		deadline = now_s() + WAIT_LIMIT_S;
+		deadline = rt_now() + RT_WAIT_LIMIT_S;
 		do {
 			sched_yield();
 			lock_stats_read(c->cls, &st);
-		} while (st.contended == 0 && now_s() < deadline);
+		} while (st.contended == 0 && rt_now() < deadline);
 		__atomic_store_n(&c->seen_contended, (int)st.contended, __ATOMIC_RELAXED);
 		up(&c->sem);
 	} else {
-		if (!wait_flag(&c->held)) {
+		if (!rt_wait_flag(&c->held)) {
 			rt_fail("holder never took the semaphore");
 			return;
 		}
@@ -532,7 +489,7 @@ static Suite *semaphore_suite(void)
 
 	tc = tcase_create("counting");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_semaphore_counting);
 	tcase_add_test(tc, test_semaphore_counting_threads);
 	tcase_add_test(tc, test_semaphore_counting_bound);
@@ -540,28 +497,28 @@ static Suite *semaphore_suite(void)
 
 	tc = tcase_create("mutex");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_semaphore_mutex_tracked);
 	tcase_add_test(tc, test_semaphore_mutex_exclusion);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("trylock");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_semaphore_trylock_convention);
 	tcase_add_test(tc, test_semaphore_trylock_other_thread);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("atomic");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_semaphore_down_atomic_reported);
 	tcase_add_test(tc, test_semaphore_trylock_atomic_not_reported);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("stats");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_semaphore_stats_trylock);
 	tcase_add_test(tc, test_semaphore_stats_contended);
 	suite_add_tcase(s, tc);

@@ -27,51 +27,7 @@
 #define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
 #define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
-/* Bounded waits: a broken lock fails the test instead of hanging it. */
-#define WAIT_LIMIT_S	20
-
-/* Check's per-test timeout; the forked sanitizer runs are slower. */
-static double tmo(double plain_s)
-{
-	if (!strcmp(RT_BUILD_KIND, "tsan"))
-		return plain_s * 6;
-	if (!strcmp(RT_BUILD_KIND, "asan"))
-		return plain_s * 3;
-	return plain_s;
-}
-
-static uint64_t thread_rng(int idx)
-{
-	return rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Wait for *@flag to become nonzero; false after WAIT_LIMIT_S. */
-static bool wait_flag(const int *flag)
-{
-	double deadline = now_s() + WAIT_LIMIT_S;
-
-	/* Acquire pairs with the release of whoever sets the flag. */
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
-		if (now_s() > deadline)
-			return false;
-		sched_yield();
-	}
-	return true;
-}
-
-static void set_flag(int *flag)
-{
-	/* Release pairs with the acquire in wait_flag(). */
-	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
-}
+/* Bounded waits (rt_wait_flag): a broken lock fails the test instead of hanging it. */
 
 /* A test-only class, outside the documented order; reused by name. */
 static int test_class(const char *name)
@@ -273,7 +229,7 @@ struct excl_run {
 static void excl_worker(int idx, void *arg)
 {
 	struct excl_run *r = arg;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 	int me = idx + 1;
 
 	for (int i = 0; i < r->iters; i++) {
@@ -312,7 +268,7 @@ static void run_excl(const char *cls_name, int nthreads, int iters, bool expect_
 
 	spin_lock_init(&r.lock, cls);
 	ncpu = pin_two_cpus(&saved);
-	t0 = now_s();
+	t0 = rt_now();
 	rt_run_threads(nthreads, excl_worker, &r);
 	unpin(&saved);
 	ck_assert_no_worker_failure();
@@ -322,7 +278,7 @@ static void run_excl(const char *cls_name, int nthreads, int iters, bool expect_
 
 	lock_stats_read(cls, &st);
 	printf("# %s: %d threads x %d on %d cpus: %.2fs, acquired %lu, contended %lu\n",
-	       cls_name, nthreads, iters, ncpu, now_s() - t0, st.acquired, st.contended);
+	       cls_name, nthreads, iters, ncpu, rt_now() - t0, st.acquired, st.contended);
 	ck_assert_uint_eq(st.acquired, (unsigned long)nthreads * (unsigned long)iters);
 	ck_assert_uint_le(st.contended, st.acquired);
 	ck_assert_uint_eq(st.try_attempts, 0);
@@ -357,7 +313,7 @@ struct hammer_run {
 static void hammer_worker(int idx, void *arg)
 {
 	struct hammer_run *r = arg;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 
 	for (int i = 0; i < r->iters; i++) {
 		unsigned long v;
@@ -383,12 +339,12 @@ START_TEST(test_spinlock_oversubscribed_completes)
 
 	spin_lock_init(&r.lock, cls);
 	pin_two_cpus(&saved);
-	t0 = now_s();
+	t0 = rt_now();
 	rt_run_threads(32, hammer_worker, &r);
 	unpin(&saved);
 	lock_stats_read(cls, &st);
 	printf("# hammer: 32 threads x %d: %.2fs, contended %lu\n",
-	       r.iters, now_s() - t0, st.contended);
+	       r.iters, rt_now() - t0, st.contended);
 	ck_assert_no_worker_failure();
 	ck_assert_uint_eq(r.counter, 32UL * (unsigned long)r.iters);
 	ck_assert_uint_eq(st.acquired, 32UL * (unsigned long)r.iters);
@@ -441,17 +397,17 @@ static void contend_one_worker(int idx, void *arg)
 		double deadline;
 
 		spin_lock(&c->lock);
-		set_flag(&c->held);
+		rt_set_flag(&c->held);
 		/* The waiter counts its contention before it waits. */
-		deadline = now_s() + WAIT_LIMIT_S;
+		deadline = rt_now() + RT_WAIT_LIMIT_S;
 		do {
 			sched_yield();
 			lock_stats_read(c->cls, &st);
-		} while (st.contended == 0 && now_s() < deadline);
+		} while (st.contended == 0 && rt_now() < deadline);
 		__atomic_store_n(&c->seen_contended, (int)st.contended, __ATOMIC_RELAXED);
 		spin_unlock(&c->lock);
 	} else {
-		if (!wait_flag(&c->held)) {
+		if (!rt_wait_flag(&c->held)) {
 			rt_fail("holder never took the lock");
 			return;
 		}
@@ -502,7 +458,7 @@ static void bit_locker(struct bit_run *r, int idx, int which)
 {
 	unsigned int bit = which ? BIT_B : BIT_A;
 	unsigned long mask = 1UL << bit;
-	uint64_t rng = thread_rng(idx);
+	uint64_t rng = rt_thread_rng(idx);
 	unsigned long attempts = 0, failures = 0;
 	int me = idx + 1;
 
@@ -692,7 +648,7 @@ static Suite *spinlock_suite(void)
 
 	tc = tcase_create("basic");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_spinlock_lock_unlock);
 	tcase_add_test(tc, test_spinlock_trylock_own);
 	tcase_add_test(tc, test_spinlock_trylock_other_thread);
@@ -700,14 +656,14 @@ static Suite *spinlock_suite(void)
 
 	tc = tcase_create("preempt");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_spinlock_preempt_count);
 	tcase_add_test(tc, test_spinlock_preempt_count_trylock);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exclusion");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_spinlock_exclusion_32);
 	tcase_add_test(tc, test_spinlock_exclusion_64);
 	tcase_add_test(tc, test_spinlock_oversubscribed_completes);
@@ -715,21 +671,21 @@ static Suite *spinlock_suite(void)
 
 	tc = tcase_create("stats");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_spinlock_stats_trylock);
 	tcase_add_test(tc, test_spinlock_stats_contended);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("bitlock");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(30));
+	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_spinlock_bit_locks_shared_word);
 	tcase_add_test(tc, test_spinlock_bit_trylock_preempt);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lockdep");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, tmo(10));
+	tcase_set_timeout(tc, rt_tmo(10));
 	tcase_add_test(tc, test_spinlock_nested_annotation);
 	tcase_add_test(tc, test_spinlock_assert_locked);
 	suite_add_tcase(s, tc);

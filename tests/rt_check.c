@@ -310,3 +310,44 @@ void rt_assert_lock_tree(const char *path, const char *marker, int min_entries,
 			      (unsigned long long)lockdep_order_parents_mask(c));
 	}
 }
+
+double rt_tmo(double plain_s)
+{
+	if (!strcmp(RT_BUILD_KIND, "tsan"))
+		return plain_s * 6;
+	if (!strcmp(RT_BUILD_KIND, "asan"))
+		return plain_s * 3;
+	return plain_s;
+}
+
+uint64_t rt_thread_rng(int idx)
+{
+	return rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+}
+
+double rt_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+bool rt_wait_flag(const int *flag)
+{
+	double deadline = rt_now() + RT_WAIT_LIMIT_S;
+
+	/* Acquire pairs with the release in rt_set_flag(). */
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE)) {
+		if (rt_now() > deadline)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+void rt_set_flag(int *flag)
+{
+	/* Release pairs with the acquire in rt_wait_flag(). */
+	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+}

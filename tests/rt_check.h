@@ -79,4 +79,15 @@ int rt_parse_lock_tree(const char *path, const char *marker,
 void rt_assert_lock_tree(const char *path, const char *marker, int min_entries,
 			 bool seen[]);
 
+/* A Check timeout scaled for the build (TSan x6, ASan x3, as meson's). */
+double rt_tmo(double plain_s);
+/* A per-thread PRNG state derived from the printed seed. */
+uint64_t rt_thread_rng(int idx);
+/* CLOCK_MONOTONIC in seconds. */
+double rt_now(void);
+/* Hand-shakes between threads: false if @flag was not set within RT_WAIT_LIMIT_S. */
+#define RT_WAIT_LIMIT_S	20
+bool rt_wait_flag(const int *flag);
+void rt_set_flag(int *flag);
+
 #endif /* RT_TESTS_RT_CHECK_H */
