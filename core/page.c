@@ -49,12 +49,14 @@ void __lock_page(struct page *page, const char *file, int line)
 	if (unlikely(in_atomic()))
 		__might_sleep("lock_page", file, line);
 
+	sched_point(SP_LOCK);
 	tsan_mutex_pre_lock(key, 0);
 	/* Acquire pairs with the release in __unlock_page(). */
 	while (unlikely(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK,
 					  __ATOMIC_ACQUIRE) & PG_LOCKED_MASK)) {
 		if (!contended) {
 			lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].contended);
+			flight_record(FL_WAIT, file, line, LOCK_CLASS_PG_LOCKED);
 			contended = true;
 		}
 		/*
@@ -66,6 +68,7 @@ void __lock_page(struct page *page, const char *file, int line)
 	}
 	tsan_mutex_post_lock(key, 0);
 	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
+	flight_record(FL_LOCK, file, line, LOCK_CLASS_PG_LOCKED);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_BLOCKING, false,
 			     file, line);
@@ -92,6 +95,7 @@ bool __trylock_page(struct page *page, const char *file, int line)
 	void *key = page_lock_key(page, PG_locked);
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_attempts);
 	tsan_mutex_pre_lock(key, RT_TSAN_MUTEX_TRY_LOCK);
 	/* Acquire pairs with the release in __unlock_page(). */
@@ -101,9 +105,11 @@ bool __trylock_page(struct page *page, const char *file, int line)
 			     RT_TSAN_MUTEX_TRY_LOCK | RT_TSAN_MUTEX_TRY_LOCK_FAILED);
 	if (!ok) {
 		lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_failures);
+		flight_record(FL_TRYFAIL, file, line, LOCK_CLASS_PG_LOCKED);
 		return false;
 	}
 	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
+	flight_record(FL_TRYLOCK, file, line, LOCK_CLASS_PG_LOCKED);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_TRY, false,
 			     file, line);
@@ -137,6 +143,8 @@ void __unlock_page(struct page *page, const char *file, int line)
 	old = __atomic_fetch_and(&page->flags, ~PG_LOCKED_MASK, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(key, 0);
 	BUG_ON(!(old & PG_LOCKED_MASK));
+	flight_record(FL_UNLOCK, file, line, LOCK_CLASS_PG_LOCKED);
+	sched_point(SP_UNLOCK);
 }
 
 /*

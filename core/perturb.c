@@ -5,6 +5,7 @@
 
 const struct perturb_ops *perturb_ops;
 uint64_t perturb_long_hold_mask;
+sched_hook_fn sched_hook;
 
 /* Keep in step with the yield_point() calls in core/. */
 const char *const yield_point_names[] = {

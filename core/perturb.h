@@ -11,6 +11,7 @@
 #ifndef RT_CORE_PERTURB_H
 #define RT_CORE_PERTURB_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -27,6 +28,29 @@ struct perturb_ops {
 };
 
 extern const struct perturb_ops *perturb_ops;	/* set before threads start */
+
+/*
+ * Switch points of the deterministic scheduler (--sched random|pct): every
+ * emulated lock operation and yield point calls sched_point(). The hook
+ * returns false for a thread the scheduler does not run; for one it runs,
+ * it may hand the CPU to another thread before returning true. At
+ * SP_WAIT (a lock is busy) it must switch away: the holder has to run.
+ */
+enum sched_point_kind {
+	SP_LOCK,	/* about to take a lock */
+	SP_UNLOCK,	/* just released one */
+	SP_WAIT,	/* the lock wanted is busy */
+	SP_YIELD,	/* a yield point of the model */
+};
+typedef bool (*sched_hook_fn)(enum sched_point_kind kind);
+extern sched_hook_fn sched_hook;	/* relaxed; set while no thread runs */
+
+static inline bool sched_point(enum sched_point_kind kind)
+{
+	sched_hook_fn hook = __atomic_load_n(&sched_hook, __ATOMIC_RELAXED);
+
+	return unlikely(hook != NULL) && hook(kind);
+}
 extern uint64_t perturb_long_hold_mask;		/* classes for long_hold */
 
 /* Install @ops (NULL: none) with @long_hold_mask. Context: no thread runs. */
@@ -37,7 +61,10 @@ extern const char *const yield_point_names[];
 
 static inline void yield_point(const char *where)
 {
-	const struct perturb_ops *ops = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
+	const struct perturb_ops *ops;
+
+	sched_point(SP_YIELD);
+	ops = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
 
 	if (unlikely(ops && ops->yield))
 		ops->yield(where);

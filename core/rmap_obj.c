@@ -34,6 +34,7 @@
  * FB_*_OBJ_* sites, nonlinear scans included). The audit's walk takes
  * i_shared_sem, then each page_table_lock, and no rmap lock.
  */
+#include "inject.h"
 #include "rmap-internal.h"
 
 #include "fs.h"
@@ -162,7 +163,10 @@ static int page_referenced_obj_one(struct vm_area_struct *vma, struct page *page
 	int referenced = 0;
 	pte_t *ptep;
 
-	if (!spin_trylock(&mm->page_table_lock)) {
+	if (injected(INJECT_RECLAIM_LOCK_PTL)) {
+		/* Seeded bug: blocking on page_table_lock against the order. */
+		spin_lock(&mm->page_table_lock);
+	} else if (!spin_trylock(&mm->page_table_lock)) {
 		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ONE_PTL);
 		return 1;
 	}
@@ -234,7 +238,10 @@ static int try_to_unmap_obj_one(struct vm_area_struct *vma, struct page *page)
 	int ret = SWAP_SUCCESS;
 	pte_t *ptep;
 
-	if (!spin_trylock(&mm->page_table_lock)) {
+	if (injected(INJECT_RECLAIM_LOCK_PTL)) {
+		/* Seeded bug: blocking on page_table_lock against the order. */
+		spin_lock(&mm->page_table_lock);
+	} else if (!spin_trylock(&mm->page_table_lock)) {
 		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ONE_PTL);
 		return SWAP_AGAIN;
 	}

@@ -51,16 +51,19 @@ void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int l
 
 	if (unlikely(t->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
+	sched_point(SP_LOCK);
 	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	if (unlikely(!read_trylock_once(sem))) {
 		struct lock_wait w = { 0 };
 
 		lock_stat_add(&t->stats[cls].contended);
+		flight_record(FL_WAIT, file, line, cls);
 		while (!read_trylock_once(sem))
 			lock_wait_sleep(&w);
 	}
 	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_LOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
 	lock_hold_point(cls);
@@ -72,6 +75,7 @@ bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[cls].try_attempts);
 	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK | RT_TSAN_MUTEX_TRY_LOCK);
 	ok = read_trylock_once(sem);
@@ -79,9 +83,11 @@ bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
 	if (!ok) {
 		lock_stat_add(&t->stats[cls].try_failures);
+		flight_record(FL_TRYFAIL, file, line, cls);
 		return false;
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_TRYLOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
 	return true;
@@ -98,6 +104,8 @@ void __up_read(struct rw_semaphore *sem, const char *file, int line)
 	old = __atomic_fetch_sub(&sem->count, 1, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	BUG_ON((old & ~(RWSEM_WAITING | RWSEM_WRITER)) == 0 || (old & RWSEM_WRITER));
+	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	sched_point(SP_UNLOCK);
 }
 
 /**
@@ -111,11 +119,13 @@ void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int 
 
 	if (unlikely(t->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
+	sched_point(SP_LOCK);
 	tsan_mutex_pre_lock(sem, 0);
 	if (unlikely(!write_trylock_once(sem))) {
 		struct lock_wait w = { 0 };
 
 		lock_stat_add(&t->stats[cls].contended);
+		flight_record(FL_WAIT, file, line, cls);
 		while (!write_trylock_once(sem)) {
 			long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
@@ -127,6 +137,7 @@ void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int 
 	}
 	tsan_mutex_post_lock(sem, 0);
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_LOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 	lock_hold_point(cls);
@@ -138,6 +149,7 @@ bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[cls].try_attempts);
 	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_TRY_LOCK);
 	ok = write_trylock_once(sem);
@@ -145,9 +157,11 @@ bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
 	if (!ok) {
 		lock_stat_add(&t->stats[cls].try_failures);
+		flight_record(FL_TRYFAIL, file, line, cls);
 		return false;
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_TRYLOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
@@ -164,6 +178,8 @@ void __up_write(struct rw_semaphore *sem, const char *file, int line)
 	old = __atomic_fetch_and(&sem->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(sem, 0);
 	BUG_ON(!(old & RWSEM_WRITER));
+	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	sched_point(SP_UNLOCK);
 }
 
 void __downgrade_write(struct rw_semaphore *sem, const char *file, int line)

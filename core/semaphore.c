@@ -43,16 +43,19 @@ void __down(struct semaphore *sem, int subclass, const char *file, int line)
 
 	if (unlikely(t->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
+	sched_point(SP_LOCK);
 	if (sem->mutex)
 		tsan_mutex_pre_lock(sem, 0);
 	if (unlikely(!down_once(sem))) {
 		struct lock_wait w = { 0 };
 
 		lock_stat_add(&t->stats[cls].contended);
+		flight_record(FL_WAIT, file, line, cls);
 		while (!down_once(sem))
 			lock_wait_sleep(&w);
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_LOCK, file, line, cls);
 	if (!sem->mutex)
 		return;
 	tsan_mutex_post_lock(sem, 0);
@@ -72,6 +75,7 @@ int __down_trylock(struct semaphore *sem, const char *file, int line)
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[cls].try_attempts);
 	if (sem->mutex)
 		tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_TRY_LOCK);
@@ -81,9 +85,11 @@ int __down_trylock(struct semaphore *sem, const char *file, int line)
 				     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
 	if (!ok) {
 		lock_stat_add(&t->stats[cls].try_failures);
+		flight_record(FL_TRYFAIL, file, line, cls);
 		return 1;
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_TRYLOCK, file, line, cls);
 	if (sem->mutex && unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return 0;
@@ -100,4 +106,6 @@ void __up(struct semaphore *sem, const char *file, int line)
 	__atomic_fetch_add(&sem->count, 1, __ATOMIC_RELEASE);
 	if (sem->mutex)
 		tsan_mutex_post_unlock(sem, 0);
+	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	sched_point(SP_UNLOCK);
 }

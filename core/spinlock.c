@@ -30,6 +30,10 @@ void lock_wait_relax(struct lock_wait *w)
 {
 	unsigned int i = w->iter++;
 
+	/* Under the deterministic scheduler: let another thread run. */
+	if (sched_point(SP_WAIT))
+		return;
+
 	if (i < SPIN_ROUNDS) {
 		for (unsigned int n = 0; n < (1u << i); n++)
 			cpu_relax();
@@ -43,6 +47,9 @@ void lock_wait_relax(struct lock_wait *w)
 void lock_wait_sleep(struct lock_wait *w)
 {
 	unsigned int i = w->iter++;
+
+	if (sched_point(SP_WAIT))
+		return;
 
 	if (i < 2)
 		cpu_relax();

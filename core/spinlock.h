@@ -49,15 +49,18 @@ static inline void __spin_lock(spinlock_t *lock, int subclass,
 	struct task_struct *t = current;
 	int cls = lock->dep_map.class_id;
 
+	sched_point(SP_LOCK);
 	preempt_disable();
 	tsan_mutex_pre_lock(lock, 0);
 	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
 		/* Pairs with the release in __spin_unlock(). */
 		lock_stat_add(&t->stats[cls].contended);
+		flight_record(FL_WAIT, file, line, cls);
 		__spin_lock_contended(lock);
 	}
 	tsan_mutex_post_lock(lock, 0);
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_LOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 	lock_hold_point(cls);
@@ -69,6 +72,7 @@ static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
 	int cls = lock->dep_map.class_id;
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[cls].try_attempts);
 	preempt_disable();
 	tsan_mutex_pre_lock(lock, RT_TSAN_MUTEX_TRY_LOCK);
@@ -80,9 +84,11 @@ static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
 	if (!ok) {
 		preempt_enable();
 		lock_stat_add(&t->stats[cls].try_failures);
+		flight_record(FL_TRYFAIL, file, line, cls);
 		return false;
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_TRYLOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(lock, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
@@ -97,6 +103,8 @@ static inline void __spin_unlock(spinlock_t *lock, const char *file, int line)
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(lock, 0);
 	preempt_enable();
+	flight_record(FL_UNLOCK, file, line, lock->dep_map.class_id);
+	sched_point(SP_UNLOCK);
 }
 
 static inline bool spin_is_locked(const spinlock_t *lock)
@@ -131,15 +139,18 @@ static inline void __bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 	struct task_struct *t = current;
 	unsigned long mask = 1UL << bitnr;
 
+	sched_point(SP_LOCK);
 	preempt_disable();
 	tsan_mutex_pre_lock(tsan_key, 0);
 	/* Acquire pairs with the release in __bit_spin_unlock(). */
 	while (unlikely(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask)) {
 		lock_stat_add(&t->stats[cls].contended);
+		flight_record(FL_WAIT, file, line, cls);
 		__bit_spin_wait(bitnr, addr);
 	}
 	tsan_mutex_post_lock(tsan_key, 0);
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_LOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
 	lock_hold_point(cls);
@@ -153,6 +164,7 @@ static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 	unsigned long mask = 1UL << bitnr;
 	bool ok;
 
+	sched_point(SP_LOCK);
 	lock_stat_add(&t->stats[cls].try_attempts);
 	preempt_disable();
 	tsan_mutex_pre_lock(tsan_key, RT_TSAN_MUTEX_TRY_LOCK);
@@ -162,9 +174,11 @@ static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 	if (!ok) {
 		preempt_enable();
 		lock_stat_add(&t->stats[cls].try_failures);
+		flight_record(FL_TRYFAIL, file, line, cls);
 		return false;
 	}
 	lock_stat_add(&t->stats[cls].acquired);
+	flight_record(FL_TRYLOCK, file, line, cls);
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
 		lock_acquire(tsan_key, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
@@ -181,6 +195,8 @@ static inline void __bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
 	__atomic_fetch_and(addr, ~(1UL << bitnr), __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(tsan_key, 0);
 	preempt_enable();
+	flight_record(FL_UNLOCK, file, line, cls);
+	sched_point(SP_UNLOCK);
 }
 
 #endif /* RT_CORE_SPINLOCK_H */

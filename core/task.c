@@ -36,6 +36,7 @@ static struct task_struct *task_alloc(const char *name)
 	snprintf(t->comm, sizeof(t->comm), "%s", name ? name : "task");
 	RT_PTHREAD(pthread_mutex_lock(&task_list_lock));
 	t->id = next_task_id++;
+	t->sched_slot = -1;
 	t->next = task_list;
 	t->prev = NULL;
 	if (task_list)
@@ -139,6 +140,16 @@ void rt_task_for_each(void (*fn)(struct task_struct *t, void *arg), void *arg)
 	for (struct task_struct *t = task_list; t; t = t->next)
 		fn(t, arg);
 	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
+}
+
+bool rt_task_for_each_try(void (*fn)(struct task_struct *t, void *arg), void *arg)
+{
+	if (pthread_mutex_trylock(&task_list_lock))
+		return false;
+	for (struct task_struct *t = task_list; t; t = t->next)
+		fn(t, arg);
+	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
+	return true;
 }
 
 void lock_stats_read(int class_id, struct lock_class_stats *out)

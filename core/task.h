@@ -13,8 +13,10 @@
 #define RT_CORE_TASK_H
 
 #include <stdbool.h>
+#include <string.h>
 
 #include "compiler.h"
+#include "flight.h"
 #include "lockdep.h"
 
 #define TASK_COMM_LEN	24
@@ -29,6 +31,10 @@ struct task_struct {
 	bool lazily_attached;		/* owner */
 	char comm[TASK_COMM_LEN];	/* set at attach, then read-only */
 	int id;				/* set at attach, then read-only */
+	int sched_slot;			/* owner: deterministic scheduler slot, -1 none */
+
+	/* Owner writes, relaxed; dumps read it racily (flight.h). */
+	struct flight_ring flight;
 
 	/* Owner increments with relaxed atomics; lock_stats_read() sums. */
 	struct lock_class_stats stats[LOCK_CLASS_MAX] ____cacheline_aligned;
@@ -75,11 +81,28 @@ void rt_task_detach(void);
 
 /* Call @fn on every attached task, under the task list lock. */
 void rt_task_for_each(void (*fn)(struct task_struct *t, void *arg), void *arg);
+/* The same, unless the task list lock is busy: then false (report hooks). */
+bool rt_task_for_each_try(void (*fn)(struct task_struct *t, void *arg), void *arg);
+
+
+/*
+ * Record a flight recorder event for the current task (flight.h); @what
+ * is a static string (op, yield point or source file).
+ */
+static inline void flight_record(enum flight_event ev, const char *what, int line, long arg)
+{
+	if (likely(__atomic_load_n(&flight_enabled, __ATOMIC_RELAXED)))
+		__flight_record(&current->flight, ev, what, line, arg);
+}
 
 /* Name the operation in flight; NULL when idle. */
 static inline void rt_task_set_op(const char *op)
 {
-	WRITE_ONCE(current->op, op);
+	struct task_struct *t = current;
+
+	if (op && strcmp(op, "parked"))
+		flight_record(FL_OP, op, 0, 0);
+	WRITE_ONCE(t->op, op);
 }
 
 static inline void preempt_disable(void)

@@ -5,6 +5,7 @@
  * failure records.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -18,8 +19,11 @@
 #include "compiler.h"
 #include "die.h"
 #include "engine.h"
+#include "flight.h"
+#include "inject.h"
 #include "lockdep.h"
 #include "perturb.h"
+#include "artifact.h"
 #include "record.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
@@ -34,11 +38,16 @@
 
 struct run_opts {
 	struct rt_run_config cfg;
+	struct rt_scenario scenario;	/* the named one, with --weights applied */
+	bool weights_set, procs_set, seconds_set;
 	bool all_modes;
 	bool json;
+	bool check_determinism;
 	const char *out_dir;
 	int argc;
 	char **argv;
+	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
+	unsigned long artifacts_new, artifacts_repeat;
 };
 
 static void run_usage(FILE *f)
@@ -67,8 +76,27 @@ static void run_usage(FILE *f)
 	      "                          prints them\n"
 	      "      --long-hold LIST    lock classes to hold longer now and then (locktorture)\n"
 	      "      --watchdog S        seconds without progress that count as a hang\n"
+	      "      --sched KIND        free (real threads, default) | random | pct: one thread\n"
+	      "                          at a time, switching at every lock operation, chosen\n"
+	      "                          from the seed, so the run replays exactly\n"
+	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
+	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
+	      "                          (default 20000)\n"
+	      "      --sched-steps N     random/pct: stop after N decisions (no time bound\n"
+	      "                          unless --seconds is given)\n"
+	      "      --check-determinism random/pct: run twice and compare every thread's\n"
+	      "                          operation sequence and the outcome (exit 3 if not equal)\n"
+	      "      --inject NAME       switch on a seeded bug (repeatable; 'list' names them)\n"
+	      "      --weights LIST      op=weight,... overriding the scenario's operation mix\n"
+	      "      --procs N           at most N processes (fork stops there)\n"
+	      "      --no-flight         switch the flight recorder off\n"
+	      "      --test-race         test-only: workers race on an unlocked counter\n"
 	      "      --no-progress       no live progress line\n"
 	      "  -h, --help              this text\n"
+	      "\n"
+	      "With --out, every failure leaves DIR/failure-KIND-HASH.json (one per signature,\n"
+	      "repeats counted): what, where, each thread's last events, and the command that\n"
+	      "reproduces it ('rmaptorture replay FILE').\n"
 	      "\n"
 	      "Exit status: 0 clean, 1 a failure was found, 2 bad usage, 3 internal error,\n"
 	      "130 interrupted (the run stops cleanly, audits and reports what it measured).\n",
@@ -92,6 +120,34 @@ static uint64_t parse_classes(const char *opt, const char *arg)
 		mask |= 1ULL << c;
 	}
 	return mask;
+}
+
+/* --weights read=10,fork=0,...: override the named ops' weights. */
+static void parse_weights(const char *arg, struct rt_scenario *s)
+{
+	char buf[1024], *save = NULL, *tok;
+	unsigned long total = 0;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
+		rt_usage_error("--weights: list too long");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		int k;
+
+		if (!eq)
+			rt_usage_error("--weights: '%s' is not op=weight", tok);
+		*eq = '\0';
+		for (k = 0; k < WL_NR_OPS; k++)
+			if (!strcmp(wl_op_name((enum wl_op)k), tok))
+				break;
+		if (k == WL_NR_OPS)
+			rt_usage_error("--weights: unknown operation '%s'", tok);
+		s->weights[k] = (unsigned int)rt_opt_int("--weights", eq + 1, 0, 1000000);
+	}
+	for (int k = 0; k < WL_NR_OPS; k++)
+		total += s->weights[k];
+	if (!total)
+		rt_usage_error("--weights: every operation has weight 0");
 }
 
 static void parse_yield_points(const char *arg)
@@ -138,11 +194,21 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "watchdog", required_argument, NULL, 'w' },
 		{ "no-progress", no_argument, NULL, 'N' },
 		{ "test-hang", required_argument, NULL, 'H' },
+		{ "test-race", no_argument, NULL, 'T' },
+		{ "sched", required_argument, NULL, 'D' },
+		{ "pct-depth", required_argument, NULL, 'E' },
+		{ "pct-steps", required_argument, NULL, 'K' },
+		{ "sched-steps", required_argument, NULL, 'Z' },
+		{ "check-determinism", no_argument, NULL, 'C' },
+		{ "inject", required_argument, NULL, 'I' },
+		{ "weights", required_argument, NULL, 'G' },
+		{ "procs", required_argument, NULL, 'U' },
+		{ "no-flight", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *scenario = "mixed32";
-	long long threads = -1, reclaim = -1, pages = -1, swap = -1;
+	const char *scenario = "mixed32", *weights = NULL;
+	long long threads = -1, reclaim = -1, pages = -1, swap = -1, procs = -1;
 	bool seed_set = false;
 	int c;
 
@@ -154,6 +220,10 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	o->cfg.audit_every = 1;
 	o->cfg.watchdog = WATCHDOG_DEFAULT;
 	o->cfg.progress = isatty(STDERR_FILENO);
+	o->cfg.pct_depth = 3;
+	o->cfg.pct_steps = 20000;
+	o->cfg.sched_audit_steps = 20000;
+	flight_enabled = 1;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "S:r:t:R:s:n:p:a:o:h", opts, NULL)) != -1) {
@@ -173,7 +243,10 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			break;
 		case 't': threads = rt_opt_int("--threads", optarg, 1, 1024); break;
 		case 'R': reclaim = rt_opt_int("--reclaim-threads", optarg, 0, 64); break;
-		case 's': o->cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 86400); break;
+		case 's':
+			o->cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 86400);
+			o->seconds_set = true;
+			break;
 		case 'n': o->cfg.ops = (unsigned long)rt_opt_int("--ops", optarg, 1, 1000000000000LL); break;
 		case 'X': o->cfg.seed = rt_opt_u64("--seed", optarg); seed_set = true; break;
 		case 'p': pages = rt_opt_int("--pages", optarg, (long long)MEM_MIN_PAGES,
@@ -191,6 +264,36 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'w': o->cfg.watchdog = rt_opt_seconds("--watchdog", optarg, 0, 86400); break;
 		case 'N': o->cfg.progress = false; break;
 		case 'H': o->cfg.test_hang = optarg; break;
+		case 'T': o->cfg.test_race = true; break;
+		case 'D': {
+			int k = rt_sched_by_name(optarg);
+
+			if (k < 0)
+				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", optarg);
+			o->cfg.sched = (enum rt_sched_kind)k;
+			break;
+		}
+		case 'E': o->cfg.pct_depth = (int)rt_opt_int("--pct-depth", optarg, 1, 16); break;
+		case 'K': o->cfg.pct_steps = (unsigned long)rt_opt_int("--pct-steps", optarg, 1, 1LL << 40); break;
+		case 'Z': o->cfg.sched_steps = (unsigned long)rt_opt_int("--sched-steps", optarg, 1, 1LL << 50); break;
+		case 'C': o->check_determinism = true; break;
+		case 'I': {
+			int b;
+
+			if (!strcmp(optarg, "list")) {
+				for (int i = 0; i < INJECT_NR_BUGS; i++)
+					printf("%s\n", inject_name((enum inject_bug)i));
+				exit(RT_EXIT_OK);
+			}
+			b = inject_by_name(optarg);
+			if (b < 0)
+				rt_usage_error("--inject: unknown seeded bug '%s' (see --inject list)", optarg);
+			o->cfg.inject_mask |= 1ULL << b;
+			break;
+		}
+		case 'G': weights = optarg; break;
+		case 'U': procs = rt_opt_int("--procs", optarg, 1, 4096); break;
+		case 'F': flight_enabled = 0; break;
 		case 'h': run_usage(stdout); exit(RT_EXIT_OK);
 		default: rt_opt_bad("run", optopt, argv[optind - 1]);
 		}
@@ -201,7 +304,31 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	o->cfg.scenario = wl_find(scenario);
 	if (!o->cfg.scenario)
 		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", scenario);
+	o->scenario = *o->cfg.scenario;
+	o->cfg.scenario = &o->scenario;
+	if (weights)
+		parse_weights(weights, &o->scenario);
+	o->weights_set = weights != NULL;
 	o->cfg.params = o->cfg.scenario->params;
+	if (procs > 0) {
+		o->cfg.params.procs_max = (int)procs;
+		if (o->cfg.params.procs_initial > (int)procs)
+			o->cfg.params.procs_initial = (int)procs;
+		o->procs_set = true;
+	}
+	if (o->cfg.sched == RT_SCHED_FREE) {
+		if (o->cfg.sched_steps)
+			rt_usage_error("--sched-steps: needs --sched random or pct");
+		if (o->check_determinism)
+			rt_usage_error("--check-determinism: needs --sched random or pct");
+	} else {
+		if (o->cfg.perturb || o->cfg.long_hold_mask)
+			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",
+				       rt_sched_name(o->cfg.sched));
+		/* Bounded by decisions alone unless a time was asked for. */
+		if (o->cfg.sched_steps && !o->seconds_set)
+			o->cfg.seconds = 0;
+	}
 	o->cfg.threads = threads > 0 ? (int)threads : o->cfg.scenario->default_threads;
 	o->cfg.reclaim_threads = reclaim >= 0 ? (int)reclaim :
 				 o->cfg.scenario->default_reclaim_threads;
@@ -225,21 +352,137 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		o->cfg.progress = false;
 }
 
-/* The command line that reproduces this run in @mode. */
-static void reproduce_cmd(const struct run_opts *o, enum rmap_mode mode, char *buf, size_t len)
+static void args_add(json_t *args, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void args_add(json_t *args, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(args, json_string(buf));
+}
+
+/*
+ * The arguments (after the program name) that reproduce this run in
+ * @mode. A deterministic run is bounded by @sched_steps decisions (0:
+ * as this run was), which is how an artifact replays up to its failure.
+ */
+static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
+			      unsigned long sched_steps)
 {
 	const struct rt_run_config *c = &o->cfg;
-	int n = snprintf(buf, len,
-			 "rmaptorture run --scenario %s --rmap %s --threads %d --reclaim-threads %d --seed %" PRIu64 " --pages %lu --swap %lu",
-			 c->scenario->name, rmap_mode_name(mode), c->threads, c->reclaim_threads,
-			 c->seed, c->params.pages, c->params.swap_slots);
+	json_t *args = json_array();
 
-	if (c->ops && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " --ops %lu", c->ops);
-	if (c->seconds > 0 && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " --seconds %g", c->seconds);
-	if (c->perturb && n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, " --perturb %d", c->perturb);
+	args_add(args, "run");
+	args_add(args, "--scenario");
+	args_add(args, "%s", c->scenario->name);
+	args_add(args, "--rmap");
+	args_add(args, "%s", rmap_mode_name(mode));
+	args_add(args, "--threads");
+	args_add(args, "%d", c->threads);
+	args_add(args, "--reclaim-threads");
+	args_add(args, "%d", c->reclaim_threads);
+	args_add(args, "--seed");
+	args_add(args, "%" PRIu64, c->seed);
+	args_add(args, "--pages");
+	args_add(args, "%lu", c->params.pages);
+	args_add(args, "--swap");
+	args_add(args, "%lu", c->params.swap_slots);
+	if (o->procs_set) {
+		args_add(args, "--procs");
+		args_add(args, "%d", c->params.procs_max);
+	}
+	if (o->weights_set) {
+		char w[1024];
+		int n = 0;
+
+		w[0] = '\0';
+		for (int k = 0; k < WL_NR_OPS; k++)
+			n += snprintf(w + n, sizeof(w) - (size_t)n, "%s%s=%u", n ? "," : "",
+				      wl_op_name((enum wl_op)k), c->scenario->weights[k]);
+		args_add(args, "--weights");
+		args_add(args, "%s", w);
+	}
+	for (int b = 0; b < INJECT_NR_BUGS; b++) {
+		if (c->inject_mask & (1ULL << b)) {
+			args_add(args, "--inject");
+			args_add(args, "%s", inject_name((enum inject_bug)b));
+		}
+	}
+	if (c->sched != RT_SCHED_FREE) {
+		args_add(args, "--sched");
+		args_add(args, "%s", rt_sched_name(c->sched));
+		if (c->sched == RT_SCHED_PCT) {
+			args_add(args, "--pct-depth");
+			args_add(args, "%d", c->pct_depth);
+			args_add(args, "--pct-steps");
+			args_add(args, "%lu", c->pct_steps);
+		}
+		if (!sched_steps)
+			sched_steps = c->sched_steps;
+	}
+	if (c->ops) {
+		args_add(args, "--ops");
+		args_add(args, "%lu", c->ops);
+	}
+	if (sched_steps) {
+		args_add(args, "--sched-steps");
+		args_add(args, "%lu", sched_steps);
+	} else if (c->seconds > 0) {
+		args_add(args, "--seconds");
+		args_add(args, "%g", c->seconds);
+	}
+	if (c->audit_every != 1) {
+		args_add(args, "--audit-every");
+		args_add(args, "%g", c->audit_every);
+	}
+	if (c->perturb) {
+		args_add(args, "--perturb");
+		args_add(args, "%d", c->perturb);
+	}
+	if (c->long_hold_mask) {
+		char l[512];
+		int n = 0;
+
+		l[0] = '\0';
+		for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++)
+			if (c->long_hold_mask & (1ULL << cls))
+				n += snprintf(l + n, sizeof(l) - (size_t)n, "%s%s", n ? "," : "",
+					      lock_class_name(cls));
+		args_add(args, "--long-hold");
+		args_add(args, "%s", l);
+	}
+	if (c->test_hang) {
+		args_add(args, "--test-hang");
+		args_add(args, "%s", c->test_hang);
+		args_add(args, "--watchdog");
+		args_add(args, "%g", c->watchdog);
+	}
+	if (c->test_race)
+		args_add(args, "--test-race");
+	return args;
+}
+
+/* "rmaptorture " followed by @args joined with spaces. */
+static void reproduce_cmd(json_t *args, char *buf, size_t len)
+{
+	size_t i, n = (size_t)snprintf(buf, len, "rmaptorture");
+	json_t *a;
+
+	json_array_foreach(args, i, a)
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " %s", json_string_value(a));
+}
+
+static void reproduce_line(const struct run_opts *o, enum rmap_mode mode, char *buf, size_t len)
+{
+	json_t *args = reproduce_args(o, mode, 0);
+
+	reproduce_cmd(args, buf, len);
+	json_decref(args);
 }
 
 static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
@@ -273,7 +516,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 			"message", res->failures[i].message,
 			"signature", res->failures[i].signature,
 			"op", res->failures[i].op));
-	reproduce_cmd(o, mode, repro, sizeof(repro));
+	reproduce_line(o, mode, repro, sizeof(repro));
 	json_object_update_new(rec, json_pack(
 		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
@@ -340,8 +583,7 @@ static int ensure_dir(const char *dir)
 	return mkdir(dir, 0777) ? -errno : 0;
 }
 
-static void write_records(const struct run_opts *o, enum rmap_mode mode,
-			  const struct rt_run_result *res, json_t *rec)
+static void write_records(const struct run_opts *o, enum rmap_mode mode, json_t *rec)
 {
 	char path[4096];
 
@@ -350,33 +592,116 @@ static void write_records(const struct run_opts *o, enum rmap_mode mode,
 	snprintf(path, sizeof(path), "%s/run-%s-%s-%" PRIu64 ".json", o->out_dir,
 		 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed);
 	rt_record_write(rec, path);
-	for (int i = 0; i < res->nr_failures && i < RT_MAX_FAILURES; i++) {
-		const struct vm_report *f = &res->failures[i];
-		char repro[1024];
-		json_t *fr = rt_record_new("failure");
+}
 
-		reproduce_cmd(o, mode, repro, sizeof(repro));
-		json_object_update_new(fr, json_pack(
-			"{s:s, s:s, s:s, s:s?, s:s, s:s, s:s, s:i, s:i, s:I, s:s, s:I, s:s, s:s}",
-			"failure_kind", vm_report_kind_name(f->kind),
-			"message", f->message,
-			"signature", f->signature,
-			"op", f->op,
-			"task", f->task,
-			"scenario", o->cfg.scenario->name,
-			"rmap", rmap_mode_name(mode),
-			"threads", o->cfg.threads,
-			"reclaim_threads", o->cfg.reclaim_threads,
-			"seed", (json_int_t)o->cfg.seed,
-			"sched", "free",
-			"pages", (json_int_t)o->cfg.params.pages,
-			"build", RT_BUILD_KIND,
-			"reproduce", repro));
-		snprintf(path, sizeof(path), "%s/failure-%s-%s-%" PRIu64 "-%d.json", o->out_dir,
-			 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed, i);
-		rt_record_write(fr, path);
-		json_decref(fr);
+/*
+ * The fields every failure artifact of this run shares: the whole
+ * configuration and the command that reproduces it, bounded (for a
+ * deterministic schedule) by @sched_steps decisions.
+ */
+static json_t *failure_context(const struct run_opts *o, enum rmap_mode mode,
+			       unsigned long sched_steps)
+{
+	const struct rt_run_config *c = &o->cfg;
+	json_t *art = rt_record_new("failure"), *inject = json_array(), *weights = json_object();
+	json_t *args = reproduce_args(o, mode, sched_steps);
+	char seed[32], repro[2048];
+
+	for (int b = 0; b < INJECT_NR_BUGS; b++)
+		if (c->inject_mask & (1ULL << b))
+			json_array_append_new(inject, json_string(inject_name((enum inject_bug)b)));
+	for (int k = 0; k < WL_NR_OPS; k++)
+		json_object_set_new(weights, wl_op_name((enum wl_op)k),
+				    json_integer(c->scenario->weights[k]));
+	snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
+	reproduce_cmd(args, repro, sizeof(repro));
+	json_object_update_new(art, json_pack(
+		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:i, s:i,"
+		" s:o, s:s, s:s, s:o, s:i}",
+		"record", "failure",
+		"scenario", c->scenario->name,
+		"rmap", rmap_mode_name(mode),
+		"threads", c->threads,
+		"reclaim_threads", c->reclaim_threads,
+		"seed", seed,
+		"sched", rt_sched_name(c->sched),
+		"sched_steps", (json_int_t)(c->sched == RT_SCHED_FREE ? 0 : sched_steps),
+		"inject", inject,
+		"pages", (json_int_t)c->params.pages,
+		"swap", (json_int_t)c->params.swap_slots,
+		"ops", (json_int_t)c->ops,
+		"seconds", c->seconds,
+		"perturb", c->perturb,
+		"procs", c->params.procs_max,
+		"weights", weights,
+		"build", RT_BUILD_KIND,
+		"reproduce", repro,
+		"args", args,
+		"count", 1));
+	if (c->sched == RT_SCHED_PCT)
+		json_object_set_new(art, "pct_depth", json_integer(c->pct_depth));
+	return art;
+}
+
+static json_t *sites_json(const struct vm_report_site *sites, int nr)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i}",
+			"what", sites[i].what ? sites[i].what : "?",
+			"file", sites[i].file ? sites[i].file : "?",
+			"line", sites[i].line));
+	return a;
+}
+
+static void flight_task_json(const char *task, const char *const *events, int nr, void *arg)
+{
+	json_t *ev = json_array();
+
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(ev, json_string(events[i]));
+	json_array_append_new(arg, json_pack("{s:s, s:o}", "task", task, "events", ev));
+}
+
+/*
+ * Every report of the model becomes an artifact at once (a BUG aborts
+ * right after), deduplicated by signature.
+ * Context: the engine's report lock held; any thread.
+ */
+static void on_report(const struct vm_report *r, void *arg)
+{
+	struct run_opts *o = arg;
+	unsigned long steps = 0;
+	json_t *art, *flight;
+	char path[4096];
+	int ret;
+
+	if (!o->out_dir)
+		return;
+	if (o->cfg.sched != RT_SCHED_FREE)
+		steps = rt_sched_running() ? rt_sched_steps() + 1 : rt_sched_stop_step();
+	art = failure_context(o, o->mode_now, steps);
+	flight = json_array();
+	if (flight_enabled)
+		flight_for_each(flight_task_json, flight);
+	json_object_update_new(art, json_pack("{s:s, s:s, s:s, s:s?, s:s, s:o, s:o, s:o}",
+		"kind", vm_report_kind_name(r->kind),
+		"message", r->message,
+		"signature", r->signature,
+		"op", r->op,
+		"task", r->task,
+		"sites", sites_json(r->sites, r->nr_sites),
+		"held", sites_json(r->held, r->nr_held),
+		"flight", flight));
+	ret = rt_artifact_save(art, o->out_dir, path, sizeof(path));
+	if (ret == 1) {
+		o->artifacts_new++;
+		fprintf(stderr, "rmaptorture: artifact %s\n", path);
+	} else if (ret == 0) {
+		o->artifacts_repeat++;
 	}
+	json_decref(art);
 }
 
 static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode,
@@ -424,6 +749,74 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->teardown_violations ? "LEAKS" : "clean");
 }
 
+static const char *inject_list(const struct run_opts *o)
+{
+	static char buf[512];
+	int n = 0;
+
+	buf[0] = '\0';
+	for (int b = 0; b < INJECT_NR_BUGS; b++)
+		if (o->cfg.inject_mask & (1ULL << b))
+			n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%s%s", n ? "," : "",
+				      inject_name((enum inject_bug)b));
+	return n ? buf : "none";
+}
+
+/*
+ * --check-determinism: replay the run just done, bounded by the decision
+ * at which it stopped, and compare every thread's operation sequence and
+ * the outcome. A difference is a bug of the harness (exit 3).
+ */
+static int check_determinism(struct run_opts *o, const struct rt_run_result *first, FILE *out)
+{
+	struct rt_run_config cfg = o->cfg;
+	struct rt_run_result *again = rt_calloc(1, sizeof(*again));
+	int rc, bad = -1;
+
+	cfg.sched_steps = first->stop_step ? first->stop_step : cfg.sched_steps;
+	cfg.seconds = 0;
+	cfg.on_report = NULL;
+	cfg.progress = false;
+	fprintf(out, "determinism: replaying %lu decisions...\n", first->stop_step);
+	fflush(out);
+	rc = rt_run(&cfg, again);
+	if (rc == 3) {
+		free(again);
+		fprintf(out, "END: FAILURE (internal: the determinism replay could not start)\n");
+		return RT_EXIT_INTERNAL;
+	}
+	for (int i = 0; i < first->nr_threads && i < RT_MAX_THREADS; i++) {
+		if (first->thread_ops[i] != again->thread_ops[i] ||
+		    first->thread_hash[i] != again->thread_hash[i]) {
+			bad = i;
+			break;
+		}
+	}
+	if (bad >= 0 || first->nr_threads != again->nr_threads || first->ops != again->ops ||
+	    first->nr_failures != again->nr_failures ||
+	    first->audit_violations != again->audit_violations ||
+	    (first->nr_failures && strcmp(first->failures[0].signature, again->failures[0].signature))) {
+		if (bad >= 0)
+			fprintf(out, "determinism: MISMATCH (a harness bug): thread %d did %lu operations"
+				" (sequence %016" PRIx64 ") then %lu (%016" PRIx64 ")\n", bad,
+				first->thread_ops[bad], first->thread_hash[bad],
+				again->thread_ops[bad], again->thread_hash[bad]);
+		else
+			fprintf(out, "determinism: MISMATCH (a harness bug): outcome %lu ops, %d failures,"
+				" %lu violations then %lu ops, %d failures, %lu violations\n",
+				first->ops, first->nr_failures, first->audit_violations,
+				again->ops, again->nr_failures, again->audit_violations);
+		fprintf(out, "END: FAILURE (internal: nondeterministic schedule)\n");
+		free(again);
+		return RT_EXIT_INTERNAL;
+	}
+	fprintf(out, "determinism: OK: %d threads, %lu operations, %lu decisions, %d failures:"
+		" the same sequences twice\n", first->nr_threads, first->ops,
+		again->sched_steps, first->nr_failures);
+	free(again);
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -461,19 +854,40 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	o.cfg.on_report = on_report;
+	o.cfg.on_report_arg = &o;
+	inject_mask = o.cfg.inject_mask;
 	for (int i = 0; i < nr_modes && !rt_interrupted; i++) {
 		struct rt_run_result *res = rt_calloc(1, sizeof(*res));
 		json_t *rec;
 		int rc;
 
 		o.cfg.mode = modes[i];
-		fprintf(out, "START: rmaptorture run scenario=%s rmap=%s threads=%d reclaim_threads=%d seconds=%g ops=%lu seed=%" PRIu64 " pages=%lu swap=%lu audit_every=%g perturb=%d build=%s cores=%d version=%s\n",
+		o.mode_now = modes[i];
+		fprintf(out, "START: rmaptorture run scenario=%s rmap=%s threads=%d reclaim_threads=%d seconds=%g ops=%lu seed=%" PRIu64 " pages=%lu swap=%lu audit_every=%g perturb=%d sched=%s inject=%s build=%s cores=%d version=%s\n",
 			o.cfg.scenario->name, rmap_mode_name(modes[i]), o.cfg.threads,
 			o.cfg.reclaim_threads, o.cfg.seconds, o.cfg.ops, o.cfg.seed,
 			o.cfg.params.pages, o.cfg.params.swap_slots, o.cfg.audit_every,
-			o.cfg.perturb, RT_BUILD_KIND, rt_machine_cores(), rt_version());
+			o.cfg.perturb, rt_sched_name(o.cfg.sched), inject_list(&o),
+			RT_BUILD_KIND, rt_machine_cores(), rt_version());
+		if (o.cfg.sched == RT_SCHED_PCT) {
+			int n = o.cfg.threads + o.cfg.reclaim_threads;
+
+			fprintf(out, "PCT: %d threads, depth %d, change points in the first %lu decisions:"
+				" a depth-%d bug is hit with probability >= 1/(n*k^(d-1)) = %.3g per run\n",
+				n, o.cfg.pct_depth, o.cfg.pct_steps, o.cfg.pct_depth,
+				rt_sched_pct_bound(n, o.cfg.pct_steps, o.cfg.pct_depth));
+		}
 		fflush(out);
 		rc = rt_run(&o.cfg, res);
+		if (rc != 3 && o.check_determinism && !res->hang && !res->interrupted) {
+			int d = check_determinism(&o, res, out);
+
+			if (d) {
+				free(res);
+				return d;
+			}
+		}
 		if (rc == 3) {
 			fprintf(out, "END: FAILURE (internal: setup failed)\n");
 			free(res);
@@ -481,7 +895,7 @@ int cmd_run(int argc, char **argv)
 		}
 		print_summary(out, &o, modes[i], res);
 		rec = result_json(&o, modes[i], res, rc);
-		write_records(&o, modes[i], res, rec);
+		write_records(&o, modes[i], rec);
 		if (all)
 			json_array_append_new(all, rec);
 		else if (o.json)

@@ -39,6 +39,7 @@ struct thread_state {
 	unsigned long progress;
 	unsigned long ops_by_kind[WL_NR_OPS];
 	unsigned long oom, skipped, corrupt;
+	uint64_t seq_hash;		/* owner; read after join */
 } ____cacheline_aligned;
 
 struct engine {
@@ -82,6 +83,8 @@ static void engine_sink(const struct vm_report *r, void *arg)
 
 	vm_report_print(stderr, r);
 	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
+	if (e->cfg->on_report)
+		e->cfg->on_report(r, e->cfg->on_report_arg);
 	res->reports[r->kind]++;
 	if (res->nr_failures < RT_MAX_FAILURES)
 		res->failures[res->nr_failures] = *r;
@@ -193,28 +196,68 @@ static void hang_forever(const char *class_name)
 		sleep_ms(100);
 }
 
+/*
+ * Test-only (--test-race): an access no lock orders, for proving that
+ * TSan still sees races under the deterministic scheduler.
+ */
+static unsigned long test_race_counter;
+
+static __attribute__((noinline)) void rt_test_race_bump(void)
+{
+	test_race_counter++;
+	yield_point("test:race");
+}
+
+/* Is the run over? Under a deterministic schedule only a decision says so. */
+static bool run_stopped(struct engine *e)
+{
+	if (e->cfg->sched != RT_SCHED_FREE)
+		return rt_sched_stopped();
+	/* Acquire pairs with the release in rt_run() that stops the run. */
+	return __atomic_load_n(&e->stop, __ATOMIC_ACQUIRE);
+}
+
+/* Fold one finished operation into the thread's sequence hash. */
+static void seq_add(struct engine *e, struct thread_state *t, unsigned long what)
+{
+	uint64_t h = t->seq_hash ^ what;
+
+	if (e->cfg->sched != RT_SCHED_FREE)
+		h = (h * 0x100000001b3ULL) ^ rt_sched_steps();
+	t->seq_hash = h * 0x100000001b3ULL;
+}
+
 static void *worker_main(void *arg)
 {
 	struct thread_state *t = arg;
 	struct engine *e = t->e;
+	int slot = (int)(t - e->ts);
 	char name[TASK_COMM_LEN];
 
 	snprintf(name, sizeof(name), "cpu-%d", t->idx);
 	rt_task_attach(name);
+	if (e->cfg->sched != RT_SCHED_FREE)
+		rt_sched_enter(slot);
 	if (e->cfg->test_hang && t->idx == 0)
 		hang_forever(e->cfg->test_hang);
-	/* Acquire pairs with the release in rt_run() that stops the run. */
-	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
+	while (!run_stopped(e)) {
 		enum wl_op op;
 		enum wl_result r;
 
-		park_point(e);
+		if (e->cfg->sched != RT_SCHED_FREE)
+			rt_sched_park_point();
+		else
+			park_point(e);
 		if (!claim_op(e))
 			break;
+		if (e->cfg->test_race)
+			rt_test_race_bump();
 		op = wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
+		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
+		seq_add(e, t, (unsigned long)op * 16 + (unsigned long)r + 1);
 		bump(&t->ops_by_kind[op]);
 		if (r == WL_OOM)
 			bump(&t->oom);
@@ -224,6 +267,7 @@ static void *worker_main(void *arg)
 			bump(&t->corrupt);
 		bump(&t->progress);
 	}
+	rt_sched_exit();
 	/* Release pairs with park_all(): an exited thread counts as parked. */
 	__atomic_fetch_add(&e->exited, 1, __ATOMIC_RELEASE);
 	rt_task_detach();
@@ -243,18 +287,30 @@ static void *reclaim_main(void *arg)
 
 	snprintf(name, sizeof(name), "kswapd-%d", t->idx);
 	rt_task_attach(name);
-	while (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE)) {
+	if (e->cfg->sched != RT_SCHED_FREE)
+		rt_sched_enter((int)(t - e->ts));
+	while (!run_stopped(e)) {
 		bool pressure = nr_free_pages() < contig_zone.pages_high ||
 				__atomic_exchange_n(&e->kswapd_wake, 0, __ATOMIC_RELAXED);
 
-		park_point(e);
+		if (e->cfg->sched != RT_SCHED_FREE)
+			rt_sched_park_point();
+		else
+			park_point(e);
 		rt_task_set_op("shrink_zone");
 		shrink_zone(&contig_zone, pressure ? 32 : 4);
 		rt_task_set_op(NULL);
+		seq_add(e, t, pressure ? 2 : 1);
 		bump(&t->progress);
-		if (!pressure)
+		if (pressure)
+			continue;
+		/* Idle: sleep; scheduled, wait until some lock is released. */
+		if (!sched_point(SP_WAIT))
 			sleep_ms(2);
 	}
+	rt_sched_exit();
+	/* Release pairs with park_all() and drain(). */
+	__atomic_fetch_add(&e->exited, 1, __ATOMIC_RELEASE);
 	rt_task_detach();
 	return NULL;
 }
@@ -348,8 +404,9 @@ static void report_hang(struct engine *e, const char *role, double secs)
 	r.kind = VM_REPORT_HANG;
 	snprintf(r.message, sizeof(r.message), "no %s progress for %.0f s", role, secs);
 	rt_task_for_each(describe_task, &h);
-	snprintf(r.signature, sizeof(r.signature), "hang:%s%s%s", role,
-		 r.nr_sites ? ":" : "", r.nr_sites ? r.sites[0].what : "");
+	/* Where the watchdog noticed varies from run to run; what is held does not. */
+	snprintf(r.signature, sizeof(r.signature), "hang:%s",
+		 r.nr_sites ? r.sites[0].what : "no-lock-held");
 	e->res->hang = true;
 	vm_report_emit(&r);
 }
@@ -359,12 +416,17 @@ static void report_hang(struct engine *e, const char *role, double secs)
 static void progress_line(struct engine *e, double elapsed)
 {
 	const struct rt_run_config *cfg = e->cfg;
-	unsigned long ops = total_progress(e, false);
+	unsigned long ops = total_progress(e, false), failures;
+
+	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
+	failures = rt_result_failures(e->res);
+	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 
 	fprintf(stderr, "\r\033[K[%6.1f/%gs] %s/%s %lu ops %.0f ops/s audits %lu failures %lu procs %d",
 		elapsed, cfg->seconds, cfg->scenario->name, rmap_mode_name(cfg->mode), ops,
-		elapsed > 0 ? (double)ops / elapsed : 0.0, e->res->audits,
-		rt_result_failures(e->res),
+		elapsed > 0 ? (double)ops / elapsed : 0.0,
+		__atomic_load_n(&e->res->audits, __ATOMIC_RELAXED),
+		failures,
 		wl_world_nr_procs(e->world));
 }
 
@@ -387,7 +449,14 @@ static void collect(struct engine *e)
 		res->oom += __atomic_load_n(&t->oom, __ATOMIC_RELAXED);
 		res->skipped += __atomic_load_n(&t->skipped, __ATOMIC_RELAXED);
 		res->corrupt += __atomic_load_n(&t->corrupt, __ATOMIC_RELAXED);
+		if (i < RT_MAX_THREADS) {
+			res->thread_ops[i] = __atomic_load_n(&t->progress, __ATOMIC_RELAXED);
+			res->thread_hash[i] = t->seq_hash;
+		}
 	}
+	res->nr_threads = e->nr_threads;
+	res->sched_steps = rt_sched_steps();
+	res->stop_step = rt_sched_stop_step();
 	for (int c = 0; c < LOCK_CLASS_MAX; c++)
 		lock_stats_read(c, &res->locks[c]);
 	for (int s = 0; s < FB_NR_SITES; s++)
@@ -397,6 +466,13 @@ static void collect(struct engine *e)
 	res->procs_end = wl_world_nr_procs(e->world);
 }
 
+static void audit_now(struct engine *e);
+
+static void sched_audit(void *arg)
+{
+	audit_now(arg);
+}
+
 static void audit_now(struct engine *e)
 {
 	unsigned long mapped = 0, v;
@@ -404,10 +480,40 @@ static void audit_now(struct engine *e)
 	rt_task_set_op("audit");
 	v = wl_world_audit(e->world, &mapped);
 	rt_task_set_op(NULL);
-	e->res->audits++;
-	e->res->audit_violations += v;
+	__atomic_fetch_add(&e->res->audits, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&e->res->audit_violations, v, __ATOMIC_RELAXED);
 	if (mapped > e->res->mapped_pages_peak)
 		e->res->mapped_pages_peak = mapped;
+}
+
+/*
+ * The run is over: tell the threads, and wait for them to leave their
+ * loops while still watching for a hang (a deadlock near the end would
+ * otherwise hang the join).
+ */
+static void drain(struct engine *e)
+{
+	unsigned long last = ~0UL;
+	double since = now_s();
+
+	/* Release pairs with the acquire in the threads' loops. */
+	__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->park, 0, __ATOMIC_RELEASE);
+	if (e->cfg->sched != RT_SCHED_FREE)
+		rt_sched_request_stop();
+	while (__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
+		unsigned long p = total_progress(e, false) + total_progress(e, true);
+		double t = now_s();
+
+		if (p != last) {
+			last = p;
+			since = t;
+		} else if (t - since > e->cfg->watchdog) {
+			report_hang(e, "stopping", t - since);
+			return;
+		}
+		sleep_ms(2);
+	}
 }
 
 int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
@@ -466,10 +572,24 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		/* Every thread's stream derives from the seed alone. */
 		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL + 1;
 	}
+	if (cfg->sched != RT_SCHED_FREE) {
+		struct rt_sched_config sc = {
+			.kind = cfg->sched,
+			.seed = cfg->seed,
+			.pct_depth = cfg->pct_depth,
+			.pct_steps = cfg->pct_steps,
+			.max_steps = cfg->sched_steps,
+			.audit_steps = cfg->audit_every > 0 ? cfg->sched_audit_steps : 0,
+		};
+
+		rt_sched_init(&sc, e.nr_threads, sched_audit, &e);
+	}
 	start = now_s();
 	for (int i = 0; i < e.nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e.ts[i].thread, NULL,
 					  e.ts[i].reclaim ? reclaim_main : worker_main, &e.ts[i]));
+	if (cfg->sched != RT_SCHED_FREE)
+		rt_sched_start();
 
 	next_audit = cfg->audit_every > 0 ? start + cfg->audit_every : INFINITY;
 	next_progress = start + 0.5;
@@ -480,6 +600,7 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 	for (;;) {
 		double t = now_s();
 		bool workers_done = cfg->ops && !__atomic_load_n(&e.ops_left, __ATOMIC_RELAXED);
+		bool sched = cfg->sched != RT_SCHED_FREE;
 		int stalled = -1;
 
 		if (rt_interrupted) {
@@ -488,6 +609,24 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		}
 		if ((cfg->seconds > 0 && t - start >= cfg->seconds) || workers_done)
 			break;
+		if (sched && rt_sched_stopped())
+			break;
+		if (sched) {
+			/*
+			 * One thread runs at a time and PCT starves some on
+			 * purpose: a hang is the whole run standing still.
+			 */
+			unsigned long p = total_progress(&e, false) + total_progress(&e, true);
+
+			if (p != last_seen[0]) {
+				last_seen[0] = p;
+				last_change[0] = t;
+			} else if (t - last_change[0] > cfg->watchdog) {
+				report_hang(&e, "scheduled", t - last_change[0]);
+				break;
+			}
+			goto tick;
+		}
 		/* Per thread: one CPU stuck behind a lock is a hang too. */
 		for (int i = 0; i < e.nr_threads; i++) {
 			unsigned long p = __atomic_load_n(&e.ts[i].progress, __ATOMIC_RELAXED);
@@ -516,6 +655,7 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 			for (int i = 0; i < e.nr_threads; i++)
 				last_change[i] = now_s();
 		}
+tick:
 		if (cfg->progress && t >= next_progress) {
 			progress_line(&e, t - start);
 			next_progress = t + 0.5;
@@ -523,6 +663,8 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		sleep_ms(10);
 	}
 	res->elapsed = now_s() - start;
+	if (!res->hang)
+		drain(&e);
 	free(last_seen);
 	free(last_change);
 	if (cfg->progress)
@@ -551,12 +693,18 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 	/* Release pairs with the acquire in the threads' loops. */
 	__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&e.park, 0, __ATOMIC_RELEASE);
+	if (cfg->sched != RT_SCHED_FREE)
+		rt_sched_request_stop();
 	for (int i = 0; i < e.nr_threads; i++)
 		RT_PTHREAD(pthread_join(e.ts[i].thread, NULL));
+	if (cfg->sched != RT_SCHED_FREE)
+		rt_sched_fini();
 	perturb_install(NULL, 0);
 
 	audit_now(&e);			/* the final audit: quiescent */
 	collect(&e);
+	if (cfg->sched == RT_SCHED_FREE)
+		res->sched_steps = res->stop_step = 0;
 	res->teardown_violations = wl_world_destroy(e.world);
 	vm_report_set_sink(NULL, NULL);
 	zone_set_low_hook(&contig_zone, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bug.h"
+#include "rt_sched.h"
 #include "lockdep.h"
 #include "rmap.h"
 #include "vmscan.h"
@@ -33,9 +34,21 @@ struct rt_run_config {
 	const bool *yield_filter;	/* by yield_point_names[] index; NULL: all */
 	bool progress;			/* live line on stderr */
 	const char *test_hang;		/* test-only: a class a worker holds forever */
+	bool test_race;			/* test-only: workers race on a plain counter */
+	/* Deterministic schedules (sched.h); kind RT_SCHED_FREE: real threads. */
+	enum rt_sched_kind sched;
+	int pct_depth;
+	unsigned long pct_steps;
+	unsigned long sched_steps;	/* stop after so many decisions; 0: none */
+	unsigned long sched_audit_steps;	/* audit every so many; 0: at the end */
+	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
+	/* Called at once for every report (so a BUG's artifact precedes its abort). */
+	void (*on_report)(const struct vm_report *r, void *arg);
+	void *on_report_arg;
 };
 
 #define RT_MAX_FAILURES	8
+#define RT_MAX_THREADS	(1024 + 64)
 
 struct rt_run_result {
 	double elapsed;
@@ -54,6 +67,16 @@ struct rt_run_result {
 	struct rmap_bytes rmap_bytes;
 	unsigned long mapped_pages_peak;
 	int procs_end;
+	/* Deterministic schedules: decisions taken, the one that stopped the run. */
+	unsigned long sched_steps, stop_step;
+	/*
+	 * Per thread (workers, then kswapds): operations done and a hash of
+	 * their sequence (kind, result and, when scheduled, the decision at
+	 * which each ended). Equal across two runs iff they did the same.
+	 */
+	int nr_threads;
+	unsigned long thread_ops[RT_MAX_THREADS];
+	uint64_t thread_hash[RT_MAX_THREADS];
 };
 
 /* Run once. Return: 0 clean, 1 a failure (in @res), 3 setup failed. */

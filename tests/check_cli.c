@@ -114,7 +114,7 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
 	ck_assert_msg(strstr(out, "no worker progress"), "%s", out);
 	ck_assert_msg(strstr(out, "cpu-0 in test-hang holding page_table_lock"), "%s", out);
-	ck_assert_msg(strstr(out, "END: FAILURE (hang:worker"), "%s", out);
+	ck_assert_msg(strstr(out, "END: FAILURE (hang:page_table_lock"), "%s", out);
 }
 END_TEST
 

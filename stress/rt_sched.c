@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The deterministic scheduler (sched.h).
+ *
+ * Only the thread holding the baton (S.cur) changes the scheduler's
+ * state, so every decision is a function of the seed and of what the run
+ * did before it. Every shared field is still accessed with relaxed
+ * atomics: the threads hand the baton over without any happens-before
+ * edge (on purpose, see sched.h), so TSan must see no plain access here.
+ * The one exception is parking for an audit, which orders on purpose
+ * (acquire/release on S.park_gen): the audit reads the whole model.
+ */
+#include "rt_sched.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "die.h"
+#include "perturb.h"
+#include "task.h"
+#include "workload.h"
+
+enum slot_state {
+	SLOT_RUNNABLE,
+	SLOT_WAITING,		/* for a lock: runnable again after a release */
+	SLOT_PARKED,		/* at an operation boundary, for the audit */
+	SLOT_EXITED,
+};
+
+struct slot {
+	unsigned int word;	/* futex: bumped at every hand-off to this slot */
+	int state;		/* enum slot_state; baton holder */
+	unsigned long wait_epoch;	/* S.epoch when it started waiting */
+	long prio;		/* pct: higher runs first */
+} ____cacheline_aligned;
+
+#define RLX(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define SET(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+static struct {
+	struct rt_sched_config cfg;
+	int nr;
+	struct slot *slots;
+	int cur;			/* the slot holding the baton */
+	int entered;			/* threads that called rt_sched_enter() */
+	unsigned long steps;		/* decisions taken */
+	unsigned long epoch;		/* lock releases */
+	uint64_t rng;
+	unsigned long *change;		/* pct: sorted change points */
+	int nr_change, next_change;
+	long low_prio;			/* pct: next priority below everyone */
+	int parking;			/* an audit is due */
+	int stop;			/* decided: the run ends */
+	int request_stop;		/* main asked for the end */
+	unsigned long stop_step;
+	unsigned long park_gen;		/* acquire/release: audits done */
+	void (*audit)(void *);
+	void *audit_arg;
+} S;
+
+static long futex(unsigned int *uaddr, int op, unsigned int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+const char *rt_sched_name(enum rt_sched_kind kind)
+{
+	switch (kind) {
+	case RT_SCHED_FREE: return "free";
+	case RT_SCHED_RANDOM: return "random";
+	case RT_SCHED_PCT: return "pct";
+	}
+	return "?";
+}
+
+int rt_sched_by_name(const char *name)
+{
+	for (int k = RT_SCHED_FREE; k <= RT_SCHED_PCT; k++)
+		if (!strcmp(name, rt_sched_name((enum rt_sched_kind)k)))
+			return k;
+	return -1;
+}
+
+double rt_sched_pct_bound(int nr_threads, unsigned long steps, int depth)
+{
+	return 1.0 / ((double)nr_threads * pow((double)(steps ? steps : 1), depth - 1));
+}
+
+static uint64_t sched_rand(void)
+{
+	uint64_t r = RLX(S.rng);
+	uint64_t v = wl_rand(&r);
+
+	SET(S.rng, r);
+	return v;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool sched_hook_fn_impl(enum sched_point_kind kind);
+static bool all_parked(void);
+static void finish_parking(unsigned long gen);
+
+void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void *), void *arg)
+{
+	memset(&S, 0, sizeof(S));
+	S.cfg = *cfg;
+	S.nr = nr;
+	S.slots = rt_aligned_alloc(SMP_CACHE_BYTES, sizeof(*S.slots) * (size_t)nr);
+	memset(S.slots, 0, sizeof(*S.slots) * (size_t)nr);
+	S.rng = cfg->seed * 0xd1342543de82ef95ULL + 0x632be59bd9b4e019ULL;
+	S.cur = -1;
+	S.audit = audit;
+	S.audit_arg = arg;
+	if (cfg->kind == RT_SCHED_PCT) {
+		int d = cfg->pct_depth > 0 ? cfg->pct_depth : 1;
+		long *perm = rt_calloc((size_t)nr, sizeof(*perm));
+
+		/* Distinct random priorities d..d+nr-1: a shuffled range. */
+		for (int i = 0; i < nr; i++)
+			perm[i] = d + i;
+		for (int i = nr - 1; i > 0; i--) {
+			int j = (int)(sched_rand() % (uint64_t)(i + 1));
+			long tmp = perm[i];
+
+			perm[i] = perm[j];
+			perm[j] = tmp;
+		}
+		for (int i = 0; i < nr; i++)
+			S.slots[i].prio = perm[i];
+		free(perm);
+		S.nr_change = d - 1;
+		S.change = rt_calloc((size_t)(S.nr_change + 1), sizeof(*S.change));
+		for (int i = 0; i < S.nr_change; i++)
+			S.change[i] = 1 + sched_rand() % (cfg->pct_steps ? cfg->pct_steps : 1);
+		qsort(S.change, (size_t)S.nr_change, sizeof(*S.change), cmp_ulong);
+		S.low_prio = d - 1;
+	}
+	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
+}
+
+void rt_sched_fini(void)
+{
+	__atomic_store_n(&sched_hook, NULL, __ATOMIC_RELAXED);
+	/* Abandoned threads may still look at their slots: keep them. */
+	if (!RLX(S.stop) || RLX(S.entered) == 0) {
+		free(S.change);
+		S.change = NULL;
+	}
+}
+
+static bool eligible(int i)
+{
+	struct slot *s = &S.slots[i];
+	int st = RLX(s->state);
+
+	return st == SLOT_RUNNABLE || (st == SLOT_WAITING && RLX(s->wait_epoch) != RLX(S.epoch));
+}
+
+/*
+ * Who runs next. Threads waiting for a lock are passed over until a lock
+ * is released; if every thread waits, the holder is outside the run (an
+ * RCU callback) or the run is deadlocked: give real time a chance, then
+ * pick among the waiters (the watchdog reports a deadlock).
+ */
+static int pick_next(void)
+{
+	int nr_ok = 0, nr_wait = 0, best = -1, best_wait = -1, k;
+	bool pct = S.cfg.kind == RT_SCHED_PCT, waiters;
+
+	for (int i = 0; i < S.nr; i++) {
+		int st = RLX(S.slots[i].state);
+		long prio = RLX(S.slots[i].prio);
+
+		if (st == SLOT_PARKED || st == SLOT_EXITED)
+			continue;
+		if (eligible(i)) {
+			nr_ok++;
+			if (best < 0 || prio > RLX(S.slots[best].prio))
+				best = i;
+		} else {
+			nr_wait++;
+			if (best_wait < 0 || prio > RLX(S.slots[best_wait].prio))
+				best_wait = i;
+		}
+	}
+	if (!nr_ok && !nr_wait)
+		return -1;
+	waiters = !nr_ok;
+	if (waiters)
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+	if (pct)
+		return waiters ? best_wait : best;
+	/* random: the k-th thread of the class chosen from. */
+	k = (int)(sched_rand() % (uint64_t)(waiters ? nr_wait : nr_ok));
+	for (int i = 0; i < S.nr; i++) {
+		int st = RLX(S.slots[i].state);
+
+		if (st == SLOT_PARKED || st == SLOT_EXITED || eligible(i) == waiters)
+			continue;
+		if (k-- == 0)
+			return i;
+	}
+	return -1;
+}
+
+/* Give the baton to @next and wait until it comes back to @me. */
+static void switch_to(int me, int next)
+{
+	struct slot *n = &S.slots[next];
+
+	SET(S.cur, next);
+	__atomic_fetch_add(&n->word, 1, __ATOMIC_RELAXED);
+	futex(&n->word, FUTEX_WAKE_PRIVATE, 1);
+	if (me < 0)
+		return;
+	for (;;) {
+		unsigned int w = RLX(S.slots[me].word);
+
+		if (RLX(S.cur) == me)
+			break;
+		futex(&S.slots[me].word, FUTEX_WAIT_PRIVATE, w);
+	}
+}
+
+/* One decision by the baton holder @me (or by main when @me < 0). */
+static void decide(int me)
+{
+	unsigned long step = RLX(S.steps) + 1;
+	int next;
+
+	SET(S.steps, step);
+	if (!RLX(S.stop) && (RLX(S.request_stop) ||
+			     (S.cfg.max_steps && step >= S.cfg.max_steps))) {
+		SET(S.stop_step, step);
+		SET(S.stop, 1);
+	}
+	if (S.cfg.audit_steps && step % S.cfg.audit_steps == 0 && !RLX(S.stop))
+		SET(S.parking, 1);
+	if (me >= 0 && S.next_change < S.nr_change && step >= S.change[S.next_change]) {
+		/* A change point: the running thread drops below everyone. */
+		SET(S.slots[me].prio, RLX(S.low_prio));
+		SET(S.low_prio, RLX(S.low_prio) - 1);
+		S.next_change++;
+	}
+	next = pick_next();
+	if (next < 0 || next == me)
+		return;
+	switch_to(me, next);
+	if (me >= 0)
+		flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
+}
+
+static bool sched_hook_fn_impl(enum sched_point_kind kind)
+{
+	struct task_struct *t = current;
+	int me = t->sched_slot;
+	struct slot *s;
+
+	if (me < 0)
+		return false;
+	s = &S.slots[me];
+	if (kind == SP_UNLOCK)
+		SET(S.epoch, RLX(S.epoch) + 1);
+	if (kind == SP_WAIT) {
+		SET(s->wait_epoch, RLX(S.epoch));
+		SET(s->state, SLOT_WAITING);
+	}
+	decide(me);
+	SET(s->state, SLOT_RUNNABLE);
+	return true;
+}
+
+void rt_sched_enter(int slot)
+{
+	struct task_struct *t = current;
+
+	t->sched_slot = slot;
+	SET(S.slots[slot].state, SLOT_RUNNABLE);
+	__atomic_fetch_add(&S.entered, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		unsigned int w = RLX(S.slots[slot].word);
+
+		if (RLX(S.cur) == slot)
+			break;
+		futex(&S.slots[slot].word, FUTEX_WAIT_PRIVATE, w);
+	}
+	flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
+}
+
+void rt_sched_exit(void)
+{
+	struct task_struct *t = current;
+	int me = t->sched_slot;
+	int next;
+
+	if (me < 0)
+		return;
+	SET(S.slots[me].state, SLOT_EXITED);
+	if (RLX(S.parking) && all_parked()) {
+		/* The others parked for an audit; this thread was the last. */
+		t->sched_slot = -1;
+		finish_parking(__atomic_load_n(&S.park_gen, __ATOMIC_ACQUIRE));
+	}
+	t->sched_slot = -1;
+	SET(S.steps, RLX(S.steps) + 1);
+	next = pick_next();
+	if (next >= 0)
+		switch_to(-1, next);
+}
+
+void rt_sched_start(void)
+{
+	struct timespec ts = { 0, 200000 };
+
+	while (RLX(S.entered) < S.nr)
+		nanosleep(&ts, NULL);
+	decide(-1);
+}
+
+static bool all_parked(void)
+{
+	for (int i = 0; i < S.nr; i++) {
+		int st = RLX(S.slots[i].state);
+
+		if (st != SLOT_PARKED && st != SLOT_EXITED)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Every thread is parked or gone: audit, then let them run again.
+ * Context: the baton holder, unscheduled (sched_slot -1) meanwhile.
+ */
+static void finish_parking(unsigned long gen)
+{
+	/* Acquire pairs with the parkers' release increments of park_gen. */
+	__atomic_fetch_add(&S.park_gen, 0, __ATOMIC_ACQUIRE);
+	S.audit(S.audit_arg);
+	SET(S.parking, 0);
+	for (int i = 0; i < S.nr; i++)
+		if (RLX(S.slots[i].state) == SLOT_PARKED)
+			SET(S.slots[i].state, SLOT_RUNNABLE);
+	/* Release: the audit happens before what the others do next. */
+	__atomic_store_n(&S.park_gen, gen + 1, __ATOMIC_RELEASE);
+}
+
+void rt_sched_park_point(void)
+{
+	struct task_struct *t = current;
+	int me = t->sched_slot;
+	unsigned long gen;
+
+	if (me < 0 || !RLX(S.parking))
+		return;
+	gen = __atomic_load_n(&S.park_gen, __ATOMIC_RELAXED);
+	SET(S.slots[me].state, SLOT_PARKED);
+	if (all_parked()) {
+		/* The last to arrive audits. */
+		t->sched_slot = -1;		/* the audit runs unscheduled */
+		finish_parking(gen);
+		t->sched_slot = me;
+		SET(S.slots[me].state, SLOT_RUNNABLE);
+		return;
+	}
+	/* Release: what this thread did happens before the audit. */
+	__atomic_fetch_add(&S.park_gen, 0, __ATOMIC_RELEASE);
+	decide(me);
+	/* Acquire pairs with the release after the audit. */
+	(void)__atomic_load_n(&S.park_gen, __ATOMIC_ACQUIRE);
+	SET(S.slots[me].state, SLOT_RUNNABLE);
+}
+
+bool rt_sched_running(void)
+{
+	if (!__atomic_load_n(&sched_hook, __ATOMIC_RELAXED) || RLX(S.entered) < S.nr)
+		return false;
+	for (int i = 0; i < S.nr; i++)
+		if (RLX(S.slots[i].state) != SLOT_EXITED)
+			return true;
+	return false;
+}
+
+bool rt_sched_stopped(void)
+{
+	return RLX(S.stop) != 0;
+}
+
+void rt_sched_request_stop(void)
+{
+	SET(S.request_stop, 1);
+}
+
+unsigned long rt_sched_steps(void)
+{
+	return RLX(S.steps);
+}
+
+unsigned long rt_sched_stop_step(void)
+{
+	return RLX(S.stop_step);
+}

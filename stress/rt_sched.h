@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The deterministic scheduler (--sched random|pct): one thread of the run
+ * at a time; at every emulated lock operation and yield point (the
+ * sched_point() hook of core/perturb.h) the running thread picks who runs
+ * next, from the seed alone. The same seed and options give the same
+ * interleaving, so a failure found this way replays exactly.
+ *
+ * The hand-off is a relaxed store plus a raw futex call: no
+ * happens-before edge that TSan could see, so an access the model's locks
+ * do not order is still reported as a race.
+ *
+ * random: every decision picks uniformly among the threads that can run.
+ * pct: Burckhardt et al.'s probabilistic concurrency testing: random
+ * distinct priorities, the highest-priority runnable thread runs, and at
+ * D-1 change points drawn from the first K steps the running thread drops
+ * below everyone. A bug of depth D is found with probability at least
+ * 1/(n·K^(D-1)) per run.
+ */
+#ifndef RT_STRESS_RT_SCHED_H
+#define RT_STRESS_RT_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum rt_sched_kind {
+	RT_SCHED_FREE,		/* real threads, no scheduler */
+	RT_SCHED_RANDOM,
+	RT_SCHED_PCT,
+};
+
+struct rt_sched_config {
+	enum rt_sched_kind kind;
+	uint64_t seed;
+	int pct_depth;			/* D >= 1 */
+	unsigned long pct_steps;	/* K: change points fall in 1..K */
+	unsigned long max_steps;	/* stop after this many decisions; 0: no bound */
+	unsigned long audit_steps;	/* park everyone and audit every so many; 0: never */
+};
+
+const char *rt_sched_name(enum rt_sched_kind kind);
+int rt_sched_by_name(const char *name);		/* -1 if unknown */
+
+/* PCT's bound on the probability of hitting a given depth-D bug in one run. */
+double rt_sched_pct_bound(int nr_threads, unsigned long steps, int depth);
+
+/**
+ * rt_sched_init() - install the scheduler for @nr threads
+ * @audit: called by the last thread to park, with every other one parked
+ *	at an operation boundary (the model is quiescent)
+ * Context: no thread of the run exists yet.
+ */
+void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void *), void *arg);
+
+/* Uninstall it, after every thread of the run exited or was abandoned. */
+void rt_sched_fini(void);
+
+/* A thread of the run joins as slot @slot; returns when it is first chosen. */
+void rt_sched_enter(int slot);
+
+/* The calling thread leaves the run (it holds no emulated lock). */
+void rt_sched_exit(void);
+
+/* Main: wait until all @nr threads entered, then let the first one run. */
+void rt_sched_start(void);
+
+/*
+ * Between two operations: park if an audit is due. Returns when the audit
+ * is done (by the last thread to park, which may be this one).
+ */
+void rt_sched_park_point(void);
+
+/* Threads of the run are still in it (started, and not all exited). */
+bool rt_sched_running(void);
+
+/* The stop decision was taken (by a decision, deterministically). */
+bool rt_sched_stopped(void);
+
+/* Main asks for the run to end; the next decision stops it. */
+void rt_sched_request_stop(void);
+
+/* Decisions taken so far; and the one at which the stop was decided. */
+unsigned long rt_sched_steps(void);
+unsigned long rt_sched_stop_step(void);
+
+#endif /* RT_STRESS_RT_SCHED_H */
