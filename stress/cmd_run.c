@@ -25,6 +25,9 @@
 #include "perturb.h"
 #include "artifact.h"
 #include "record.h"
+#include "rt_child.h"
+#include "capture.h"
+#include "variant.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
 
@@ -44,6 +47,8 @@ struct run_opts {
 	bool json;
 	bool check_determinism;
 	const char *out_dir;
+	const char *build;		/* --build: run in this build's binary */
+	bool no_build;
 	int argc;
 	char **argv;
 	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
@@ -90,6 +95,11 @@ static void run_usage(FILE *f)
 	      "      --weights LIST      op=weight,... overriding the scenario's operation mix\n"
 	      "      --procs N           at most N processes (fork stops there)\n"
 	      "      --no-flight         switch the flight recorder off\n"
+	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
+	      "                          (found next to this one, or built with meson and\n"
+	      "                          ninja), capture every sanitizer report and turn it\n"
+	      "                          into an artifact in --out DIR, one per signature\n"
+	      "      --no-build          with --build: fail if that build is not there\n"
 	      "      --test-race         test-only: workers race on an unlocked counter\n"
 	      "      --no-progress       no live progress line\n"
 	      "  -h, --help              this text\n"
@@ -204,6 +214,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "weights", required_argument, NULL, 'G' },
 		{ "procs", required_argument, NULL, 'U' },
 		{ "no-flight", no_argument, NULL, 'F' },
+		{ "build", required_argument, NULL, 'B' },
+		{ "no-build", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -294,6 +306,12 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'G': weights = optarg; break;
 		case 'U': procs = rt_opt_int("--procs", optarg, 1, 4096); break;
 		case 'F': flight_enabled = 0; break;
+		case 'B':
+			if (strcmp(optarg, "plain") && strcmp(optarg, "tsan") && strcmp(optarg, "asan"))
+				rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", optarg);
+			o->build = optarg;
+			break;
+		case 'Q': o->no_build = true; break;
 		case 'h': run_usage(stdout); exit(RT_EXIT_OK);
 		default: rt_opt_bad("run", optopt, argv[optind - 1]);
 		}
@@ -522,7 +540,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
 		" s:{s:I, s:I}, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
-		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I}",
+		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
 		"command", cmd,
 		"scenario", c->scenario->name,
 		"rmap", rmap_mode_name(mode),
@@ -569,6 +587,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"interrupted", res->interrupted,
 		"result", rc ? "fail" : "pass",
 		"reproduce", repro,
+		"sched_steps", (json_int_t)res->stop_step,
 		"pages", (json_int_t)c->params.pages,
 		"swap_slots", (json_int_t)c->params.swap_slots));
 	return rec;
@@ -600,7 +619,7 @@ static void write_records(const struct run_opts *o, enum rmap_mode mode, json_t 
  * deterministic schedule) by @sched_steps decisions.
  */
 static json_t *failure_context(const struct run_opts *o, enum rmap_mode mode,
-			       unsigned long sched_steps)
+			       unsigned long sched_steps, const char *build)
 {
 	const struct rt_run_config *c = &o->cfg;
 	json_t *art = rt_record_new("failure"), *inject = json_array(), *weights = json_object();
@@ -615,6 +634,9 @@ static json_t *failure_context(const struct run_opts *o, enum rmap_mode mode,
 				    json_integer(c->scenario->weights[k]));
 	snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
 	reproduce_cmd(args, repro, sizeof(repro));
+	/* A sanitizer's finding reproduces in its build; "args" stay the run's own. */
+	if (strcmp(build, "plain"))
+		snprintf(repro + strlen(repro), sizeof(repro) - strlen(repro), " --build %s", build);
 	json_object_update_new(art, json_pack(
 		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:i, s:i,"
 		" s:o, s:s, s:s, s:o, s:i}",
@@ -634,7 +656,7 @@ static json_t *failure_context(const struct run_opts *o, enum rmap_mode mode,
 		"perturb", c->perturb,
 		"procs", c->params.procs_max,
 		"weights", weights,
-		"build", RT_BUILD_KIND,
+		"build", build,
 		"reproduce", repro,
 		"args", args,
 		"count", 1));
@@ -681,7 +703,7 @@ static void on_report(const struct vm_report *r, void *arg)
 		return;
 	if (o->cfg.sched != RT_SCHED_FREE)
 		steps = rt_sched_running() ? rt_sched_steps() + 1 : rt_sched_stop_step();
-	art = failure_context(o, o->mode_now, steps);
+	art = failure_context(o, o->mode_now, steps, RT_BUILD_KIND);
 	flight = json_array();
 	if (flight_enabled)
 		flight_for_each(flight_task_json, flight);
@@ -747,6 +769,91 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 	fprintf(f, "audits: %lu run, %lu violations; reports: %lu; teardown: %s\n",
 		r->audits, r->audit_violations, rt_result_failures(r),
 		r->teardown_violations ? "LEAKS" : "clean");
+}
+
+/* The seed (or bound) the child's run record says it stopped at; 0 if none. */
+static unsigned long child_stop_step(const struct run_opts *o, enum rmap_mode mode,
+				     const char *dir)
+{
+	char path[4096];
+	unsigned long steps = 0;
+	json_t *rec;
+
+	snprintf(path, sizeof(path), "%s/run-%s-%s-%" PRIu64 ".json", dir,
+		 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed);
+	rec = json_load_file(path, 0, NULL);
+	if (rec) {
+		steps = (unsigned long)json_integer_value(json_object_get(rec, "sched_steps"));
+		json_decref(rec);
+	}
+	return steps;
+}
+
+/*
+ * run --build tsan|asan: run this very command in that build's binary
+ * (the seed fixed, so it is the same run), with the sanitizer options the
+ * capture needs, and turn every report into an artifact next to the
+ * run's own. Exit: the child's, a sanitizer report counting as 1.
+ */
+static int run_in_build(struct run_opts *o, enum rmap_mode *modes, int nr_modes)
+{
+	char binary[4096], dir[4096], prefix[4200], line[256];
+	int worst = RT_EXIT_OK;
+
+	if (rt_build_binary(o->build, !o->no_build, binary, sizeof(binary)))
+		return RT_EXIT_INTERNAL;
+	if (o->out_dir) {
+		snprintf(dir, sizeof(dir), "%s", o->out_dir);
+	} else {
+		snprintf(dir, sizeof(dir), "/tmp/rmaptorture-%s-XXXXXX", o->build);
+		if (!mkdtemp(dir))
+			rt_die("mkdtemp %s", dir);
+		fprintf(stderr, "rmaptorture: artifacts go to %s\n", dir);
+	}
+	rt_child_catch_interrupt();
+	for (int i = 0; i < nr_modes && !rt_child_interrupted(); i++) {
+		json_t *args = reproduce_args(o, modes[i], 0), *context, *a;
+		char **argv = rt_calloc(json_array_size(args) + 6, sizeof(*argv));
+		int n = 0, nr_new = 0, nr_repeat = 0, rc, found;
+		size_t k;
+
+		argv[n++] = binary;
+		json_array_foreach(args, k, a)
+			argv[n++] = (char *)json_string_value(a);
+		argv[n++] = "--out";
+		argv[n++] = dir;
+		if (!o->cfg.progress)
+			argv[n++] = "--no-progress";
+		argv[n] = NULL;
+		snprintf(prefix, sizeof(prefix), "%s/sanitizer-%s-%s", dir, o->build,
+			 rmap_mode_name(modes[i]));
+		rt_sanitizer_logs_remove(prefix);
+		rt_variant_setenv(o->build, prefix);
+		fprintf(stderr, "rmaptorture: running in the %s build: %s\n", o->build, binary);
+		rc = rt_child_run(binary, argv, 0, NULL, NULL);
+		context = failure_context(o, modes[i], child_stop_step(o, modes[i], dir), o->build);
+		found = rt_sanitizer_collect(prefix, context, dir, &nr_new, &nr_repeat);
+		json_decref(context);
+		json_decref(args);
+		free(argv);
+		if (found > 0)
+			printf("SANITIZER: %d reports, %d new signatures, %d repeats; artifacts in %s\n"
+			       "END: FAILURE (%s reports)\n", found, nr_new, nr_repeat, dir, o->build);
+		if (rc == RT_CHILD_INTERRUPTED)
+			return RT_EXIT_INTERRUPTED;
+		if (rc < 0 || (rc != RT_EXIT_OK && rc != RT_EXIT_FAILURE && rc != 66 &&
+			       rc != RT_EXIT_INTERRUPTED)) {
+			fprintf(stderr, "rmaptorture: the %s build's run ended with %s\n", o->build,
+				rt_child_rc_str(rc, line, sizeof(line)));
+			if (found <= 0)
+				return rc == RT_EXIT_USAGE ? RT_EXIT_USAGE : RT_EXIT_INTERNAL;
+		}
+		if (rc == RT_EXIT_INTERRUPTED)
+			return RT_EXIT_INTERRUPTED;
+		if (rc != RT_EXIT_OK || found > 0)
+			worst = RT_EXIT_FAILURE;
+	}
+	return worst;
 }
 
 static const char *inject_list(const struct run_opts *o)
@@ -848,6 +955,12 @@ int cmd_run(int argc, char **argv)
 		rt_usage_error("--out: cannot use directory '%s': %s", o.out_dir, strerror(errno));
 	if (yield_filter_on)
 		o.cfg.yield_filter = yield_filter;
+	/* A sanitizer build always runs as a child: its options are set at exec. */
+	if (o.build && !(!strcmp(o.build, "plain") && !strcmp(RT_BUILD_KIND, "plain"))) {
+		if (o.json || o.check_determinism || yield_filter_on)
+			rt_usage_error("--build: --json, --check-determinism and --yield-points run in this build only");
+		return run_in_build(&o, modes, nr_modes);
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

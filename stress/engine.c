@@ -361,6 +361,7 @@ static unsigned long total_progress(struct engine *e, bool reclaim)
 struct hang_ctx {
 	struct vm_report *r;
 	int n;
+	uint64_t classes;	/* every class some task holds */
 };
 
 static void describe_task(struct task_struct *t, void *arg)
@@ -387,6 +388,8 @@ static void describe_task(struct task_struct *t, void *arg)
 		if (r->nr_sites < VM_REPORT_MAX_SITES)
 			r->sites[r->nr_sites++] = (struct vm_report_site){
 				.what = cls, .file = file, .line = line };
+		if (READ_ONCE(hl->class_id) < 64)
+			h->classes |= 1ULL << READ_ONCE(hl->class_id);
 	}
 	if (!depth) {
 		len = strlen(r->message);
@@ -399,14 +402,24 @@ static void report_hang(struct engine *e, const char *role, double secs)
 {
 	struct vm_report r;
 	struct hang_ctx h = { .r = &r };
+	size_t len;
 
 	memset(&r, 0, sizeof(r));
 	r.kind = VM_REPORT_HANG;
 	snprintf(r.message, sizeof(r.message), "no %s progress for %.0f s", role, secs);
 	rt_task_for_each(describe_task, &h);
-	/* Where the watchdog noticed varies from run to run; what is held does not. */
-	snprintf(r.signature, sizeof(r.signature), "hang:%s",
-		 r.nr_sites ? r.sites[0].what : "no-lock-held");
+	/*
+	 * Where the watchdog noticed, and which thread it looked at first,
+	 * vary from run to run; the set of lock classes held does not (for
+	 * a deterministic schedule: everyone stands still where it was).
+	 */
+	len = (size_t)snprintf(r.signature, sizeof(r.signature), "hang:");
+	for (int c = 0; c < 64; c++)
+		if (h.classes & (1ULL << c))
+			len += (size_t)snprintf(r.signature + len, sizeof(r.signature) - len, "%s%s",
+						len > 5 ? "+" : "", lock_class_name(c));
+	if (!h.classes)
+		snprintf(r.signature + len, sizeof(r.signature) - len, "no-lock-held");
 	e->res->hang = true;
 	vm_report_emit(&r);
 }

@@ -16,6 +16,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "commands:\n"
 	      "  run          run a stress scenario (see 'rmaptorture run --help')\n"
+	      "  replay       run a failure artifact again and check that it reproduces\n"
+	      "  minimize     shrink a failure artifact while the failure persists\n"
 	      "  list         the scenarios and rmap designs\n"
 	      "  locks        torture the emulated locks along the VM's lock paths\n"
 	      "  bench locks  the cost of the emulated locks against pthreads\n"
@@ -40,6 +42,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "replay"))
+		return cmd_replay(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "minimize"))
+		return cmd_minimize(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "locks"))

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sanitizer capture: after a child of a sanitizer build ran with
+ * rt_variant_setenv()'s environment, turn what its sanitizer wrote
+ * (LOG_PREFIX.PID) and what its report hooks dumped (LOG_PREFIX.flight)
+ * into failure artifacts, one per distinct signature.
+ */
+#ifndef RT_SANITIZERS_CAPTURE_H
+#define RT_SANITIZERS_CAPTURE_H
+
+#include <jansson.h>
+
+#include "report.h"
+
+/**
+ * rt_sanitizer_collect() - save every sanitizer report of a run as an artifact
+ * @log_prefix: the log_path the child ran with
+ * @context: the run's fields (scenario, rmap, threads, seed, sched, build,
+ *	reproduce, args, ...), copied into each artifact; may be NULL
+ * @out_dir: where the artifacts go (rt_artifact_save(), deduplicated)
+ * @nr_new, @nr_repeat: receive the number of new signatures and of
+ *	repeats (either may be NULL)
+ *
+ * Reads every LOG_PREFIX.<pid> (and LOG_PREFIX.ubsan.<pid>, hooks.c) file,
+ * in pid order, and the flight blocks of LOG_PREFIX.flight: block i goes
+ * with report i (a child that ran children of its own would break that
+ * pairing). Each artifact is @context plus kind, message, signature,
+ * stack, task and op (from the hook's line; else the task is the thread
+ * name the sanitizer printed, or "", and op null) and flight.
+ *
+ * Context: the caller's thread; allocates. Return: the number of reports
+ * found, or -errno (a message printed) when an artifact cannot be saved.
+ */
+int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *out_dir,
+			 int *nr_new, int *nr_repeat);
+
+/**
+ * rt_sanitizer_report_json() - the artifact of @rep: @context plus its fields
+ * @rep: a parsed report
+ * @context: copied (deeply); NULL for none
+ * @flight: the flight block's array, or NULL; its reference is taken
+ * @task, @op: from the report hook's line; NULL when unknown
+ * Return: a new object (NULL when out of memory).
+ */
+json_t *rt_sanitizer_report_json(const struct rt_san_report *rep, json_t *context,
+				 json_t *flight, const char *task, const char *op);
+
+/**
+ * rt_sanitizer_logs_remove() - remove the logs rt_sanitizer_collect() reads
+ * Return: the number of files removed.
+ */
+int rt_sanitizer_logs_remove(const char *log_prefix);
+
+#endif /* RT_SANITIZERS_CAPTURE_H */

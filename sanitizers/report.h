@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sanitizer report text (ThreadSanitizer, AddressSanitizer, LeakSanitizer,
+ * UndefinedBehaviorSanitizer, as gcc's libsanitizer and compiler-rt print
+ * them) parsed into reports with a signature that is stable across runs:
+ * the failure artifact of a sanitizer finding is keyed on it.
+ *
+ * The parser is line based and bounded: any text, garbage included, is
+ * accepted; what is not a report header yields no report. Long lines and
+ * deep stacks are truncated, never overrun.
+ */
+#ifndef RT_SANITIZERS_REPORT_H
+#define RT_SANITIZERS_REPORT_H
+
+#include <stddef.h>
+
+enum rt_san_kind {
+	RT_SAN_TSAN,
+	RT_SAN_ASAN,
+	RT_SAN_UBSAN,
+	RT_SAN_LSAN,
+};
+
+#define RT_SAN_MAX_STACKS	8	/* stacks kept per report */
+#define RT_SAN_MAX_FRAMES	24	/* frames kept per stack */
+#define RT_SAN_SIG_LEN		512
+
+struct rt_san_frame {
+	char func[96];		/* "racy_probe_writer_a"; "" when unknown */
+	char loc[128];		/* "../tests/racy_probe.c:30" or "(libc.so.6+0x29d90)" */
+	unsigned char skip;	/* a sanitizer runtime, libc or hook frame */
+};
+
+struct rt_san_stack {
+	char title[160];	/* "Write of size 4 by thread T2:", addresses removed */
+	unsigned char primary;	/* part of the finding (not thread creation, not location) */
+	int nr;
+	struct rt_san_frame f[RT_SAN_MAX_FRAMES];
+};
+
+struct rt_san_report {
+	enum rt_san_kind kind;
+	char type[64];		/* "data-race", "heap-use-after-free", "runtime-error:..." */
+	char message[384];	/* header without addresses or pid, then the first two frames */
+	char signature[RT_SAN_SIG_LEN];
+	char task[32];		/* thread name the sanitizer printed for the first stack, or "" */
+	char summary[256];	/* the SUMMARY: line, or "" */
+	int nr_stacks;
+	struct rt_san_stack stacks[RT_SAN_MAX_STACKS];
+};
+
+/* "tsan", "asan", "ubsan", "lsan": the artifact kind of @kind. */
+const char *rt_san_kind_name(enum rt_san_kind kind);
+
+/**
+ * rt_san_parse() - parse every report in sanitizer output @text
+ * @text, @len: the text (need not be NUL-terminated; NUL bytes are garbage)
+ * @reps: receives a malloc()ed array of the reports, in order (NULL when none)
+ *
+ * A report starts at "WARNING: ThreadSanitizer: TYPE", "ERROR: <X>Sanitizer:
+ * TYPE" or "FILE:LINE:COL: runtime error: TEXT", and runs to its SUMMARY:
+ * line, the next report's header or the end of the text.
+ *
+ * Context: any; allocates. Return: the number of reports, or -ENOMEM.
+ */
+int rt_san_parse(const char *text, size_t len, struct rt_san_report **reps);
+
+/**
+ * rt_san_parse_file() - rt_san_parse() on the contents of @path
+ * Return: the number of reports, -errno when @path cannot be read.
+ */
+int rt_san_parse_file(const char *path, struct rt_san_report **reps);
+
+/**
+ * rt_san_signature() - recompute @rep->signature from its kind, type and stacks
+ *
+ * "KIND:TYPE:STACKS", STACKS the primary stacks joined by '|', each its
+ * top function names (skipping sanitizer runtime, libc and report-hook
+ * frames; two names joined by ',' for a lock-order-inversion, whose top
+ * frame is the lock primitive; one otherwise). TSan's stacks are
+ * symmetric (which thread of a race reports it is timing), so theirs are
+ * sorted; ASan's keep their roles (access, free, allocation). No
+ * addresses, pids, thread ids or line numbers: stable across runs.
+ * rt_san_parse() calls it; exposed for tests.
+ */
+void rt_san_signature(struct rt_san_report *rep);
+
+#endif /* RT_SANITIZERS_REPORT_H */

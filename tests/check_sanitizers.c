@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sanitizers module: the report parser on real report texts
+ * (tests/data/: racy_probe and tsan_lock_probe logs from gcc 12's runtimes,
+ * racy_probe's shape under clang 14's), exact signatures, several reports
+ * per log, garbage; the capture into deduplicated failure artifacts with
+ * their flight recorder blocks; the variant lookup and environment. In
+ * the TSan and ASan builds, racy_probe runs under rt_variant_setenv()'s
+ * environment and its real reports are parsed into the expected
+ * signatures, hooks included.
+ *
+ * The fixtures are unedited logs: tests/data/tsan-*.log and *.flight from
+ * `racy_probe MODE` (and tsan-abba.log from `tsan_lock_probe abba`) in
+ * build-tsan with TSAN_OPTIONS=log_path=...:halt_on_error=0:
+ * second_deadlock_stack=1 and RT_FLIGHT_LOG=...; asan-*, ubsan-*, lsan-*
+ * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
+ * from racy_probe's race and use-after-free alone, built with clang 14
+ * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
+ * up. Their line numbers need not match racy_probe.c.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "artifact.h"
+#include "capture.h"
+#include "compiler.h"
+#include "report.h"
+#include "rt_check.h"
+#include "variant.h"
+
+#define SIG_RACE	"tsan:data-race:racy_probe_writer_a|racy_probe_writer_b"
+#define SIG_RACE2	"tsan:data-race:racy_probe_writer_c|racy_probe_writer_d"
+#define SIG_ABBA	"tsan:lock-order-inversion:__spin_lock,first|__spin_lock,second"
+#define SIG_UAF \
+	"asan:heap-use-after-free:racy_probe_use_after_free|racy_probe_free|racy_probe_alloc"
+#define SIG_OVERFLOW	"ubsan:runtime-error:signed-integer-overflow:racy_probe_overflow"
+#define SIG_LEAK	"lsan:detected-memory-leaks:racy_probe_leak"
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_msg(f, "cannot open %s: %s", path, strerror(errno));
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_ge(n, 0);
+	rewind(f);
+	buf = malloc((size_t)n + 1);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static int parse_fixture(const char *name, struct rt_san_report **reps)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", RT_TEST_DATA, name);
+	return rt_san_parse_file(path, reps);
+}
+
+static bool stack_has(const struct rt_san_report *r, const char *func)
+{
+	for (int i = 0; i < r->nr_stacks; i++)
+		for (int j = 0; j < r->stacks[i].nr; j++)
+			if (!strcmp(r->stacks[i].f[j].func, func))
+				return true;
+	return false;
+}
+
+static void assert_clean_text(const char *s)
+{
+	ck_assert_msg(!strstr(s, "0x"), "an address in \"%s\"", s);
+	ck_assert_msg(!strstr(s, "pid="), "a pid in \"%s\"", s);
+}
+
+START_TEST(test_sanitizers_tsan_race)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("tsan-race.log", &r), primary = 0;
+
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(r[0].kind, RT_SAN_TSAN);
+	ck_assert_str_eq(rt_san_kind_name(r[0].kind), "tsan");
+	ck_assert_str_eq(r[0].type, "data-race");
+	ck_assert_str_eq(r[0].signature, SIG_RACE);
+	ck_assert_msg(starts_with(r[0].message, "ThreadSanitizer: data race at racy_probe_writer_"),
+		      "message: %s", r[0].message);
+	ck_assert_msg(strstr(r[0].message, "racy_probe.c:"), "message: %s", r[0].message);
+	assert_clean_text(r[0].message);
+	ck_assert_msg(starts_with(r[0].summary, "ThreadSanitizer: data race"), "%s", r[0].summary);
+	for (int i = 0; i < r[0].nr_stacks; i++) {
+		primary += r[0].stacks[i].primary;
+		assert_clean_text(r[0].stacks[i].title);
+	}
+	ck_assert_int_eq(primary, 2);	/* the two accesses, not the thread creations */
+	ck_assert(stack_has(&r[0], "racy_probe_writer_a"));
+	ck_assert(stack_has(&r[0], "racy_probe_writer_b"));
+	ck_assert(stack_has(&r[0], "racer"));
+	ck_assert_str_eq(r[0].stacks[0].f[0].loc, "tests/racy_probe.c:63");
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_tsan_many)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("tsan-many.log", &r);
+
+	ck_assert_int_eq(nr, 2);
+	ck_assert_str_eq(r[0].signature, SIG_RACE);
+	ck_assert_str_eq(r[1].signature, SIG_RACE2);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_tsan_deadlock)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("tsan-abba.log", &r);
+
+	ck_assert_int_eq(nr, 1);
+	ck_assert_str_eq(r[0].type, "lock-order-inversion");
+	/* The lock primitive and its caller; "previously acquired" stacks left out. */
+	ck_assert_str_eq(r[0].signature, SIG_ABBA);
+	ck_assert_msg(starts_with(r[0].message,
+				  "ThreadSanitizer: lock-order-inversion (potential deadlock) at __spin_lock"),
+		      "message: %s", r[0].message);
+	assert_clean_text(r[0].message);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_tsan_other_types)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("tsan-threadleak.log", &r);
+
+	/* The creation stack is the finding: its top frame of ours. */
+	ck_assert_int_eq(nr, 1);
+	ck_assert_str_eq(r[0].signature, "tsan:thread-leak:racy_probe_spawn");
+	free(r);
+	/* malloc and free in one handler: two reports, one signature. */
+	nr = parse_fixture("tsan-signal.log", &r);
+	ck_assert_int_eq(nr, 2);
+	ck_assert_str_eq(r[0].signature, "tsan:signal-unsafe-call:racy_probe_on_signal");
+	ck_assert_str_eq(r[1].signature, r[0].signature);
+	ck_assert_msg(starts_with(r[0].message, "ThreadSanitizer: signal-unsafe call inside of a "
+				  "signal at racy_probe_on_signal"), "%s", r[0].message);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_asan_uaf)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("asan-uaf.log", &r);
+
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(r[0].kind, RT_SAN_ASAN);
+	ck_assert_str_eq(r[0].type, "heap-use-after-free");
+	/* Roles kept: access, free, allocation; malloc/free interceptors skipped. */
+	ck_assert_str_eq(r[0].signature, SIG_UAF);
+	ck_assert_msg(starts_with(r[0].message, "AddressSanitizer: heap-use-after-free at "
+				  "racy_probe_use_after_free (tests/racy_probe.c:"), "%s", r[0].message);
+	assert_clean_text(r[0].message);
+	ck_assert_int_eq(r[0].nr_stacks, 3);
+	ck_assert_str_eq(r[0].stacks[1].title, "freed by thread T0 here:");
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_ubsan_lsan)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("ubsan-overflow.log", &r);
+
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(r[0].kind, RT_SAN_UBSAN);
+	ck_assert_str_eq(r[0].signature, SIG_OVERFLOW);
+	ck_assert_msg(strstr(r[0].message, "runtime error: signed integer overflow"), "%s",
+		      r[0].message);
+	free(r);
+
+	nr = parse_fixture("lsan-leak.log", &r);
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(r[0].kind, RT_SAN_LSAN);
+	ck_assert_str_eq(r[0].signature, SIG_LEAK);
+	free(r);
+}
+END_TEST
+
+/* compiler-rt 14 (clang): static runtime, "(BuildId: ...)", columns: the same signatures. */
+START_TEST(test_sanitizers_clang_runtime)
+{
+	struct rt_san_report *r;
+	int nr = parse_fixture("clang-tsan-race.log", &r);
+
+	ck_assert_int_eq(nr, 1);
+	ck_assert_str_eq(r[0].signature, SIG_RACE);
+	free(r);
+	nr = parse_fixture("clang-asan-uaf.log", &r);
+	ck_assert_int_eq(nr, 1);
+	ck_assert_str_eq(r[0].signature, SIG_UAF);
+	assert_clean_text(r[0].message);
+	free(r);
+}
+END_TEST
+
+/* Other addresses, pids, thread ids, line numbers, stack order: one signature. */
+START_TEST(test_sanitizers_signature_stable)
+{
+	size_t len;
+	char *text = read_all(RT_TEST_DATA "/tsan-race.log", &len);
+	char *second = strstr(text, "  Previous write");
+	char *loc = strstr(text, "  Location is");
+	struct rt_san_report *r;
+	char *swapped;
+	size_t a, b;
+
+	for (size_t i = 0; i < len; i++)
+		if (text[i] >= '0' && text[i] <= '9')
+			text[i] = (char)('0' + (text[i] - '0' + 3) % 10);
+	ck_assert_int_eq(rt_san_parse(text, len, &r), 1);
+	ck_assert_str_eq(r[0].signature, SIG_RACE);
+	free(r);
+
+	/* The other thread reporting: the two access stacks swapped. */
+	ck_assert_ptr_nonnull(second);
+	ck_assert_ptr_nonnull(loc);
+	a = (size_t)(strstr(text, "  Read of size") - text);
+	b = (size_t)(second - text);
+	swapped = malloc(len + 1);
+	ck_assert_ptr_nonnull(swapped);
+	memcpy(swapped, text, a);
+	memcpy(swapped + a, second, (size_t)(loc - second));
+	memcpy(swapped + a + (size_t)(loc - second), text + a, b - a);
+	memcpy(swapped + (size_t)(loc - text), loc, len - (size_t)(loc - text) + 1);
+	ck_assert_int_eq(rt_san_parse(swapped, len, &r), 1);
+	ck_assert_str_eq(r[0].signature, SIG_RACE);
+	free(r);
+	free(swapped);
+	free(text);
+}
+END_TEST
+
+static const struct {
+	const char *msg;
+	const char *type;
+} ubsan_types[] = {
+	{ "signed integer overflow: 1 + 2 cannot be represented", "runtime-error:signed-integer-overflow" },
+	{ "shift exponent 40 is too large for 32-bit type 'int'", "runtime-error:shift-exponent-is-too-large" },
+	{ "index 10 out of bounds for type 'int [4]'", "runtime-error:index-out-of-bounds" },
+	{ "load of null pointer of type 'int'", "runtime-error:load-of-null-pointer" },
+	{ "division by zero", "runtime-error:division-by-zero" },
+	{ "load of misaligned address 0x55e1 for type 'int', which requires 4 byte alignment",
+	  "runtime-error:load-of-misaligned-address" },
+	{ "null pointer passed as argument 1, which is declared to never be null",
+	  "runtime-error:null-pointer-passed-as-argument" },
+	{ "12 34", "runtime-error:unknown" },
+};
+
+START_TEST(test_sanitizers_ubsan_types)
+{
+	for (size_t i = 0; i < sizeof(ubsan_types) / sizeof(ubsan_types[0]); i++) {
+		struct rt_san_report *r;
+		char text[256];
+		int nr;
+
+		snprintf(text, sizeof(text), "noise\n../core/x.c:12:3: runtime error: %s\n",
+			 ubsan_types[i].msg);
+		nr = rt_san_parse(text, strlen(text), &r);
+		ck_assert_int_eq(nr, 1);
+		ck_assert_str_eq(r[0].type, ubsan_types[i].type);
+		/* No stack: the file of the location stands for the function. */
+		ck_assert_msg(strstr(r[0].signature, ":x.c") &&
+			      !strcmp(strstr(r[0].signature, ":x.c"), ":x.c"), "%s", r[0].signature);
+		assert_clean_text(r[0].message);
+		free(r);
+	}
+}
+END_TEST
+
+START_TEST(test_sanitizers_garbage)
+{
+	static const char *const texts[] = {
+		"",
+		"\n\n\n",
+		"WARNING: ThreadSanitizer: \n",
+		"WARNING: ThreadSanitizer:\n    #0 foo bar.c:1 (x+0x1)\n",
+		"ERROR: AddressSanitizer:\n",
+		"==12==ERROR: \n#0\n#1 \n#99999999999999999999 0x in\n",
+		"SUMMARY: ThreadSanitizer: data race x.c:1 in f\n==================\n",
+		"ThreadSanitizer: reported 3 warnings\n",
+		"  Write of size 4 at 0x1 by thread T1:\n    #0 f x.c:1 (a+0x1)\n",
+		": runtime error: x\n",
+	};
+	uint64_t rng = rt_test_seed();
+	char *buf = malloc(1 << 16);
+	struct rt_san_report *r;
+	size_t len;
+	char *fixture;
+
+	ck_assert_ptr_nonnull(buf);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		ck_assert_msg(rt_san_parse(texts[i], strlen(texts[i]), &r) == 0, "text %zu", i);
+		ck_assert_ptr_null(r);
+	}
+	ck_assert_int_eq(parse_fixture("garbage.log", &r), 0);
+	ck_assert_int_eq(parse_fixture("no-such-file.log", &r), -ENOENT);
+
+	/* Random bytes, random printable lines, one very long line: no report. */
+	for (int round = 0; round < 50; round++) {
+		for (size_t i = 0; i < (1 << 16); i++) {
+			uint64_t x = rt_rand(&rng);
+
+			buf[i] = round & 1 ? (char)x : (char)(x % 3 == 0 ? '\n' : ' ' + x % 90);
+		}
+		ck_assert_int_eq(rt_san_parse(buf, 1 << 16, &r), 0);
+	}
+	memset(buf, '#', 1 << 16);
+	ck_assert_int_eq(rt_san_parse(buf, 1 << 16, &r), 0);
+
+	/* Every truncation of a real log: at most its one report, never a crash. */
+	fixture = read_all(RT_TEST_DATA "/asan-uaf.log", &len);
+	for (size_t n = 0; n <= len; n++) {
+		int nr = rt_san_parse(fixture, n, &r);
+
+		ck_assert_int_le(nr, 1);
+		ck_assert_int_ge(nr, 0);
+		free(r);
+	}
+	free(fixture);
+	free(buf);
+}
+END_TEST
+
+/* --- capture ---------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+static void copy_file(const char *from, const char *to, bool append)
+{
+	size_t len;
+	char *text = read_all(from, &len);
+	FILE *f = fopen(to, append ? "ab" : "wb");
+
+	ck_assert_msg(f, "cannot write %s", to);
+	ck_assert_uint_eq(fwrite(text, 1, len, f), len);
+	fclose(f);
+	free(text);
+}
+
+static int count_artifacts(const char *dir)
+{
+	char cmd[PATH_MAX + 64];
+	FILE *p;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/failure-*.json 2>/dev/null | wc -l", dir);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static json_t *load_artifact(const char *dir, const char *kind, const char *signature)
+{
+	char path[PATH_MAX];
+	json_error_t err;
+	json_t *art;
+
+	snprintf(path, sizeof(path), "%s/failure-%s-%016llx.json", dir, kind,
+		 (unsigned long long)rt_signature_hash(signature));
+	art = json_load_file(path, 0, &err);
+	ck_assert_msg(art, "no artifact %s: %s", path, err.text);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "signature")), signature);
+	return art;
+}
+
+static json_t *test_context(void)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:[s]}",
+			 "record", "failure", "scenario", "probe", "rmap", "anonvma",
+			 "threads", 2, "seed", "42", "sched", "free", "build", RT_BUILD_KIND,
+			 "args", "run");
+}
+
+static const char *flight_task_event(json_t *flight, const char *task, int idx)
+{
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(flight, i, t)
+		if (!strcmp(json_string_value(json_object_get(t, "task")), task))
+			return json_string_value(json_array_get(json_object_get(t, "events"),
+								(size_t)idx));
+	return NULL;
+}
+
+START_TEST(test_sanitizers_collect_dedupe)
+{
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX], out[PATH_MAX];
+	json_t *ctx = test_context(), *art, *flight;
+	int nr_new = -1, nr_repeat = -1;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	ck_assert_int_eq(mkdir(out, 0755), 0);
+	/* The same race from two processes, two hook blocks. */
+	snprintf(path, sizeof(path), "%s.100", prefix);
+	copy_file(RT_TEST_DATA "/tsan-race.log", path, false);
+	snprintf(path, sizeof(path), "%s.200", prefix);
+	copy_file(RT_TEST_DATA "/tsan-race.log", path, false);
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	copy_file(RT_TEST_DATA "/tsan-race.flight", path, true);
+	copy_file(RT_TEST_DATA "/tsan-race.flight", path, true);
+	snprintf(path, sizeof(path), "%s.notapid", prefix);
+	copy_file(RT_TEST_DATA "/asan-uaf.log", path, false);
+
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 2);
+	ck_assert_int_eq(nr_new, 1);
+	ck_assert_int_eq(nr_repeat, 1);
+	ck_assert_int_eq(count_artifacts(out), 1);
+	art = load_artifact(out, "tsan", SIG_RACE);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "kind")), "tsan");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "record")), "failure");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "scenario")), "probe");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "racer-b");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write");
+	ck_assert(starts_with(json_string_value(json_object_get(art, "message")),
+			      "ThreadSanitizer: data race"));
+	ck_assert_int_ge(json_array_size(json_object_get(art, "stack")), 4);
+	flight = json_object_get(art, "flight");
+	ck_assert_int_eq(json_array_size(flight), 3);
+	ck_assert_str_eq(flight_task_event(flight, "racer-a", 0), "in racy_write");
+	ck_assert_str_eq(flight_task_event(flight, "racer-b", 1), "#0 op racy_write");
+	json_decref(art);
+
+	/* A third time (no flight log now): count 3; the context is untouched. */
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s.200", prefix);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 1);
+	ck_assert_int_eq(nr_new, 0);
+	ck_assert_int_eq(nr_repeat, 1);
+	art = load_artifact(out, "tsan", SIG_RACE);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 3);
+	ck_assert(json_is_null(json_object_get(art, "op")));
+	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "");
+	ck_assert_ptr_null(json_object_get(art, "flight"));
+	json_decref(art);
+	ck_assert_ptr_null(json_object_get(ctx, "signature"));
+
+	ck_assert_int_eq(rt_sanitizer_logs_remove(prefix), 1);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 0);
+	json_decref(ctx);
+	rm_tree(dir);
+}
+END_TEST
+
+START_TEST(test_sanitizers_collect_many)
+{
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	int nr_new = -1, nr_repeat = -1;
+	json_t *art;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.7", prefix);
+	copy_file(RT_TEST_DATA "/tsan-many.log", path, false);
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	copy_file(RT_TEST_DATA "/tsan-many.flight", path, false);
+	snprintf(path, sizeof(path), "%s.ubsan.9", prefix);
+	copy_file(RT_TEST_DATA "/ubsan-overflow.log", path, false);
+	snprintf(path, sizeof(path), "%s.8", prefix);
+	copy_file(RT_TEST_DATA "/garbage.log", path, false);
+
+	/* No context: a record of its own. */
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, &nr_new, &nr_repeat), 3);
+	ck_assert_int_eq(nr_new, 3);
+	ck_assert_int_eq(nr_repeat, 0);
+	ck_assert_int_eq(count_artifacts(dir), 3);
+	art = load_artifact(dir, "tsan", SIG_RACE2);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write_other");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "racer-b");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "record")), "failure");
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 1);
+	json_decref(art);
+	art = load_artifact(dir, "ubsan", SIG_OVERFLOW);
+	ck_assert(json_is_null(json_object_get(art, "op")));	/* blocks ran out */
+	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
+/* --- variants --------------------------------------------------------- */
+
+START_TEST(test_sanitizers_variant_path)
+{
+	char path[PATH_MAX], want[PATH_MAX];
+	int err;
+
+	ck_assert_int_eq(rt_variant_path("msan", path, sizeof(path), false), -EINVAL);
+	ck_assert_int_eq(rt_variant_path(NULL, path, sizeof(path), false), -EINVAL);
+
+	setenv("RT_BUILD_ASAN", RT_RACY_PROBE_PATH, 1);
+	ck_assert_int_eq(rt_variant_path("asan", path, sizeof(path), false), 0);
+	ck_assert_str_eq(path, RT_RACY_PROBE_PATH);
+	ck_assert_int_eq(rt_variant_path("asan", path, 8, false), -ENAMETOOLONG);
+	setenv("RT_BUILD_ASAN", "/nonexistent/rmaptorture", 1);
+	ck_assert_int_eq(rt_variant_path("asan", path, sizeof(path), true), -ENOENT);
+	unsetenv("RT_BUILD_ASAN");
+
+	/* The layout: <source root>/build/stress/rmaptorture, when it is there. */
+	unsetenv("RT_BUILD_PLAIN");
+	snprintf(want, sizeof(want), "%s/build/stress/rmaptorture", RT_SOURCE_ROOT);
+	err = rt_variant_path("plain", path, sizeof(path), false);
+	if (access(want, X_OK) == 0) {
+		ck_assert_int_eq(err, 0);
+		ck_assert_str_eq(path, want);
+	} else {
+		ck_assert_int_eq(err, -ENOENT);
+	}
+}
+END_TEST
+
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, what)); s++)
+		n++;
+	return n;
+}
+
+START_TEST(test_sanitizers_variant_setenv)
+{
+	const char *v;
+	char supp[PATH_MAX];
+
+	setenv("TSAN_OPTIONS", "verbosity=0:history_size=2:halt_on_error=1", 1);
+	rt_variant_setenv("tsan", "/tmp/rt-x/log");
+	rt_variant_setenv("tsan", "/tmp/rt-y/log");	/* replaces, never piles up */
+	v = getenv("TSAN_OPTIONS");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(count_of(v, "log_path="), 1);
+	ck_assert_msg(strstr(v, "log_path=/tmp/rt-y/log"), "%s", v);
+	ck_assert_msg(strstr(v, "exitcode=66"), "%s", v);
+	ck_assert_msg(strstr(v, "second_deadlock_stack=1"), "%s", v);
+	snprintf(supp, sizeof(supp), "suppressions=%s/sanitizers/tsan.supp", RT_SOURCE_ROOT);
+	ck_assert_msg(strstr(v, supp), "%s", v);
+	/* The user's options: kept, after our defaults (theirs win) ... */
+	ck_assert_msg(strstr(v, "verbosity=0"), "%s", v);
+	ck_assert(strstr(v, "history_size=4") && strstr(v, "history_size=2") >
+		  strstr(v, "history_size=4"));
+	/* ... and before what the capture needs (ours win). */
+	ck_assert(strstr(v, "halt_on_error=1") && strstr(v, "halt_on_error=0") >
+		  strstr(v, "halt_on_error=1"));
+	ck_assert_str_eq(getenv("RT_FLIGHT_LOG"), "/tmp/rt-y/log.flight");
+
+	rt_variant_setenv("asan", "/tmp/rt-z/log");
+	v = getenv("ASAN_OPTIONS");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_msg(strstr(v, "log_path=/tmp/rt-z/log") && strstr(v, "exitcode=66") &&
+		      strstr(v, "detect_leaks=1") && strstr(v, "halt_on_error=1"), "%s", v);
+	v = getenv("UBSAN_OPTIONS");
+	ck_assert_ptr_nonnull(v);
+	ck_assert_msg(strstr(v, "log_path=/tmp/rt-z/log") && strstr(v, "print_stacktrace=1") &&
+		      strstr(v, "halt_on_error=1"), "%s", v);
+	ck_assert_str_eq(getenv("RT_FLIGHT_LOG"), "/tmp/rt-z/log.flight");
+}
+END_TEST
+
+/* --- the probes, in the sanitizer builds --------------------------------- */
+
+#if RT_TSAN || RT_ASAN
+static char last_output[1 << 12];	/* the last probe's mode and output */
+
+/*
+ * Run racy_probe @mode under rt_variant_setenv()'s environment for this
+ * build, collect into a fresh directory's out/; the probe's exit status.
+ */
+static int run_probe(const char *mode, char *dir, char *out, size_t len,
+		     int *nr, int *nr_new, int *nr_repeat)
+{
+	const char *env = getenv("RT_RACY_PROBE");
+	char probe[PATH_MAX], prefix[PATH_MAX], output[1 << 14];
+	char *argv[3] = { probe, (char *)mode, NULL };
+	json_t *ctx = test_context();
+	int st;
+
+	snprintf(probe, sizeof(probe), "%s", env && *env ? env : RT_RACY_PROBE_PATH);
+	ck_assert_msg(access(probe, X_OK) == 0, "no probe at %s", probe);
+	if (!dir[0]) {
+		snprintf(dir, PATH_MAX, "/tmp/rt-sanprobe-XXXXXX");
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+	}
+	snprintf(prefix, sizeof(prefix), "%s/%s", dir, mode);
+	snprintf(out, len, "%s/out", dir);
+	mkdir(out, 0755);
+	rt_sanitizer_logs_remove(prefix);
+	rt_variant_setenv(RT_BUILD_KIND, prefix);
+	st = rt_run_capture(argv, NULL, output, sizeof(output));
+	*nr = rt_sanitizer_collect(prefix, ctx, out, nr_new, nr_repeat);
+	json_decref(ctx);
+	ck_assert_msg(*nr >= 0, "collect: %d; probe output:\n%s", *nr, output);
+	snprintf(last_output, sizeof(last_output), "%s: %s", mode, output);
+	return st;
+}
+
+#if RT_ASAN
+static void assert_probe(const char *mode, const char *kind, const char *sig,
+			 const char *task, const char *op)
+{
+	char dir[PATH_MAX] = "", out[PATH_MAX];
+	int nr, nr_new, nr_repeat, st;
+	json_t *art;
+
+	st = run_probe(mode, dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(nr_new, 1);
+	art = load_artifact(out, kind, sig);
+	if (task)
+		ck_assert_str_eq(json_string_value(json_object_get(art, "task")), task);
+	if (op)
+		ck_assert_str_eq(json_string_value(json_object_get(art, "op")), op);
+	else
+		ck_assert(json_is_null(json_object_get(art, "op")));
+	/* The hook's block is there; at exit (LSan) it holds no task. */
+	ck_assert(json_is_array(json_object_get(art, "flight")));
+	if (task && *task)
+		ck_assert_int_ge(json_array_size(json_object_get(art, "flight")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "build")), RT_BUILD_KIND);
+	json_decref(art);
+	rm_tree(dir);
+}
+#endif /* RT_ASAN */
+#endif /* RT_TSAN || RT_ASAN */
+
+#if RT_TSAN
+START_TEST(test_sanitizers_tsan_probe)
+{
+	char dir[PATH_MAX] = "", out[PATH_MAX];
+	int nr, nr_new, nr_repeat, st;
+	const char *task;
+	json_t *art;
+
+	/* The test: a real run's race, parsed into the expected signature. */
+	st = run_probe("race", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 1);
+	ck_assert_int_eq(nr_new, 1);
+	art = load_artifact(out, "tsan", SIG_RACE);
+	/* racer-b writes second: its access is the one TSan reports at. */
+	task = json_string_value(json_object_get(art, "task"));
+	ck_assert_msg(!strcmp(task, "racer-b"), "task %s", task);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write");
+	ck_assert_int_eq(json_array_size(json_object_get(art, "flight")), 3);
+	json_decref(art);
+
+	/* Run again: the same signature, a repeat. */
+	st = run_probe("race", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr_repeat, 1);
+	art = load_artifact(out, "tsan", SIG_RACE);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	json_decref(art);
+
+	/* Two races in one run (halt_on_error=0): two reports, two hook blocks. */
+	st = run_probe("many", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 2);
+	ck_assert_int_eq(nr_new, 1);
+	ck_assert_int_eq(nr_repeat, 1);
+	art = load_artifact(out, "tsan", SIG_RACE2);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write_other");
+	json_decref(art);
+
+	/* Two reports of one signature in one run: one artifact, count 2. */
+	st = run_probe("signal", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 2);
+	ck_assert_int_eq(nr_new, 1);
+	ck_assert_int_eq(nr_repeat, 1);
+	art = load_artifact(out, "tsan", "tsan:signal-unsafe-call:racy_probe_on_signal");
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "prober");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_signal");
+	json_decref(art);
+
+	/* The writes ordered: nothing reported, nothing saved. */
+	st = run_probe("clean", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 0);
+	ck_assert_int_eq(count_artifacts(out), 3);
+	rm_tree(dir);
+}
+END_TEST
+#endif
+
+#if RT_ASAN
+START_TEST(test_sanitizers_asan_probe)
+{
+	assert_probe("uaf", "asan", SIG_UAF, "prober", "racy_uaf");
+}
+END_TEST
+
+/* gcc's separate libubsan: its log and death callback reached by hooks.c. */
+START_TEST(test_sanitizers_ubsan_probe)
+{
+	assert_probe("overflow", "ubsan", SIG_OVERFLOW, "prober", "racy_overflow");
+}
+END_TEST
+
+START_TEST(test_sanitizers_lsan_probe)
+{
+	/* At exit: the tasks are gone, the hook still writes its block. */
+	assert_probe("leak", "lsan", SIG_LEAK, "", NULL);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+	Suite *s = suite_create("sanitizers");
+	TCase *tc;
+
+	tc = tcase_create("parse");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_tsan_race);
+	tcase_add_test(tc, test_sanitizers_tsan_many);
+	tcase_add_test(tc, test_sanitizers_tsan_deadlock);
+	tcase_add_test(tc, test_sanitizers_tsan_other_types);
+	tcase_add_test(tc, test_sanitizers_asan_uaf);
+	tcase_add_test(tc, test_sanitizers_ubsan_lsan);
+	tcase_add_test(tc, test_sanitizers_clang_runtime);
+	tcase_add_test(tc, test_sanitizers_signature_stable);
+	tcase_add_test(tc, test_sanitizers_ubsan_types);
+	tcase_add_test(tc, test_sanitizers_garbage);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("capture");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_collect_dedupe);
+	tcase_add_test(tc, test_sanitizers_collect_many);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("variant");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_variant_path);
+	tcase_add_test(tc, test_sanitizers_variant_setenv);
+	suite_add_tcase(s, tc);
+
+#if RT_TSAN || RT_ASAN
+	tc = tcase_create("probe");
+	tcase_set_timeout(tc, rt_tmo(60));
+# if RT_TSAN
+	tcase_add_test(tc, test_sanitizers_tsan_probe);
+# endif
+# if RT_ASAN
+	tcase_add_test(tc, test_sanitizers_asan_probe);
+	tcase_add_test(tc, test_sanitizers_ubsan_probe);
+	tcase_add_test(tc, test_sanitizers_lsan_probe);
+# endif
+	suite_add_tcase(s, tc);
+#endif
+	return rt_check_main(s);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Deterministic schedules through the rmaptorture binary: the same seed
+ * gives the same per-thread operation sequences (--check-determinism) in
+ * every design; a seeded lock-order bug found under pct leaves an
+ * artifact with every field, and replays with the same signature 10 times
+ * out of 10; under TSan, an access no lock orders is still reported with
+ * the scheduler handing the CPU over.
+ */
+#include <dirent.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compiler.h"
+#include "rt_check.h"
+#include "rt_cli.h"
+
+static char out[1 << 20];
+
+#define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
+
+static void check_determinism(const char *sched, const char *rmap, const char *scenario)
+{
+	int rc = RUN("run", "--scenario", scenario, "--rmap", rmap, "--sched", sched,
+		     "--threads", "3", "--reclaim-threads", "1", "--seed", "42",
+		     "--sched-steps", "30000", "--check-determinism", "--no-progress");
+
+	ck_assert_msg(rc == 0, "%s/%s/%s: exit %d\n%s", scenario, rmap, sched, rc, out);
+	ck_assert_msg(strstr(out, "determinism: OK"), "%s", out);
+	ck_assert_msg(strstr(out, "END: SUCCESS"), "%s", out);
+}
+
+START_TEST(test_sched_random_is_deterministic)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+
+	check_determinism("random", rmaps[_i], "mixed32");
+}
+END_TEST
+
+START_TEST(test_sched_pct_is_deterministic)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+
+	check_determinism("pct", rmaps[_i], "mremap-storm");
+}
+END_TEST
+
+START_TEST(test_sched_pct_prints_its_bound)
+{
+	int rc = RUN("run", "--scenario", "shm", "--sched", "pct", "--pct-depth", "2",
+		     "--pct-steps", "1000", "--threads", "3", "--reclaim-threads", "1",
+		     "--sched-steps", "2000", "--seed", "1", "--no-progress");
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, out);
+	/* n = 4 threads, k = 1000, d = 2: 1/(4 * 1000) = 0.00025 */
+	ck_assert_msg(strstr(out, "1/(n*k^(d-1)) = 0.00025"), "%s", out);
+}
+END_TEST
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_rf(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The one failure artifact in @dir whose name starts with @prefix. */
+static json_t *load_artifact(const char *dir, const char *prefix, char *path, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	json_t *art = NULL;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(path, len, "%s/%s", dir, de->d_name);
+		art = json_load_file(path, 0, NULL);
+		break;
+	}
+	closedir(d);
+	ck_assert_msg(art, "no %s* artifact in %s", prefix, dir);
+	return art;
+}
+
+START_TEST(test_sched_seeded_failure_replays_10_of_10)
+{
+	char dir[] = "/tmp/rt-sched-XXXXXX", path[4096];
+	static const char *const fields[] = {
+		"kind", "message", "signature", "op", "task", "scenario", "rmap", "threads",
+		"reclaim_threads", "seed", "sched", "pct_depth", "sched_steps", "inject",
+		"pages", "build", "version", "reproduce", "args", "count", "flight", NULL,
+	};
+	json_t *art;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = RUN("run", "--scenario", "mixed32", "--rmap", "objfile", "--inject",
+		 "reclaim-lock-ptl", "--sched", "pct", "--threads", "4", "--seed", "11",
+		 "--sched-steps", "5000", "--out", dir, "--no-progress");
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, out);
+	art = load_artifact(dir, "failure-lockdep-order-", path, sizeof(path));
+	for (int i = 0; fields[i]; i++)
+		ck_assert_msg(json_object_get(art, fields[i]), "artifact lacks '%s'", fields[i]);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "signature")),
+			 "lockdep-order:PG_chainlock->page_table_lock");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "sched")), "pct");
+	ck_assert_str_eq(json_string_value(json_array_get(json_object_get(art, "inject"), 0)),
+			 "reclaim-lock-ptl");
+	ck_assert_int_gt(json_array_size(json_object_get(art, "flight")), 0);
+	ck_assert_int_gt(json_integer_value(json_object_get(art, "sched_steps")), 0);
+	json_decref(art);
+
+	rc = RUN("replay", path, "--times", "10");
+	ck_assert_msg(rc == 0, "replay exit %d\n%s", rc, out);
+	ck_assert_msg(strstr(out, "reproduced 10/10"), "%s", out);
+
+	/* minimize: no larger anywhere, and the smaller run still fails the same way. */
+	{
+		char mdir[4200], mpath[4096];
+		static const char *const sizes[] = {
+			"threads", "reclaim_threads", "procs", "sched_steps", NULL,
+		};
+		json_t *big = json_load_file(path, 0, NULL), *small;
+
+		snprintf(mdir, sizeof(mdir), "%s/min", dir);
+		rc = RUN("minimize", path, "--out", mdir, "--quiet");
+		ck_assert_msg(rc == 0, "minimize exit %d\n%s", rc, out);
+		small = load_artifact(mdir, "failure-lockdep-order-", mpath, sizeof(mpath));
+		ck_assert_str_eq(json_string_value(json_object_get(small, "signature")),
+				 json_string_value(json_object_get(big, "signature")));
+		for (int i = 0; sizes[i]; i++)
+			ck_assert_msg(json_integer_value(json_object_get(small, sizes[i])) <=
+				      json_integer_value(json_object_get(big, sizes[i])),
+				      "minimized %s grew", sizes[i]);
+		ck_assert_int_lt(json_integer_value(json_object_get(small, "threads")),
+				 json_integer_value(json_object_get(big, "threads")));
+		json_decref(big);
+		json_decref(small);
+		rc = RUN("replay", mpath, "--times", "2");
+		ck_assert_msg(rc == 0 && strstr(out, "reproduced 2/2"), "exit %d\n%s", rc, out);
+	}
+	rm_rf(dir);
+}
+END_TEST
+
+#if RT_TSAN
+START_TEST(test_sched_tsan_still_sees_a_race)
+{
+	int rc = RUN("run", "--scenario", "shm", "--sched", "random", "--test-race",
+		     "--threads", "2", "--reclaim-threads", "1", "--seed", "3",
+		     "--sched-steps", "5000", "--no-progress");
+
+	/* The suite's TSAN_OPTIONS: exitcode=66. */
+	ck_assert_msg(rc == 66, "exit %d\n%s", rc, out);
+	ck_assert_msg(strstr(out, "WARNING: ThreadSanitizer: data race"), "%s", out);
+	ck_assert_msg(strstr(out, "rt_test_race_bump"), "%s", out);
+}
+END_TEST
+#endif
+
+static Suite *sched_suite(void)
+{
+	Suite *s = suite_create("sched");
+	TCase *tc = tcase_create("determinism");
+
+	tcase_set_timeout(tc, rt_tmo(600));
+	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, 3);
+	tcase_add_test(tc, test_sched_pct_prints_its_bound);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("replay");
+	tcase_set_timeout(tc, rt_tmo(600));
+	tcase_add_test(tc, test_sched_seeded_failure_replays_10_of_10);
+#if RT_TSAN
+	tcase_add_test(tc, test_sched_tsan_still_sees_a_race);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(sched_suite());
+}
