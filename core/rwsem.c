@@ -95,16 +95,18 @@ bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 
 void __up_read(struct rw_semaphore *sem, const char *file, int line)
 {
+	/* Read before the release: the rwsem's memory may be freed right after. */
+	int cls = sem->dep_map.class_id;
 	long old;
 
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(sem, sem->dep_map.class_id, file, line);
+		lock_release(sem, cls, file, line);
 	tsan_mutex_pre_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	/* Release pairs with the acquire in write_trylock_once(). */
 	old = __atomic_fetch_sub(&sem->count, 1, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	BUG_ON((old & ~(RWSEM_WAITING | RWSEM_WRITER)) == 0 || (old & RWSEM_WRITER));
-	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	flight_record(FL_UNLOCK, file, line, cls);
 	sched_point(SP_UNLOCK);
 }
 
@@ -169,16 +171,17 @@ bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 
 void __up_write(struct rw_semaphore *sem, const char *file, int line)
 {
+	int cls = sem->dep_map.class_id;	/* before the release, as in __up_read() */
 	long old;
 
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(sem, sem->dep_map.class_id, file, line);
+		lock_release(sem, cls, file, line);
 	tsan_mutex_pre_unlock(sem, 0);
 	/* Release pairs with the acquires in read/write_trylock_once(). */
 	old = __atomic_fetch_and(&sem->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(sem, 0);
 	BUG_ON(!(old & RWSEM_WRITER));
-	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	flight_record(FL_UNLOCK, file, line, cls);
 	sched_point(SP_UNLOCK);
 }
 

@@ -97,15 +97,19 @@ int __down_trylock(struct semaphore *sem, const char *file, int line)
 
 void __up(struct semaphore *sem, const char *file, int line)
 {
-	if (sem->mutex) {
+	/* Read before the release: the semaphore may be freed right after. */
+	bool mutex = sem->mutex;
+	int cls = sem->dep_map.class_id;
+
+	if (mutex) {
 		if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-			lock_release(sem, sem->dep_map.class_id, file, line);
+			lock_release(sem, cls, file, line);
 		tsan_mutex_pre_unlock(sem, 0);
 	}
 	/* Release pairs with the acquire in down_once(). */
 	__atomic_fetch_add(&sem->count, 1, __ATOMIC_RELEASE);
-	if (sem->mutex)
+	if (mutex)
 		tsan_mutex_post_unlock(sem, 0);
-	flight_record(FL_UNLOCK, file, line, sem->dep_map.class_id);
+	flight_record(FL_UNLOCK, file, line, cls);
 	sched_point(SP_UNLOCK);
 }

@@ -96,14 +96,17 @@ static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
 
 static inline void __spin_unlock(spinlock_t *lock, const char *file, int line)
 {
+	/* Read before the release: the lock's memory may be freed right after. */
+	int cls = lock->dep_map.class_id;
+
 	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(lock, lock->dep_map.class_id, file, line);
+		lock_release(lock, cls, file, line);
 	tsan_mutex_pre_unlock(lock, 0);
 	/* Pairs with the acquire in __spin_lock()/__spin_trylock(). */
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 	tsan_mutex_post_unlock(lock, 0);
 	preempt_enable();
-	flight_record(FL_UNLOCK, file, line, lock->dep_map.class_id);
+	flight_record(FL_UNLOCK, file, line, cls);
 	sched_point(SP_UNLOCK);
 }
 

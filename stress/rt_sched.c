@@ -249,11 +249,11 @@ static void decide(int me)
 	}
 	if (S.cfg.audit_steps && step % S.cfg.audit_steps == 0 && !RLX(S.stop))
 		SET(S.parking, 1);
-	if (me >= 0 && S.next_change < S.nr_change && step >= S.change[S.next_change]) {
+	if (me >= 0 && RLX(S.next_change) < S.nr_change && step >= S.change[RLX(S.next_change)]) {
 		/* A change point: the running thread drops below everyone. */
 		SET(S.slots[me].prio, RLX(S.low_prio));
 		SET(S.low_prio, RLX(S.low_prio) - 1);
-		S.next_change++;
+		SET(S.next_change, RLX(S.next_change) + 1);
 	}
 	next = pick_next();
 	if (next < 0 || next == me)

@@ -319,7 +319,7 @@ START_TEST(test_replay_free_hang_reproduces_and_minimizes)
 	ck_assert_int_eq(field(copy, "count"), 2);
 	json_decref(copy);
 
-	min = minimize_ok(dir, art_path, art, "hang", "60", min_path, sizeof(min_path));
+	min = minimize_ok(dir, art_path, art, "hang", "20", min_path, sizeof(min_path));
 	{
 		const char *const args[] = { "replay", min_path, "--budget", "60", NULL };
 
