@@ -153,12 +153,12 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 
 void rt_sched_fini(void)
 {
+	/* Every thread of the run has been joined: nobody looks at S any more. */
 	__atomic_store_n(&sched_hook, NULL, __ATOMIC_RELAXED);
-	/* Abandoned threads may still look at their slots: keep them. */
-	if (!RLX(S.stop) || RLX(S.entered) == 0) {
-		free(S.change);
-		S.change = NULL;
-	}
+	free(S.slots);
+	free(S.change);
+	S.slots = NULL;
+	S.change = NULL;
 }
 
 static bool eligible(int i)

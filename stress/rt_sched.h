@@ -52,7 +52,7 @@ double rt_sched_pct_bound(int nr_threads, unsigned long steps, int depth);
  */
 void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void *), void *arg);
 
-/* Uninstall it, after every thread of the run exited or was abandoned. */
+/* Uninstall it and free its state, after every thread of the run was joined. */
 void rt_sched_fini(void);
 
 /* A thread of the run joins as slot @slot; returns when it is first chosen. */
