@@ -22,6 +22,7 @@ struct flight_block {
 	json_t *flight;		/* [{"task", "events"}] */
 	char task[32];		/* the hook's reporting task, "" if unknown */
 	char op[64];		/* its operation, "" if unknown */
+	double elapsed;		/* seconds from the process's start; < 0 unknown */
 };
 
 struct log_list {
@@ -187,6 +188,9 @@ static void parse_hook_line(const char *s, struct flight_block *b)
 	size_t n;
 
 	b->task[0] = b->op[0] = '\0';
+	b->elapsed = -1;
+	if (strstr(s, " elapsed "))
+		b->elapsed = strtod(strstr(s, " elapsed ") + 9, NULL);
 	if (!t)
 		return;
 	t += 6;
@@ -355,6 +359,8 @@ int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *ou
 						       b ? b->task : NULL, b ? b->op : NULL);
 			if (b)
 				b->flight = NULL;	/* the artifact holds it now */
+			if (art && b && b->elapsed >= 0)
+				json_object_set_new(art, "elapsed_s", json_real(b->elapsed));
 			if (!art) {
 				err = -ENOMEM;
 				break;

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "compiler.h"
@@ -36,6 +37,7 @@
 #if RT_TSAN || RT_ASAN
 
 static int hook_fd = STDERR_FILENO;	/* set once by the constructor */
+static struct timespec hook_start;	/* the process's start, by the constructor */
 
 /*
  * Name the reporting thread and its operation, then dump every ring.
@@ -46,11 +48,17 @@ static void rt_san_hook_dump(const char *sanitizer)
 {
 	struct task_struct *t = current_task;
 	const char *op = t ? __atomic_load_n(&t->op, __ATOMIC_RELAXED) : NULL;
-	char line[160];
+	struct timespec now;
+	char line[192];
 	int n;
 
-	n = snprintf(line, sizeof(line), "== rmaptorture sanitizer hook: %s task %s op %s ==\n",
-		     sanitizer, t ? t->comm : "-", op ? op : "-");
+	/* Seconds since start: how long the finding took (the matrix reads it). */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	n = snprintf(line, sizeof(line),
+		     "== rmaptorture sanitizer hook: %s task %s op %s elapsed %.3f ==\n",
+		     sanitizer, t ? t->comm : "-", op ? op : "-",
+		     (double)(now.tv_sec - hook_start.tv_sec) +
+		     (double)(now.tv_nsec - hook_start.tv_nsec) * 1e-9);
 	if (n > 0 && write(hook_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
 	flight_dump_fd(hook_fd);
@@ -135,6 +143,7 @@ static void rt_san_hook_init(void)
 {
 	const char *path = getenv("RT_FLIGHT_LOG");
 
+	clock_gettime(CLOCK_MONOTONIC, &hook_start);
 	if (path && *path) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 

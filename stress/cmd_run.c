@@ -52,6 +52,7 @@ struct run_opts {
 	int argc;
 	char **argv;
 	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
+	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
 	unsigned long artifacts_new, artifacts_repeat;
 };
 
@@ -95,6 +96,7 @@ static void run_usage(FILE *f)
 	      "      --weights LIST      op=weight,... overriding the scenario's operation mix\n"
 	      "      --procs N           at most N processes (fork stops there)\n"
 	      "      --no-flight         switch the flight recorder off\n"
+	      "      --halt-on-failure   end the run at the first failure (it still audits)\n"
 	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
 	      "                          (found next to this one, or built with meson and\n"
 	      "                          ninja), capture every sanitizer report and turn it\n"
@@ -214,6 +216,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "weights", required_argument, NULL, 'G' },
 		{ "procs", required_argument, NULL, 'U' },
 		{ "no-flight", no_argument, NULL, 'F' },
+		{ "halt-on-failure", no_argument, NULL, 'J' },
 		{ "build", required_argument, NULL, 'B' },
 		{ "no-build", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -306,6 +309,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'G': weights = optarg; break;
 		case 'U': procs = rt_opt_int("--procs", optarg, 1, 4096); break;
 		case 'F': flight_enabled = 0; break;
+		case 'J': o->cfg.halt_on_failure = true; break;
 		case 'B':
 			if (strcmp(optarg, "plain") && strcmp(optarg, "tsan") && strcmp(optarg, "asan"))
 				rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", optarg);
@@ -686,6 +690,14 @@ static void flight_task_json(const char *task, const char *const *events, int nr
 	json_array_append_new(arg, json_pack("{s:s, s:o}", "task", task, "events", ev));
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /*
  * Every report of the model becomes an artifact at once (a BUG aborts
  * right after), deduplicated by signature.
@@ -716,6 +728,7 @@ static void on_report(const struct vm_report *r, void *arg)
 		"sites", sites_json(r->sites, r->nr_sites),
 		"held", sites_json(r->held, r->nr_held),
 		"flight", flight));
+	json_object_set_new(art, "elapsed_s", json_real(mono_now() - o->run_start));
 	ret = rt_artifact_save(art, o->out_dir, path, sizeof(path));
 	if (ret == 1) {
 		o->artifacts_new++;
@@ -992,6 +1005,7 @@ int cmd_run(int argc, char **argv)
 				rt_sched_pct_bound(n, o.cfg.pct_steps, o.cfg.pct_depth));
 		}
 		fflush(out);
+		o.run_start = mono_now();
 		rc = rt_run(&o.cfg, res);
 		if (rc != 3 && o.check_determinism && !res->hang && !res->interrupted) {
 			int d = check_determinism(&o, res, out);

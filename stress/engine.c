@@ -54,6 +54,7 @@ struct engine {
 	int exited;			/* atomic: threads out of their loop (--ops) */
 	unsigned long ops_left;		/* atomic, when bounded by ops */
 	int kswapd_wake;		/* atomic: set by the low-watermark hook */
+	int halt;			/* atomic: a report asks the run to end */
 	pthread_mutex_t report_lock;	/* the failures array */
 };
 
@@ -89,6 +90,8 @@ static void engine_sink(const struct vm_report *r, void *arg)
 	if (res->nr_failures < RT_MAX_FAILURES)
 		res->failures[res->nr_failures] = *r;
 	res->nr_failures++;
+	if (e->cfg->halt_on_failure)
+		__atomic_store_n(&e->halt, 1, __ATOMIC_RELAXED);
 	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 }
 
@@ -623,6 +626,8 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 		if ((cfg->seconds > 0 && t - start >= cfg->seconds) || workers_done)
 			break;
 		if (sched && rt_sched_stopped())
+			break;
+		if (__atomic_load_n(&e.halt, __ATOMIC_RELAXED))
 			break;
 		if (sched) {
 			/*
