@@ -7,6 +7,7 @@
  * so a truncate walking the list visits the parent first and cannot miss
  * a pte the child copied from it meanwhile.
  */
+#include "inject.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -36,7 +37,7 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		tmp->vm_pgoff = vma->vm_pgoff;
 		tmp->vm_flags = vma->vm_flags & ~VM_LOCKED;	/* mlock is not inherited */
 		tmp->vm_file = mapping;
-		if (rmap->anon_vma_fork) {
+		if (rmap->anon_vma_fork && !injected(INJECT_FORK_LINK_LATE)) {
 			err = rmap->anon_vma_fork(tmp, vma);
 			if (err) {
 				vm_area_free(tmp);
@@ -61,6 +62,19 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		err = copy_page_range(mm, oldmm, tmp, vma);
 		if (err)
 			break;
+		if (rmap->anon_vma_fork && injected(INJECT_FORK_LINK_LATE)) {
+			/*
+			 * Seeded bug: the child's ptes are published (and
+			 * given to page_add_rmap()) before its vma has an
+			 * anon_vma and is on its list: a page gains a pte no
+			 * anon_vma walk can reach, and page_add_rmap() meets
+			 * a vma without an anon_vma (where the RFC would
+			 * dereference NULL, the model BUGs).
+			 */
+			err = rmap->anon_vma_fork(tmp, vma);
+			if (err)
+				break;
+		}
 	}
 	up_write(&oldmm->mmap_sem);
 	if (err) {

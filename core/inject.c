@@ -7,6 +7,15 @@ uint64_t inject_mask;
 
 static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_RECLAIM_LOCK_PTL] = "reclaim-lock-ptl",
+	[INJECT_RECLAIM_DOWN_ISHARED] = "reclaim-down-ishared",
+	[INJECT_ANON_INDEX_ABSOLUTE] = "anon-index-absolute",
+	[INJECT_ANON_VMA_FREE_NOW] = "anon-vma-free-now",
+	[INJECT_ANON_VMA_WALK_UNLOCKED] = "anon-vma-walk-unlocked",
+	[INJECT_MAPCOUNT_UNLOCKED] = "mapcount-unlocked",
+	[INJECT_FORK_LINK_LATE] = "fork-link-late",
+	[INJECT_VMA_START_UNLOCKED] = "vma-start-unlocked",
+	[INJECT_TRUNCATE_NO_RECHECK] = "truncate-no-recheck",
+	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
 };
 
 const char *inject_name(enum inject_bug bug)

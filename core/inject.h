@@ -17,6 +17,24 @@
 enum inject_bug {
 	/* Reclaim takes page_table_lock with spin_lock, not spin_trylock. */
 	INJECT_RECLAIM_LOCK_PTL,
+	/* Reclaim takes i_shared_sem with down(), not down_trylock(). */
+	INJECT_RECLAIM_DOWN_ISHARED,
+	/* An anonymous page's index is its absolute address >> PAGE_SHIFT. */
+	INJECT_ANON_INDEX_ABSOLUTE,
+	/* anon_vmas go back to libc at once: no type-stable RCU cache. */
+	INJECT_ANON_VMA_FREE_NOW,
+	/* Reclaim walks an anon_vma's vma list without anon_vma->lock. */
+	INJECT_ANON_VMA_WALK_UNLOCKED,
+	/* anonvma's mapcount is changed outside PG_maplock. */
+	INJECT_MAPCOUNT_UNLOCKED,
+	/* fork copies the ptes before it links the child vma to the anon_vma. */
+	INJECT_FORK_LINK_LATE,
+	/* split_vma moves vm_start/vm_pgoff without i_shared_sem. */
+	INJECT_VMA_START_UNLOCKED,
+	/* do_no_page does not re-check truncate_count. */
+	INJECT_TRUNCATE_NO_RECHECK,
+	/* page_convert_anon() is called without lock_page(). */
+	INJECT_CONVERT_ANON_UNLOCKED,
 	INJECT_NR_BUGS,
 };
 
@@ -27,7 +45,7 @@ static inline bool injected(enum inject_bug bug)
 	return unlikely(__atomic_load_n(&inject_mask, __ATOMIC_RELAXED) & (1ULL << bug));
 }
 
-/* "reclaim-lock-ptl", ...; -1 if unknown. */
+/* "reclaim-lock-ptl", ... ("?" out of range); inject_by_name(): -1 if unknown. */
 const char *inject_name(enum inject_bug bug);
 int inject_by_name(const char *name);
 

@@ -15,6 +15,7 @@
  * A fault drops page_table_lock to allocate or to read a page, then
  * re-checks the pte it sampled before installing anything.
  */
+#include "inject.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -165,6 +166,26 @@ void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
 
 /* ---- faults ---- */
 
+/*
+ * The index a new anonymous page of @vma at @address gets: relative to
+ * vm_pgoff (seed 002), so that mremap, which keeps vm_pgoff, keeps every
+ * page findable at vm_start + (index - vm_pgoff).
+ */
+static unsigned long anon_page_index(const struct vm_area_struct *vma, unsigned long address)
+{
+	if (injected(INJECT_ANON_INDEX_ABSOLUTE) && !vma->vm_file) {
+		/*
+		 * Seeded bug: the absolute address, as Hugh Dickins'
+		 * anobjrmap did ("it was tracking mm and it broke off with
+		 * mremap", seed 002). The same number as long as the vma
+		 * never moved; after mremap moves it, a new page's index no
+		 * longer says where vm_pgoff puts it.
+		 */
+		return address >> PAGE_SHIFT;
+	}
+	return linear_page_index(vma, address);
+}
+
 /* Shadow bookkeeping when a private copy of a page is made (COW). */
 static void shadow_set_private(struct mm_struct *mm, unsigned long address,
 			       uint64_t value)
@@ -232,7 +253,7 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		chain_free(chain);
 		return VM_FAULT_MINOR;
 	}
-	page->index = linear_page_index(vma, address);
+	page->index = anon_page_index(vma, address);
 	mm->rss++;
 	set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
 	chain = rmap->page_add_rmap(page, vma, address, ptep, true, chain);
@@ -285,9 +306,21 @@ retry:
 		 */
 		int err;
 
-		lock_page(page);
-		err = rmap->install_nonlinear(page);
-		unlock_page(page);
+		if (injected(INJECT_CONVERT_ANON_UNLOCKED)) {
+			/*
+			 * Seeded bug: the conversion without lock_page(), so
+			 * truncate and reclaim, which hold the page lock, run
+			 * alongside it (seed 001: "try_to_unmap might
+			 * erroneously return success, but it will never be
+			 * called because the page_convert_anon() caller has
+			 * locked the page").
+			 */
+			err = rmap->install_nonlinear(page);
+		} else {
+			lock_page(page);
+			err = rmap->install_nonlinear(page);
+			unlock_page(page);
+		}
 		if (err) {
 			chain_free(chain);
 			put_page(page);
@@ -313,7 +346,14 @@ retry:
 	}
 
 	spin_lock(&mm->page_table_lock);
-	if (sequence != __atomic_load_n(&mapping->truncate_count, __ATOMIC_ACQUIRE)) {
+	/*
+	 * Seeded bug truncate-no-recheck: no re-check, the nopage/truncate
+	 * race that mapping->truncate_count closed in 2.6.8: a page looked
+	 * up before a truncate zapped the range is mapped after it, beyond
+	 * i_size and out of the page cache.
+	 */
+	if (!injected(INJECT_TRUNCATE_NO_RECHECK) &&
+	    sequence != __atomic_load_n(&mapping->truncate_count, __ATOMIC_ACQUIRE)) {
 		/* A truncate ran meanwhile: the page may be orphaned. */
 		spin_unlock(&mm->page_table_lock);
 		chain_free(chain);
@@ -334,7 +374,7 @@ retry:
 	if (write)
 		entry = pte_mkdirty(entry);
 	if (anon) {
-		page->index = linear_page_index(vma, address);
+		page->index = anon_page_index(vma, address);
 		shadow_set_private(mm, address, cow_value);
 	}
 	mm->rss++;
@@ -418,7 +458,7 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 			rmap->page_remove_rmap(old_page, ptep);
 			put_page(old_page);	/* the pte's reference */
 		}
-		new_page->index = linear_page_index(vma, address);
+		new_page->index = anon_page_index(vma, address);
 		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
 			mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
 		chain = rmap->page_add_rmap(new_page, vma, address, ptep, true, chain);
@@ -519,7 +559,7 @@ again:
 	 * cache keeps the index it was created with.
 	 */
 	if (ret == VM_FAULT_MAJOR)
-		page->index = linear_page_index(vma, address);
+		page->index = anon_page_index(vma, address);
 	/* The page's reference becomes the pte's. */
 	swap_free(entry);
 	mm->rss++;

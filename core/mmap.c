@@ -12,6 +12,7 @@
  *       page_table_lock     the vma list and bounds, for rmap's readers
  *         anon_vma->lock    bounds of a vma on an anon_vma (anonvma)
  */
+#include "inject.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -335,11 +336,26 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (new->anon_vma && rmap->anon_vma_link)
 		rmap->anon_vma_link(new);
 
+	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
+		/*
+		 * Seeded bug: 2.6.3's split_vma(), before seed 001's
+		 * move_vma_start(): vm_start and vm_pgoff move under
+		 * mmap_sem alone, so objrmap's walkers under i_shared_sem
+		 * (truncate's unmap_mapping_range(), reclaim) can see the
+		 * start moved and the offset not, or the range below
+		 * covered by no vma on the file's list yet, and zap or look
+		 * for the wrong addresses.
+		 */
+		vma->vm_start = addr;
+		vma->vm_pgoff = vma->vm_pgoff + delta;
+	}
 	if (mapping)
 		down(&mapping->i_shared_sem);
 	spin_lock(&mm->page_table_lock);
 	anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
-	if (new_below) {
+	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
+		/* Seeded bug: moved above, unlocked. */
+	} else if (new_below) {
 		WRITE_ONCE(vma->vm_start, addr);
 		WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + delta);
 	} else {

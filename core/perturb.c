@@ -16,6 +16,7 @@ const char *const yield_point_names[] = {
 	"copy_page_range:pte",
 	"mm_access:after_mmu",
 	"shrink_page:locked",
+	"shrink_page:referenced",
 	"shrink_page:unmapped",
 	"vmtruncate:after_unmap",
 	"move_page_tables:page",

@@ -217,7 +217,6 @@ int unmap_one_pte(struct page *page, struct mm_struct *mm, struct vm_area_struct
 
 static const char *const rmap_fallback_names[FB_NR_SITES] = {
 	[FB_TRY_TO_UNMAP_ONE_PTL] = "try_to_unmap_one:page_table_lock",
-	[FB_PAGE_REFERENCED_ONE_PTL] = "page_referenced_one:page_table_lock",
 	[FB_PAGE_REFERENCED_OBJ_ISHARED] = "page_referenced_obj:i_shared_sem",
 	[FB_PAGE_REFERENCED_OBJ_ONE_PTL] = "page_referenced_obj_one:page_table_lock",
 	[FB_TRY_TO_UNMAP_OBJ_ISHARED] = "try_to_unmap_obj:i_shared_sem",

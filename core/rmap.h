@@ -49,10 +49,13 @@ struct pte_chain {
 	pte_t *ptes[NRPTE];		/* PG_chainlock of the page */
 } ____cacheline_aligned;
 
-/* Reclaim's trylock fallbacks, by site (seed 001's names). */
+/*
+ * Reclaim's trylock fallbacks, by site (seed 001's names). 2.6.3's
+ * page_referenced() takes no page_table_lock (it clears young bits
+ * through the pte_chain with atomics), so it has no site.
+ */
 enum rmap_fallback_site {
 	FB_TRY_TO_UNMAP_ONE_PTL,		/* try_to_unmap_one:page_table_lock */
-	FB_PAGE_REFERENCED_ONE_PTL,		/* page_referenced_one:page_table_lock */
 	FB_PAGE_REFERENCED_OBJ_ISHARED,		/* page_referenced_obj:i_shared_sem */
 	FB_PAGE_REFERENCED_OBJ_ONE_PTL,		/* page_referenced_obj_one:page_table_lock */
 	FB_TRY_TO_UNMAP_OBJ_ISHARED,		/* try_to_unmap_obj:i_shared_sem */

@@ -114,6 +114,7 @@
 #include "anon_vma.h"
 #include "die.h"
 #include "fs.h"
+#include "inject.h"
 #include "lockdep.h"
 #include "rcu.h"
 #include "semaphore.h"
@@ -149,10 +150,24 @@ static struct anon_vma *anon_vma_alloc(void)
 {
 	struct anon_vma *anon_vma;
 
-	RT_PTHREAD(pthread_once(&anon_vma_once, anon_vma_cache_init));
-	anon_vma = kmem_cache_alloc(anon_vma_cachep, GFP_KERNEL);
-	if (!anon_vma)
-		return NULL;
+	if (injected(INJECT_ANON_VMA_FREE_NOW)) {
+		/*
+		 * Seeded bug: anon_vmas from a plain allocator, constructed
+		 * at each allocation and freed straight back to libc by
+		 * anon_vma_free(): no SLAB_DESTROY_BY_RCU, no grace period
+		 * for a walker that found one through page->as.anon_vma.
+		 */
+		might_sleep("anon_vma_alloc");
+		anon_vma = malloc(sizeof(*anon_vma));
+		if (!anon_vma)
+			return NULL;
+		anon_vma_ctor(anon_vma);
+	} else {
+		RT_PTHREAD(pthread_once(&anon_vma_once, anon_vma_cache_init));
+		anon_vma = kmem_cache_alloc(anon_vma_cachep, GFP_KERNEL);
+		if (!anon_vma)
+			return NULL;
+	}
 	/* Freed only with an empty list; the ctor or the last user left it so. */
 	BUG_ON(!list_empty(&anon_vma->head));
 	rmap_account_anon_vma((long)sizeof(*anon_vma));
@@ -163,7 +178,10 @@ static struct anon_vma *anon_vma_alloc(void)
 static void anon_vma_free(struct anon_vma *anon_vma)
 {
 	rmap_account_anon_vma(-(long)sizeof(*anon_vma));
-	kmem_cache_free(anon_vma_cachep, anon_vma);
+	if (injected(INJECT_ANON_VMA_FREE_NOW))
+		free(anon_vma);		/* seeded bug: see anon_vma_alloc() */
+	else
+		kmem_cache_free(anon_vma_cachep, anon_vma);
 }
 
 /*
@@ -414,6 +432,17 @@ static struct pte_chain *anonvma_page_add_rmap(struct page *page, struct vm_area
 		BUG_ON(!READ_ONCE(page->as.mapping));
 		BUG_ON(PageSwapCache(page));
 	}
+	if (injected(INJECT_MAPCOUNT_UNLOCKED)) {
+		/*
+		 * Seeded bug: the new count is stored after PG_maplock is
+		 * dropped (seed 002: "It's serialized by PG_maplock"), a
+		 * plain store racing every other update of the page's
+		 * mapcount: one of two concurrent updates is lost.
+		 */
+		page_map_unlock(page);
+		page->pte.mapcount = n + 1;
+		return chain;
+	}
 	set_page_mapcount(page, n + 1);
 	page_map_unlock(page);
 	return chain;
@@ -430,6 +459,17 @@ static void anonvma_page_remove_rmap(struct page *page, pte_t *ptep)
 		return;
 	assert_spin_locked(&((struct mm_struct *)ptep_to_owner(ptep))->page_table_lock);
 	page_map_lock(page);
+	if (injected(INJECT_MAPCOUNT_UNLOCKED)) {
+		/* Seeded bug: the store after the unlock, as in page_add_rmap(). */
+		int n = page_mapcount(page);
+
+		BUG_ON(n <= 0);		/* mapcount underflow */
+		if (n == 1 && PageAnon(page))
+			ClearPageDirect(page);
+		page_map_unlock(page);
+		page->pte.mapcount = n - 1;
+		return;
+	}
 	page_dec_mapcount(page);
 	page_map_unlock(page);
 }
@@ -440,6 +480,20 @@ static bool anonvma_page_mapped(struct page *page)
 }
 
 /* ---- reclaim: anonymous pages ---- */
+
+/*
+ * Seeded bug anon-vma-walk-unlocked: seed 002's try_to_unmap_anon() as
+ * posted, "anon_vma = page->as.anon_vma;" and the list walked under
+ * PG_maplock alone (deviation (1)). PG_maplock keeps the anon_vma, not
+ * its list: fork links vmas onto it, split and exit take them off and
+ * free them, while the walker follows the links.
+ * Context: PG_maplock held; the page is mapped and not PG_direct.
+ */
+static struct anon_vma *anon_vma_walk_unlocked(struct page *page)
+{
+	assert_map_locked(page);
+	return rcu_access_pointer(page->as.anon_vma);
+}
 
 /*
  * page_referenced_anon_one(): test and clear the young bit of @vma's pte
@@ -480,7 +534,10 @@ static int page_referenced_anon(struct page *page)
 	if (PageDirect(page))
 		return page_referenced_anon_one(READ_ONCE(page->as.vma), page);
 
-	anon_vma = page_lock_anon_vma(page);
+	if (injected(INJECT_ANON_VMA_WALK_UNLOCKED))
+		anon_vma = anon_vma_walk_unlocked(page);
+	else
+		anon_vma = page_lock_anon_vma(page);
 	if (!anon_vma)
 		return 0;
 	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
@@ -489,7 +546,8 @@ static int page_referenced_anon(struct page *page)
 		if (referenced >= mapcount)
 			break;
 	}
-	page_unlock_anon_vma(anon_vma);
+	if (!injected(INJECT_ANON_VMA_WALK_UNLOCKED))
+		page_unlock_anon_vma(anon_vma);
 	return referenced;
 }
 
@@ -537,7 +595,10 @@ static int try_to_unmap_anon(struct page *page)
 	if (PageDirect(page))
 		return try_to_unmap_anon_one(READ_ONCE(page->as.vma), page);
 
-	anon_vma = page_lock_anon_vma(page);
+	if (injected(INJECT_ANON_VMA_WALK_UNLOCKED))
+		anon_vma = anon_vma_walk_unlocked(page);
+	else
+		anon_vma = page_lock_anon_vma(page);
 	if (!anon_vma)
 		return SWAP_AGAIN;
 	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
@@ -553,7 +614,8 @@ static int try_to_unmap_anon(struct page *page)
 			break;
 	}
 out_unlock:
-	page_unlock_anon_vma(anon_vma);
+	if (!injected(INJECT_ANON_VMA_WALK_UNLOCKED))
+		page_unlock_anon_vma(anon_vma);
 	return ret;
 }
 

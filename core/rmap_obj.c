@@ -206,7 +206,13 @@ int page_referenced_obj(struct page *page, enum obj_nonlinear nonlinear)
 	if (!mapping)
 		return 0;
 
-	if (down_trylock(&mapping->i_shared_sem)) {
+	if (injected(INJECT_RECLAIM_DOWN_ISHARED)) {
+		/*
+		 * Seeded bug: down() where seed 001 has down_trylock(): a
+		 * sleeping lock taken under the page's rmap bit spinlock.
+		 */
+		down(&mapping->i_shared_sem);
+	} else if (down_trylock(&mapping->i_shared_sem)) {
 		rmap_fallback(FB_PAGE_REFERENCED_OBJ_ISHARED);
 		return 1;
 	}
@@ -278,7 +284,10 @@ int try_to_unmap_obj(struct page *page, enum obj_nonlinear nonlinear)
 	if (!mapping)
 		return SWAP_AGAIN;
 
-	if (down_trylock(&mapping->i_shared_sem)) {
+	if (injected(INJECT_RECLAIM_DOWN_ISHARED)) {
+		/* Seeded bug: down(), as in page_referenced_obj(). */
+		down(&mapping->i_shared_sem);
+	} else if (down_trylock(&mapping->i_shared_sem)) {
 		rmap_fallback(FB_TRY_TO_UNMAP_OBJ_ISHARED);
 		return SWAP_AGAIN;
 	}

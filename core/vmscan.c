@@ -281,6 +281,12 @@ bool shrink_page(struct page *page)
 		mapped = rmap->page_mapped(page);
 	}
 
+	/*
+	 * page_referenced() let go of i_shared_sem and page_table_lock:
+	 * mmap, munmap and truncate may take them before try_to_unmap()
+	 * tries again (its i_shared_sem fallback).
+	 */
+	yield_point("shrink_page:referenced");
 	if (mapped) {
 		switch (rmap->try_to_unmap(page)) {
 		case SWAP_FAIL:

@@ -119,8 +119,9 @@ static int build_variant(const struct variant *v, const char *dir)
 			v->build, RT_SOURCE_ROOT);
 		return -EIO;
 	}
-	fprintf(stderr, "rmaptorture: building the %s variant in %s\n", v->build, dir);
 	snprintf(ninja_file, sizeof(ninja_file), "%s/build.ninja", dir);
+	fprintf(stderr, "rmaptorture: %s the %s variant in %s\n",
+		access(ninja_file, R_OK) ? "building" : "bringing up to date", v->build, dir);
 	if (access(ninja_file, R_OK)) {
 		char *setup[] = { "meson", "setup", (char *)dir, RT_SOURCE_ROOT, sanitize, NULL };
 
@@ -171,8 +172,17 @@ int rt_variant_path(const char *build, char *path, size_t len, bool build_if_mis
 	}
 
 	snprintf(cand, sizeof(cand), "%s/%s/stress/rmaptorture", RT_SOURCE_ROOT, v->dir);
-	if (executable_at(cand))
+	if (executable_at(cand)) {
+		/*
+		 * The variant of this source tree: let ninja bring it up to
+		 * date, so that it runs the same code as this binary (a stale
+		 * one would not know a newer option or seeded bug).
+		 */
+		snprintf(dir, sizeof(dir), "%s/%s", RT_SOURCE_ROOT, v->dir);
+		if (build_if_missing && (err = build_variant(v, dir)))
+			return err;
 		return put_path(path, len, cand);
+	}
 	/* A moved tree: this binary is BUILDDIR/stress/rmaptorture, the variant a sibling. */
 	if (n > 0) {
 		up(self, 3);

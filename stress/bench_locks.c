@@ -330,23 +330,11 @@ static int bench_locks(int argc, char **argv)
 	return rc;
 }
 
-static void bench_usage(FILE *f)
-{
-	fputs("usage: rmaptorture bench WHAT [OPTIONS]\n"
-	      "\n"
-	      "  locks    the cost of the emulated locks (see 'rmaptorture bench locks --help')\n"
-	      "  vm       faults, fork/exit, rmap memory and try_to_unmap per rmap design\n"
-	      "           (see 'rmaptorture bench vm --help')\n", f);
-}
-
 int cmd_bench(int argc, char **argv)
 {
-	if (argc < 2)
-		rt_usage_error("bench: missing what to benchmark (see 'rmaptorture bench --help')");
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		bench_usage(stdout);
-		return RT_EXIT_OK;
-	}
+	/* No part named: every part (bench_vm.c), and its own --help. */
+	if (argc < 2 || argv[1][0] == '-')
+		return bench_all(argc, argv);
 	if (!strcmp(argv[1], "locks"))
 		return bench_locks(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "vm"))

@@ -16,12 +16,21 @@
  * 4. One try_to_unmap() of one page as reclaim calls it (page locked,
  *    rmap lock held), versus the processes sharing it (file and anonymous)
  *    and versus the vmas on the file that do not map it.
+ *
+ * `rmaptorture bench` (bench_all()) adds, through child `run`s interleaved
+ * in the same way (rt_run_child_records(), cmd_scale.c): the peak rmap
+ * bytes per mapped page of the shm scenario at several process counts,
+ * and trylock fallbacks per page scanned by reclaim at several reclaim
+ * thread counts; writes the record, Markdown and plots (results/report.h)
+ * and compares with a stored baseline (--compare).
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "audit.h"
@@ -31,9 +40,12 @@
 #include "mm.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "plot.h"
 #include "rcu.h"
 #include "record.h"
+#include "report.h"
 #include "rmap.h"
+#include "rt_child.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
 #include "swap.h"
@@ -479,11 +491,11 @@ static void measure_bytes(int procs, unsigned long fpages, struct bytes_result *
 
 /* ---- printing ---- */
 
-static void print_rule(int nd)
+static void print_rule(FILE *out, int nd)
 {
 	for (int i = 0; i < 26 + nd * 14 + (nd - 1) * 10; i++)
-		putchar('-');
-	putchar('\n');
+		fputc('-', out);
+	fputc('\n', out);
 }
 
 static void usage(FILE *f)
@@ -505,55 +517,38 @@ static void usage(FILE *f)
 	      "  -h, --help          this text\n", f);
 }
 
-int bench_vm(int argc, char **argv)
+/*
+ * The measurements of `bench vm` (and of `bench`, which adds child runs):
+ * print the tables to @out, add the results to @rec.
+ */
+#define BENCH_CFG_DEFAULT {						\
+	.pages = 65536, .slots = 4096, .sample_s = 0.2,				\
+	.fault_pages = 1024, .fork_small = 1000, .fork_large = 10000,		\
+	.bytes_procs = { 10, 50, 100 }, .bytes_file_pages = 1024,		\
+}
+
+/* --quick: small sizes, short samples. */
+static void cfg_quick(struct bench_cfg *cfg)
 {
-	static const struct option opts[] = {
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct bench_cfg cfg = {
-		.pages = 65536, .slots = 4096, .sample_s = 0.2,
-		.fault_pages = 1024, .fork_small = 1000, .fork_large = 10000,
-		.bytes_procs = { 10, 50, 100 }, .bytes_file_pages = 1024,
-	};
+	cfg->sample_s = 0.03;
+	cfg->fault_pages = 256;
+	cfg->bytes_procs[0] = 4;
+	cfg->bytes_procs[1] = 10;
+	cfg->bytes_procs[2] = 20;
+	cfg->bytes_file_pages = 128;
+}
+
+static int vm_core(struct bench_cfg *cfg_in, int repeat, bool quick, FILE *out, json_t *rec)
+{
+	const struct bench_cfg cfg = *cfg_in;
 	static double val[NR_ROWS][RMAP_NR_MODES][MAX_REPEAT];
 	double med[NR_ROWS][RMAP_NR_MODES], mn[NR_ROWS][RMAP_NR_MODES], mx[NR_ROWS][RMAP_NR_MODES];
 	struct bytes_result br[3][RMAP_NR_MODES];
 	enum rmap_mode modes[RMAP_NR_MODES];
-	int nd = 0, repeat = 5, c, rc = RT_EXIT_OK, base;
-	bool quick = false;
-	const char *json_path = NULL;
+	int nd = 0, rc = RT_EXIT_OK, base;
 	double t_start, t0, timer_ns;
-	json_t *rec, *jd, *jskip;
+	json_t *jd, *jskip, *jmodes;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, MAX_REPEAT); break;
-		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
-		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
-		case 'q': quick = true; repeat = 3; break;
-		case 'j': json_path = optarg; break;
-		case 'h': usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		rt_usage_error("bench vm: unexpected argument '%s'", argv[optind]);
-	if (quick) {
-		cfg.sample_s = 0.03;
-		cfg.fault_pages = 256;
-		cfg.bytes_procs[0] = 4;
-		cfg.bytes_procs[1] = 10;
-		cfg.bytes_procs[2] = 20;
-		cfg.bytes_file_pages = 128;
-	}
 	rows[R_ANON_FAULT].param = (long)cfg.fault_pages;
 	rows[R_FILE_FAULT].param = (long)cfg.fault_pages;
 	rows[R_FORK_SMALL].param = rows[R_EXIT_SMALL].param = (long)cfg.fork_small;
@@ -562,24 +557,23 @@ int bench_vm(int argc, char **argv)
 	if (cfg.pages < 4 * cfg.fork_large)
 		rt_usage_error("--pages: at least %lu for the 10,000-page fork", 4 * cfg.fork_large);
 
-	rt_task_attach("bench-main");
 	lockdep_set_enabled(false);
 	t_start = now_s();
 
-	printf("rmaptorture bench vm: %s, %d cores (%s)\n", rt_version(),
+	fprintf(out, "rmaptorture bench vm: %s, %d cores (%s)\n", rt_version(),
 	       rt_machine_cores(), rt_machine_model());
-	printf("designs:");
+	fprintf(out, "designs:");
 	jskip = json_array();
 	for (int m = 0; m < RMAP_NR_MODES; m++) {
 		if (rmap_select((enum rmap_mode)m)) {
-			printf(" %s (skipped: not built)", rmap_mode_name((enum rmap_mode)m));
+			fprintf(out, " %s (skipped: not built)", rmap_mode_name((enum rmap_mode)m));
 			json_array_append_new(jskip, json_string(rmap_mode_name((enum rmap_mode)m)));
 			continue;
 		}
-		printf(" %s", rmap_mode_name((enum rmap_mode)m));
+		fprintf(out, " %s", rmap_mode_name((enum rmap_mode)m));
 		modes[nd++] = (enum rmap_mode)m;
 	}
-	printf("\n%lu pages of memory, %lu swap slots, %d repeats interleaved, %.3f s samples,"
+	fprintf(out, "\n%lu pages of memory, %lu swap slots, %d repeats interleaved, %.3f s samples,"
 	       " 1 thread, lockdep off, statistics on\n"
 	       "(each sample on a fresh mem_init/swap_init/rmap_select; design order reversed on odd repeats)\n",
 	       cfg.pages, cfg.slots, repeat, cfg.sample_s);
@@ -618,14 +612,14 @@ int bench_vm(int argc, char **argv)
 			for (int i = 0; i < nd; i++) {
 				/* A, B, C then C, B, A: no design always runs first. */
 				int d = k % 2 ? nd - 1 - i : i;
-				double out[2] = { 0, 0 };
+				double res[2] = { 0, 0 };
 
 				env_up(modes[d], &cfg);
-				rows[r].fn(&cfg, rows[r].param, out);
+				rows[r].fn(&cfg, rows[r].param, res);
 				env_down();
-				val[r][d][k] = out[rows[r].out_idx];
+				val[r][d][k] = res[rows[r].out_idx];
 				if (r + 1 < NR_ROWS && rows[r + 1].same_sample)
-					val[r + 1][d][k] = out[rows[r + 1].out_idx];
+					val[r + 1][d][k] = res[rows[r + 1].out_idx];
 			}
 	}
 	for (int r = 0; r < NR_ROWS; r++)
@@ -633,52 +627,52 @@ int bench_vm(int argc, char **argv)
 			stats3(val[r][d], repeat, &med[r][d], &mn[r][d], &mx[r][d]);
 
 	/* ---- tables ---- */
-	printf("\n1-2. throughput (higher is better), median of %d; ratio = design / ptechain\n", repeat);
-	printf("%-26s", "measurement");
+	fprintf(out, "\n1-2. throughput (higher is better), median of %d; ratio = design / ptechain\n", repeat);
+	fprintf(out, "%-26s", "measurement");
 	for (int d = 0; d < nd; d++)
-		printf(" %13s", rmap_mode_name(modes[d]));
+		fprintf(out, " %13s", rmap_mode_name(modes[d]));
 	for (int d = 1; d < nd; d++)
-		printf(" %9s", rmap_mode_name(modes[d]));
-	putchar('\n');
-	print_rule(nd);
+		fprintf(out, " %9s", rmap_mode_name(modes[d]));
+	fputc('\n', out);
+	print_rule(out, nd);
 	for (int r = R_ANON_FAULT; r <= R_EXIT_LARGE; r++) {
 		char label[64];
 
 		snprintf(label, sizeof(label), "%s (%ld pages)", rows[r].label, rows[r].param);
-		printf("%-26s", label);
+		fprintf(out, "%-26s", label);
 		for (int d = 0; d < nd; d++)
-			printf(" %13.0f", med[r][d]);
+			fprintf(out, " %13.0f", med[r][d]);
 		for (int d = 1; d < nd; d++)
 			if (base == 0)
-				printf(" %8.2fx", med[r][d] / med[r][0]);
-		putchar('\n');
+				fprintf(out, " %8.2fx", med[r][d] / med[r][0]);
+		fputc('\n', out);
 	}
 
-	printf("\n4. try_to_unmap() of one page, page locked + rmap lock held (ns per call, lower is better;\n"
+	fprintf(out, "\n4. try_to_unmap() of one page, page locked + rmap lock held (ns per call, lower is better;\n"
 	   "   median of %d samples of >= 20 calls; includes ~%.0f ns of clock_gettime)\n",
 	       repeat, timer_ns);
-	printf("%-26s", "page mapped by");
+	fprintf(out, "%-26s", "page mapped by");
 	for (int d = 0; d < nd; d++)
-		printf(" %13s", rmap_mode_name(modes[d]));
+		fprintf(out, " %13s", rmap_mode_name(modes[d]));
 	for (int d = 1; d < nd; d++)
-		printf(" %9s", rmap_mode_name(modes[d]));
-	putchar('\n');
-	print_rule(nd);
+		fprintf(out, " %9s", rmap_mode_name(modes[d]));
+	fputc('\n', out);
+	print_rule(out, nd);
 	for (int r = R_UNMAP_SH1; r < NR_ROWS; r++) {
-		printf("%-26s", rows[r].label);
+		fprintf(out, "%-26s", rows[r].label);
 		for (int d = 0; d < nd; d++)
-			printf(" %13.0f", med[r][d]);
+			fprintf(out, " %13.0f", med[r][d]);
 		for (int d = 1; d < nd; d++)
 			if (base == 0)
-				printf(" %8.2fx", med[r][d] / med[r][0]);
-		putchar('\n');
+				fprintf(out, " %8.2fx", med[r][d] / med[r][0]);
+		fputc('\n', out);
 	}
 
-	printf("\nspread: min .. max of the %d samples\n", repeat);
-	printf("%-26s", "measurement");
+	fprintf(out, "\nspread: min .. max of the %d samples\n", repeat);
+	fprintf(out, "%-26s", "measurement");
 	for (int d = 0; d < nd; d++)
-		printf(" %25s", rmap_mode_name(modes[d]));
-	putchar('\n');
+		fprintf(out, " %25s", rmap_mode_name(modes[d]));
+	fputc('\n', out);
 	for (int r = 0; r < NR_ROWS; r++) {
 		char label[64], cell[64];
 
@@ -686,66 +680,65 @@ int bench_vm(int argc, char **argv)
 			snprintf(label, sizeof(label), "%s (%ld pages)", rows[r].label, rows[r].param);
 		else
 			snprintf(label, sizeof(label), "unmap ns, %s", rows[r].label);
-		printf("%-26s", label);
+		fprintf(out, "%-26s", label);
 		for (int d = 0; d < nd; d++) {
 			snprintf(cell, sizeof(cell), "%.0f .. %.0f", mn[r][d], mx[r][d]);
-			printf(" %25s", cell);
+			fprintf(out, " %25s", cell);
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
 
-	printf("\n3. rmap metadata, Oracle case: P processes map one %lu-page file MAP_SHARED and read all of it\n"
+	fprintf(out, "\n3. rmap metadata, Oracle case: P processes map one %lu-page file MAP_SHARED and read all of it\n"
 	       "   (pte_chain + anon_vma bytes; B/pte = per mapped pte, B/page = per distinct page)\n",
 	       cfg.bytes_file_pages);
-	printf("%-26s", "processes");
+	fprintf(out, "%-26s", "processes");
 	for (int d = 0; d < nd; d++)
-		printf(" %13s", rmap_mode_name(modes[d]));
-	putchar('\n');
-	print_rule(nd);
+		fprintf(out, " %13s", rmap_mode_name(modes[d]));
+	fputc('\n', out);
+	print_rule(out, nd);
 	for (int p = 0; p < 3; p++) {
 		char label[64];
 
 		snprintf(label, sizeof(label), "P=%d  bytes", cfg.bytes_procs[p]);
-		printf("%-26s", label);
+		fprintf(out, "%-26s", label);
 		for (int d = 0; d < nd; d++)
-			printf(" %13lu", br[p][d].bytes);
+			fprintf(out, " %13lu", br[p][d].bytes);
 		snprintf(label, sizeof(label), "\n%-26s", "      B/pte");
-		fputs(label, stdout);
+		fputs(label, out);
 		for (int d = 0; d < nd; d++)
-			printf(" %13.2f", br[p][d].per_pte);
+			fprintf(out, " %13.2f", br[p][d].per_pte);
 		snprintf(label, sizeof(label), "\n%-26s", "      B/page");
-		fputs(label, stdout);
+		fputs(label, out);
 		for (int d = 0; d < nd; d++)
-			printf(" %13.1f", br[p][d].per_page);
-		putchar('\n');
+			fprintf(out, " %13.1f", br[p][d].per_page);
+		fputc('\n', out);
 	}
 	{
 		const double ptes_per_task = 2.7e9 / 4096;
 
-		printf("\nthe article's arithmetic: 2.7 GB mapped per task = %.0f ptes per task\n",
+		fprintf(out, "\nthe article's arithmetic: 2.7 GB mapped per task = %.0f ptes per task\n",
 		       ptes_per_task);
-		printf("%-26s %16s %16s\n", "bytes per pte", "x 100 tasks", "x 700 tasks");
-		printf("%-26s %13.2f GB %13.2f GB\n", "8 (the article)",
+		fprintf(out, "%-26s %16s %16s\n", "bytes per pte", "x 100 tasks", "x 700 tasks");
+		fprintf(out, "%-26s %13.2f GB %13.2f GB\n", "8 (the article)",
 		       8 * ptes_per_task * 100 / 1e9, 8 * ptes_per_task * 700 / 1e9);
 		for (int d = 0; d < nd; d++) {
 			char label[64];
 
 			snprintf(label, sizeof(label), "%.2f (%s, P=%d)", br[2][d].per_pte,
 				 rmap_mode_name(modes[d]), cfg.bytes_procs[2]);
-			printf("%-26s %13.2f GB %13.2f GB\n", label,
+			fprintf(out, "%-26s %13.2f GB %13.2f GB\n", label,
 			       br[2][d].per_pte * ptes_per_task * 100 / 1e9,
 			       br[2][d].per_pte * ptes_per_task * 700 / 1e9);
 		}
 	}
 	if (env_reclaim_scanned || env_alloc_fail) {
-		printf("\nWARNING: reclaim scanned %lu pages, %lu allocations failed: raise --pages\n",
+		fprintf(out, "\nWARNING: reclaim scanned %lu pages, %lu allocations failed: raise --pages\n",
 		       env_reclaim_scanned, env_alloc_fail);
 		rc = RT_EXIT_FAILURE;
 	}
-	printf("\n%d cores; %.1f s in all\n", rt_machine_cores(), now_s() - t_start);
+	fprintf(out, "\n%d cores; %.1f s in all\n", rt_machine_cores(), now_s() - t_start);
 
 	/* ---- the record ---- */
-	rec = rt_record_new("bench-vm");
 	jd = json_object();
 	for (int d = 0; d < nd; d++) {
 		json_t *o = json_object(), *by_sh = json_object(), *by_an = json_object();
@@ -805,10 +798,458 @@ int bench_vm(int argc, char **argv)
 	json_object_set_new(rec, "bytes_file_pages", json_integer((json_int_t)cfg.bytes_file_pages));
 	json_object_set_new(rec, "timer_overhead_ns", json_real(timer_ns));
 	json_object_set_new(rec, "reclaim_scanned", json_integer((json_int_t)env_reclaim_scanned));
+	jmodes = json_array();
+	for (int d = 0; d < nd; d++)
+		json_array_append_new(jmodes, json_string(rmap_mode_name(modes[d])));
+	json_object_set_new(rec, "modes", jmodes);
+	json_object_set_new(rec, "bytes_procs", json_pack("[i, i, i]", cfg.bytes_procs[0],
+							  cfg.bytes_procs[1], cfg.bytes_procs[2]));
+	return rc;
+}
+
+int bench_vm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bench_cfg cfg = BENCH_CFG_DEFAULT;
+	int repeat = 5, c, rc;
+	bool quick = false;
+	const char *json_path = NULL;
+	json_t *rec;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, MAX_REPEAT); break;
+		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
+		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 'q': quick = true; repeat = 3; break;
+		case 'j': json_path = optarg; break;
+		case 'h': usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("bench vm: unexpected argument '%s'", argv[optind]);
+	if (quick)
+		cfg_quick(&cfg);
+	rt_task_attach("bench-main");
+	rec = rt_record_new("bench-vm");
+	rc = vm_core(&cfg, repeat, quick, stdout, rec);
 	if (json_path && rt_record_write(rec, json_path))
 		rc = RT_EXIT_INTERNAL;
 	json_decref(rec);
 	lockdep_set_enabled(true);
 	rt_task_detach();
+	return rc;
+}
+
+/* ---- `bench`: everything, with child runs for the scenario numbers ---- */
+
+#define MAX_LIST 16
+
+/* What a child sweep measures per run record. */
+enum sweep_what { SWEEP_SHM_BYTES, SWEEP_FALLBACKS };
+
+struct sweep {
+	enum sweep_what what;
+	const char *scenario;
+	const char *param_opt;		/* the run option swept */
+	int params[MAX_LIST], np;
+	/* per design, per parameter: the samples */
+	double v[RMAP_NR_MODES][MAX_LIST][MAX_REPEAT];
+	int n[RMAP_NR_MODES][MAX_LIST];
+};
+
+struct bench_all_opts {
+	int repeat, threads;
+	double run_seconds;
+	const char *workdir;
+	int failures, errors;
+};
+
+/*
+ * Run the sweep: for repeat k, every parameter and every design in turn
+ * (the order reversed on odd k), one child `run` each. Return: 0, or
+ * RT_EXIT_USAGE / RT_EXIT_INTERRUPTED to stop.
+ */
+static int run_sweep(struct sweep *sw, const char *const *modes, int nm,
+		     struct bench_all_opts *bo)
+{
+	char secs[32], seed[32], par[16], thr[16], dir[4600], line[512];
+	int total = bo->repeat * sw->np * nm, done = 0;
+
+	snprintf(secs, sizeof(secs), "%.17g", bo->run_seconds);
+	snprintf(thr, sizeof(thr), "%d", bo->threads);
+	for (int k = 0; k < bo->repeat; k++) {
+		snprintf(seed, sizeof(seed), "%d", 1 + k);
+		for (int pi = 0; pi < sw->np; pi++) {
+			int p = k % 2 ? sw->np - 1 - pi : pi;
+
+			snprintf(par, sizeof(par), "%d", sw->params[p]);
+			for (int mi = 0; mi < nm; mi++) {
+				int m = k % 2 ? nm - 1 - mi : mi, crc;
+				const char *args[] = {
+					"--scenario", sw->scenario, "--rmap", modes[m], "--threads", thr,
+					sw->param_opt, par, "--seconds", secs, "--seed", seed, NULL,
+				};
+				double ops, fb_scan, fb_kop, val;
+				json_t *recs, *r;
+
+				snprintf(dir, sizeof(dir), "%s/%s-%s-%d-r%d", bo->workdir, sw->scenario,
+					 modes[m], sw->params[p], k);
+				crc = rt_run_child_records(args, dir, bo->run_seconds * 4 + 120, &recs,
+							   line, sizeof(line));
+				done++;
+				if (crc == RT_CHILD_INTERRUPTED) {
+					json_decref(recs);
+					return RT_EXIT_INTERRUPTED;
+				}
+				if (crc == RT_EXIT_USAGE) {
+					fprintf(stderr, "rmaptorture: bench: run refused its options: %s\n", line);
+					json_decref(recs);
+					return RT_EXIT_USAGE;
+				}
+				if ((crc != RT_EXIT_OK && crc != RT_EXIT_FAILURE) || json_array_size(recs) != 1) {
+					char why[64];
+
+					fprintf(stderr, "rmaptorture: bench: %s %s %s %d, repeat %d: %s (%s)\n",
+						sw->scenario, modes[m], sw->param_opt, sw->params[p], k,
+						rt_child_rc_str(crc, why, sizeof(why)), line);
+					bo->errors++;
+					json_decref(recs);
+					continue;
+				}
+				r = json_array_get(recs, 0);
+				rt_sample_of_run(r, &ops, &fb_scan, &fb_kop);
+				val = sw->what == SWEEP_FALLBACKS ? fb_scan :
+					json_number_value(json_object_get(json_object_get(r, "rmap_bytes"),
+									  "peak_bytes_per_mapped_page"));
+				sw->v[m][p][sw->n[m][p]++] = val;
+				fprintf(stderr, "[%d/%d] %s %-8s %s %d, repeat %d: %.4g %s\n", done, total,
+					sw->scenario, modes[m], sw->param_opt, sw->params[p], k, val,
+					sw->what == SWEEP_FALLBACKS ? "fallbacks/scan" : "rmap B/mapped page");
+				if (crc == RT_EXIT_FAILURE) {
+					bo->failures++;
+					fprintf(stderr, "rmaptorture: bench: that run found a failure: %s"
+						" (artifacts kept in %s)\n", line, dir);
+				} else {
+					rt_remove_tree(dir);
+				}
+				json_decref(recs);
+			}
+		}
+	}
+	return 0;
+}
+
+static void sweep_json(const struct sweep *sw, const char *const *modes, int nm, json_t *designs,
+		       const char *key)
+{
+	for (int m = 0; m < nm; m++) {
+		json_t *o = json_object(), *d = json_object_get(designs, modes[m]);
+
+		for (int p = 0; p < sw->np; p++) {
+			struct rt_stat st;
+			char k[16];
+
+			rt_stat_of(sw->v[m][p], sw->n[m][p], &st);
+			snprintf(k, sizeof(k), "%d", sw->params[p]);
+			json_object_set_new(o, k, rt_stat_json(&st));
+		}
+		if (d)
+			json_object_set_new(d, key, o);
+		else
+			json_decref(o);
+	}
+}
+
+static void bench_all_usage(FILE *f)
+{
+	fputs("usage: rmaptorture bench [OPTIONS]\n"
+	      "       rmaptorture bench locks|vm [OPTIONS]   (one part alone; see their --help)\n"
+	      "\n"
+	      "Every rmap design side by side, in one run, interleaved (design order reversed\n"
+	      "on odd repeats), the median of K repeats with min and max:\n"
+	      "  a. rmap memory: bytes of rmap metadata per mapped page in the shm scenario\n"
+	      "     at several process counts (child runs), and exactly in the Oracle case\n"
+	      "     with the article's arithmetic (2.7 GB per task x 100 and x 700 tasks)\n"
+	      "     extrapolated from the measured bytes per pte;\n"
+	      "  b. anonymous fault, file fault, fork+exit and exit throughput (1 thread);\n"
+	      "  c. try_to_unmap() ns versus the processes sharing the page and versus the\n"
+	      "     vmas of the file that do not map it;\n"
+	      "  d. trylock fallbacks per page scanned by reclaim versus reclaim threads\n"
+	      "     (reclaim-pressure scenario, child runs).\n"
+	      "\n"
+	      "  -r, --repeat K           repeats of everything, 1..64 (default 5; quote >= 5)\n"
+	      "  -p, --pages N            emulated memory of the in-process part (default 65536)\n"
+	      "  -s, --seconds S          target length of one in-process sample (default 0.2)\n"
+	      "      --run-seconds S      length of each child run (default 1)\n"
+	      "      --run-threads N      worker threads of each child run (default 4)\n"
+	      "      --procs LIST         shm process counts, 1..16 (default 2,4,8,16)\n"
+	      "      --reclaim-threads LIST  reclaim threads, 1..64 (default 1,2,4,8)\n"
+	      "      --quick              small sizes, short samples, 3 repeats, 0.3 s runs,\n"
+	      "                           --procs 2,8, --reclaim-threads 1,2\n"
+	      "      --json FILE          write the result record to FILE ('-' for stdout)\n"
+	      "      --out DIR            write bench.json, bench.md and the plots (gnuplot)\n"
+	      "      --no-plots           no plots (no gnuplot needed)\n"
+	      "      --compare BASELINE   print each metric's ratio to a stored bench record and\n"
+	      "                           flag those worse by more than the threshold\n"
+	      "      --threshold PCT      regression threshold in percent (default 25)\n"
+	      "      --results FILE       with --compare: compare FILE instead of measuring\n"
+	      "  -h, --help               this text\n"
+	      "\n"
+	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare) or a child\n"
+	      "run found a failure; 2 bad usage, or a baseline that is not a bench record;\n"
+	      "3 internal error (a child run crashed or timed out); 130 interrupted.\n", f);
+}
+
+int bench_all(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "run-seconds", required_argument, NULL, 'S' },
+		{ "run-threads", required_argument, NULL, 'T' },
+		{ "procs", required_argument, NULL, 'P' },
+		{ "reclaim-threads", required_argument, NULL, 'R' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plots", no_argument, NULL, 'N' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "results", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct sweep shm = { .what = SWEEP_SHM_BYTES, .scenario = "shm", .param_opt = "--procs" };
+	static struct sweep fbs = { .what = SWEEP_FALLBACKS, .scenario = "reclaim-pressure",
+				    .param_opt = "--reclaim-threads" };
+	struct bench_cfg cfg = BENCH_CFG_DEFAULT;
+	struct bench_all_opts bo = { .repeat = -1, .threads = 4, .run_seconds = -1 };
+	const char *json_path = NULL, *out_dir = NULL, *compare = NULL, *results = NULL;
+	const char *modes[RMAP_NR_MODES];
+	char workdir[4200];
+	double threshold = 25;
+	bool quick = false, no_plots = false;
+	int c, rc = RT_EXIT_OK, nm = 0;
+	json_t *rec = NULL, *base = NULL, *jmodes, *v, *jcmd;
+	size_t i;
+	FILE *devnull;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': bo.repeat = (int)rt_opt_int("--repeat", optarg, 1, MAX_REPEAT); break;
+		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
+		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 'S': bo.run_seconds = rt_opt_seconds("--run-seconds", optarg, 0, 3600); break;
+		case 'T': bo.threads = (int)rt_opt_int("--run-threads", optarg, 1, 1024); break;
+		case 'P': shm.np = rt_opt_int_list("--procs", optarg, 1, 16, shm.params, MAX_LIST); break;
+		case 'R': fbs.np = rt_opt_int_list("--reclaim-threads", optarg, 1, 64, fbs.params, MAX_LIST); break;
+		case 'q': quick = true; break;
+		case 'j': json_path = optarg; break;
+		case 'o': out_dir = optarg; break;
+		case 'N': no_plots = true; break;
+		case 'c': compare = optarg; break;
+		case 't': {
+			char *end;
+
+			threshold = strtod(optarg, &end);
+			if (end == optarg || *end || !(threshold >= 0 && threshold <= 1e6))
+				rt_usage_error("--threshold: '%s' is not a percentage >= 0", optarg);
+			break;
+		}
+		case 'i': results = optarg; break;
+		case 'h': bench_all_usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("bench", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("bench: unexpected argument '%s' (benchmarks: locks, vm, or none for all)",
+			       argv[optind]);
+	if (results && !compare)
+		rt_usage_error("--results: only with --compare BASELINE");
+	if (out_dir && !*out_dir)
+		rt_usage_error("--out: empty directory name");
+	if (out_dir && !no_plots && !results && !rt_plot_available())
+		rt_usage_error("bench: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
+	if (compare) {
+		base = json_load_file(compare, 0, NULL);
+		if (!json_is_object(base) || !json_is_object(json_object_get(base, "designs")))
+			rt_usage_error("--compare: '%s' is not a bench result record", compare);
+	}
+	if (results) {
+		rec = json_load_file(results, 0, NULL);
+		if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "designs")))
+			rt_usage_error("--results: '%s' is not a bench result record", results);
+		goto compare;
+	}
+	if (quick) {
+		cfg_quick(&cfg);
+		if (bo.repeat < 0)
+			bo.repeat = 3;
+		if (bo.run_seconds < 0)
+			bo.run_seconds = 0.3;
+		if (!shm.np) {
+			shm.params[0] = 2;
+			shm.params[1] = 8;
+			shm.np = 2;
+		}
+		if (!fbs.np) {
+			fbs.params[0] = 1;
+			fbs.params[1] = 2;
+			fbs.np = 2;
+		}
+	}
+	if (bo.repeat < 0)
+		bo.repeat = 5;
+	if (bo.run_seconds < 0)
+		bo.run_seconds = 1;
+	if (!shm.np) {
+		static const int p[] = { 2, 4, 8, 16 };
+
+		memcpy(shm.params, p, sizeof(p));
+		shm.np = 4;
+	}
+	if (!fbs.np) {
+		static const int r[] = { 1, 2, 4, 8 };
+
+		memcpy(fbs.params, r, sizeof(r));
+		fbs.np = 4;
+	}
+	if (out_dir) {
+		struct stat st;
+
+		if (stat(out_dir, &st) ? mkdir(out_dir, 0777) : !S_ISDIR(st.st_mode))
+			rt_usage_error("--out: cannot create directory '%s'", out_dir);
+	}
+	snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-bench.XXXXXX");
+	if (!mkdtemp(workdir))
+		rt_die("mkdtemp %s", workdir);
+	bo.workdir = workdir;
+	rt_child_catch_interrupt();
+
+	rec = rt_record_new("bench");
+	json_object_set_new(rec, "load_average", rt_load_average());
+	{
+		double la[3] = { 0, 0, 0 };
+
+		if (getloadavg(la, 3) != 3)
+			la[0] = la[1] = la[2] = NAN;
+		printf("rmaptorture bench: %s, %d cores (%s), load average %.2f %.2f %.2f\n",
+		       rt_version(), rt_machine_cores(), rt_machine_model(), la[0], la[1], la[2]);
+	}
+	printf("%d repeats, interleaved; in-process samples of %.3f s on %lu pages; child runs of"
+	       " %g s with %d threads\n", bo.repeat, cfg.sample_s, cfg.pages, bo.run_seconds, bo.threads);
+	fflush(stdout);
+
+	/* b, c and the exact memory of a: in this process. */
+	fprintf(stderr, "in-process measurements (faults, fork/exit, try_to_unmap, Oracle-case bytes)...\n");
+	devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		rt_die("/dev/null");
+	rt_task_attach("bench-main");
+	rc = vm_core(&cfg, bo.repeat, quick, devnull, rec);
+	lockdep_set_enabled(true);
+	rt_task_detach();
+	fclose(devnull);
+	jmodes = json_object_get(rec, "modes");
+	json_array_foreach(jmodes, i, v)
+		if (nm < RMAP_NR_MODES)
+			modes[nm++] = json_string_value(v);
+
+	/* a (the scenario) and d: child runs. */
+	c = run_sweep(&shm, modes, nm, &bo);
+	if (!c)
+		c = run_sweep(&fbs, modes, nm, &bo);
+	if (!bo.failures && !bo.errors)
+		rt_remove_tree(workdir);
+	if (c) {
+		json_decref(rec);
+		json_decref(base);
+		return c;
+	}
+	sweep_json(&shm, modes, nm, json_object_get(rec, "designs"), "shm_rmap_bytes_per_mapped_page");
+	sweep_json(&fbs, modes, nm, json_object_get(rec, "designs"), "trylock_fallbacks_per_scan");
+	jcmd = json_array();
+	for (int k = 0; k < argc; k++)
+		json_array_append_new(jcmd, json_string(argv[k]));
+	{
+		json_t *jp = json_array(), *jr = json_array();
+
+		for (int k = 0; k < shm.np; k++)
+			json_array_append_new(jp, json_integer(shm.params[k]));
+		for (int k = 0; k < fbs.np; k++)
+			json_array_append_new(jr, json_integer(fbs.params[k]));
+		json_object_update_new(rec, json_pack("{s:o, s:f, s:i, s:i, s:o, s:s, s:i, s:o, s:o,"
+						      " s:i, s:i, s:s, s:b}",
+			"command", jcmd,
+			"run_seconds", bo.run_seconds,
+			"shm_threads", bo.threads,
+			"fallback_threads", bo.threads,
+			"shm_procs", jp,
+			"fallback_scenario", fbs.scenario,
+			"cores", rt_machine_cores(),
+			"reclaim_threads", jr,
+			"load_average_end", rt_load_average(),
+			"child_failures", bo.failures,
+			"child_errors", bo.errors,
+			"note", "medians of interleaved repeats; ratios between designs come from this run",
+			"interleaved", 1));
+	}
+	if (bo.failures && rc == RT_EXIT_OK)
+		rc = RT_EXIT_FAILURE;
+	if (bo.errors)
+		rc = RT_EXIT_INTERNAL;
+	putchar('\n');
+	rt_report_markdown(rec, stdout);
+	if (json_path && rt_record_write(rec, json_path))
+		rc = RT_EXIT_INTERNAL;
+	if (out_dir) {
+		char path[4200], *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		if (!f)
+			rt_die("open_memstream");
+		rt_report_markdown(rec, f);
+		fclose(f);
+		snprintf(path, sizeof(path), "%s/bench.json", out_dir);
+		if (rt_record_write(rec, path))
+			rc = RT_EXIT_INTERNAL;
+		snprintf(path, sizeof(path), "%s/bench.md", out_dir);
+		if (rt_write_text(path, buf, len))
+			rc = RT_EXIT_INTERNAL;
+		free(buf);
+		if (!no_plots && rt_report_plots(rec, out_dir, "bench", NULL))
+			rc = RT_EXIT_INTERNAL;
+		printf("wrote %s/bench.{json,md}%s\n", out_dir, no_plots ? "" : " and bench-*.{svg,png}");
+	}
+
+compare:
+	if (base) {
+		int bad;
+
+		putchar('\n');
+		bad = rt_report_compare(rec, base, threshold, stdout);
+		if (bad < 0)
+			rc = RT_EXIT_USAGE;
+		else if (bad > 0 && rc == RT_EXIT_OK)
+			rc = RT_EXIT_FAILURE;
+	}
+	json_decref(rec);
+	json_decref(base);
 	return rc;
 }

@@ -26,6 +26,7 @@
 #include "artifact.h"
 #include "record.h"
 #include "rt_child.h"
+#include "rt_inject.h"
 #include "capture.h"
 #include "variant.h"
 #include "rt_cmd.h"
@@ -223,6 +224,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *scenario = "mixed32", *weights = NULL;
+	bool scenario_set = false, rmap_set = false, sched_set = false;
+	const struct rt_bug *bug = NULL;
 	long long threads = -1, reclaim = -1, pages = -1, swap = -1, procs = -1;
 	bool seed_set = false;
 	int c;
@@ -243,8 +246,9 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "S:r:t:R:s:n:p:a:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'S': scenario = optarg; break;
+		case 'S': scenario = optarg; scenario_set = true; break;
 		case 'r':
+			rmap_set = true;
 			if (!strcmp(optarg, "all")) {
 				o->all_modes = true;
 			} else {
@@ -286,6 +290,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			if (k < 0)
 				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", optarg);
 			o->cfg.sched = (enum rt_sched_kind)k;
+			sched_set = true;
 			break;
 		}
 		case 'E': o->cfg.pct_depth = (int)rt_opt_int("--pct-depth", optarg, 1, 16); break;
@@ -304,6 +309,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			if (b < 0)
 				rt_usage_error("--inject: unknown seeded bug '%s' (see --inject list)", optarg);
 			o->cfg.inject_mask |= 1ULL << b;
+			if (!bug)
+				bug = rt_bug_find(optarg);
 			break;
 		}
 		case 'G': weights = optarg; break;
@@ -323,6 +330,34 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	if (optind < argc)
 		rt_usage_error("run: unexpected argument '%s' (see 'rmaptorture run --help')",
 			       argv[optind]);
+	/*
+	 * --inject alone: the bug's own configuration (list --bugs), so that
+	 * its one-liner reproduces it; anything given explicitly still wins.
+	 */
+	if (bug && !scenario_set && !rmap_set && !sched_set) {
+		int m = rmap_mode_by_name(bug->rmap);
+
+		scenario = bug->scenario;
+		o->cfg.mode = (enum rmap_mode)(m >= 0 ? m : RMAP_PTECHAIN);
+		o->cfg.sched = (enum rt_sched_kind)rt_sched_by_name(bug->sched);
+		if (threads < 0)
+			threads = bug->threads;
+		if (reclaim < 0)
+			reclaim = bug->reclaim_threads;
+		if (!seed_set) {
+			o->cfg.seed = bug->seed;
+			seed_set = true;
+		}
+		if (o->cfg.sched != RT_SCHED_FREE && !o->cfg.sched_steps)
+			o->cfg.sched_steps = bug->sched_steps;
+		if (!o->seconds_set) {
+			o->cfg.seconds = bug->seconds;
+			o->seconds_set = true;
+		}
+		if (strcmp(bug->build, RT_BUILD_KIND) && !o->build)
+			fprintf(stderr, "rmaptorture: note: %s is caught in the %s build: add --build %s\n",
+				bug->name, bug->build, bug->build);
+	}
 	o->cfg.scenario = wl_find(scenario);
 	if (!o->cfg.scenario)
 		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", scenario);
@@ -1058,7 +1093,14 @@ int cmd_run(int argc, char **argv)
 int cmd_list(int argc, char **argv)
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		puts("usage: rmaptorture list\n\nThe scenarios, one line each, then the rmap designs.");
+		puts("usage: rmaptorture list [--bugs]\n\nThe scenarios, one line each, then the rmap designs.\n"
+		     "--bugs: the seeded bugs (--inject NAME): where each comes from, the\n"
+		     "configuration and build that catch it, the detector expected to, and\n"
+		     "the one-liner that reproduces it.");
+		return RT_EXIT_OK;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--bugs")) {
+		rt_bug_list(stdout);
 		return RT_EXIT_OK;
 	}
 	if (argc > 1)

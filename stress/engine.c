@@ -694,16 +694,18 @@ tick:
 		 * grace period is detached (it cannot be joined, and the world
 		 * it holds locks in is abandoned: the caller exits).
 		 */
+		struct timespec until;
+
 		__atomic_store_n(&e.stop, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&e.park, 0, __ATOMIC_RELEASE);
-		for (int i = 0; i < e.nr_threads; i++) {
-			struct timespec until;
-
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += 2;
+		if (cfg->sched != RT_SCHED_FREE)
+			rt_sched_request_stop();
+		/* One grace period for all of them, not one each. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		for (int i = 0; i < e.nr_threads; i++)
 			if (pthread_timedjoin_np(e.ts[i].thread, NULL, &until))
 				RT_PTHREAD(pthread_detach(e.ts[i].thread));
-		}
 		collect(&e);
 		perturb_install(NULL, 0);
 		return 1;

@@ -18,9 +18,15 @@ static void usage(FILE *f)
 	      "  run          run a stress scenario (see 'rmaptorture run --help')\n"
 	      "  replay       run a failure artifact again and check that it reproduces\n"
 	      "  minimize     shrink a failure artifact while the failure persists\n"
+	      "  ci           the merge gate: every configuration within a time budget\n"
+	      "  matrix       the detection matrix: every seeded bug, caught by its detector?\n"
 	      "  list         the scenarios and rmap designs\n"
 	      "  locks        torture the emulated locks along the VM's lock paths\n"
 	      "  bench locks  the cost of the emulated locks against pthreads\n"
+	      "  bench        every rmap design side by side: memory, faults, fork/exit,\n"
+	      "               try_to_unmap, trylock fallbacks; --compare BASELINE\n"
+	      "  scale        throughput, speedup and contention against thread count\n"
+	      "  report       Markdown tables and plots of scale and bench result files\n"
 	      "\n"
 	      "'rmaptorture COMMAND --help' describes each command.\n"
 	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
@@ -46,11 +52,19 @@ int main(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "minimize"))
 		return cmd_minimize(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ci"))
+		return cmd_ci(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "matrix"))
+		return cmd_matrix(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "locks"))
 		return cmd_locks(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "bench"))
 		return cmd_bench(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "scale"))
+		return cmd_scale(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
 	rt_usage_error("unknown command '%s' (see 'rmaptorture --help')", argv[1]);
 }

@@ -308,6 +308,8 @@ void rt_sched_exit(void)
 
 	if (me < 0)
 		return;
+	/* Release: what this thread did happens before any later audit. */
+	__atomic_fetch_add(&S.park_gen, 0, __ATOMIC_RELEASE);
 	SET(S.slots[me].state, SLOT_EXITED);
 	if (RLX(S.parking) && all_parked()) {
 		/* The others parked for an audit; this thread was the last. */

@@ -215,7 +215,6 @@ START_TEST(test_rmap_fallback_names_and_counts)
 {
 	static const char *const names[FB_NR_SITES] = {
 		"try_to_unmap_one:page_table_lock",
-		"page_referenced_one:page_table_lock",
 		"page_referenced_obj:i_shared_sem",
 		"page_referenced_obj_one:page_table_lock",
 		"try_to_unmap_obj:i_shared_sem",

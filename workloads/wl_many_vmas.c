@@ -22,11 +22,12 @@ const struct rt_scenario wl_many_vmas = {
 	.default_threads = 16,
 	.default_reclaim_threads = 2,
 	.weights = {
-		[WL_READ] = 40,
-		[WL_WRITE] = 30,
-		[WL_MMAP_FILE] = 5,
-		[WL_MMAP_SHARED] = 5,
-		[WL_MUNMAP] = 6,
+		/* The vma churn is the point: mmap and munmap take i_shared_sem. */
+		[WL_READ] = 20,
+		[WL_WRITE] = 10,
+		[WL_MMAP_FILE] = 10,
+		[WL_MMAP_SHARED] = 20,
+		[WL_MUNMAP] = 20,
 		[WL_TRUNCATE] = 2,
 		[WL_FORK] = 1,
 		[WL_EXIT] = 1,

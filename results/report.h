@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The numbers, from result records: statistics of repeated samples,
+ * Markdown tables and CSV of `scale` and `bench` records, their plots, and
+ * the comparison of a `bench` record with a stored baseline. Works from
+ * the JSON alone, so `report` renders a record from another machine.
+ */
+#ifndef RT_RESULTS_REPORT_H
+#define RT_RESULTS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* Median and spread of a set of samples. */
+struct rt_stat {
+	int n;
+	double median, min, max, q1, q3;
+};
+
+/* Statistics of the @n samples @v (@v is not changed); n = 0 gives NaNs. */
+void rt_stat_of(const double *v, int n, struct rt_stat *st);
+
+/* {"median", "min", "max", "q1", "q3", "n"} */
+json_t *rt_stat_json(const struct rt_stat *st);
+
+/* The system load average (1, 5, 15 min) as a JSON array; [] if unknown. */
+json_t *rt_load_average(void);
+
+/**
+ * rt_write_text() - write @len bytes of @text to @path atomically
+ * Return: 0, or -errno with a message printed naming @path.
+ */
+int rt_write_text(const char *path, const char *text, size_t len);
+
+/**
+ * rt_report_markdown() - Markdown tables of a `scale` or `bench` record
+ * @rec: the record (its "kind" chooses the layout)
+ * @out: where to write
+ * Return: 0, or -EINVAL when @rec is not a scale or bench record.
+ */
+int rt_report_markdown(const json_t *rec, FILE *out);
+
+/* One CSV row per (rmap, threads) of a `scale` record, with a header. Return: 0 or -EINVAL. */
+int rt_report_csv(const json_t *rec, FILE *out);
+
+/**
+ * rt_report_plots() - draw the plots of a `scale` or `bench` record
+ * @rec: the record
+ * @dir: output directory (exists)
+ * @prefix: file name prefix ("scale", "bench", or a report's own)
+ * @written: paths of the files drawn are appended here (may be NULL)
+ *
+ * Context: runs gnuplot (rt_plot_write()).
+ * Return: 0, -EINVAL for another kind of record, or rt_plot_write()'s error.
+ */
+int rt_report_plots(const json_t *rec, const char *dir, const char *prefix, json_t *written);
+
+/**
+ * rt_report_compare() - each `bench` metric of @cur as a ratio to @base
+ * @cur: this run's bench record
+ * @base: the baseline bench record
+ * @threshold_pct: a metric worse than the baseline by more than this
+ *	percentage (lower throughput, higher ns or bytes) is a regression
+ * @out: the table, one line per metric and design, regressions flagged
+ *
+ * Return: the number of regressions, or -EINVAL when the records share
+ * no metric (message printed).
+ */
+int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pct, FILE *out);
+
+#endif /* RT_RESULTS_REPORT_H */

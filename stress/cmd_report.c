@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture report FILES...`: Markdown tables (and, with --out, the
+ * plots) of `scale` and `bench` result records, from the JSON alone.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "plot.h"
+#include "report.h"
+#include "rt_cmd.h"
+#include "rt_opt.h"
+
+static void usage(FILE *f)
+{
+	fputs("usage: rmaptorture report FILE... [--out DIR] [--no-plots]\n"
+	      "\n"
+	      "Markdown tables of `scale` (DIR/scale.json) and `bench` (--json FILE) result\n"
+	      "records, on stdout. With --out DIR: DIR/report.md (the same, with links to the\n"
+	      "plots) and the plots of each record, NAME-*.svg and NAME-*.png, NAME being the\n"
+	      "record file's name without .json (gnuplot).\n"
+	      "\n"
+	      "  -o, --out DIR    write report.md and the plots there\n"
+	      "      --no-plots   no plots (no gnuplot needed)\n"
+	      "  -h, --help       this text\n"
+	      "Exit status: 0; 2 bad usage or a file that is not a scale or bench record;\n"
+	      "3 a file that cannot be written or a plot that gnuplot could not draw.\n", f);
+}
+
+/* NAME of DIR/NAME.json, made unique with -N when an earlier file had it. */
+static void plot_prefix(const char *path, int idx, char *buf, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t l;
+
+	b = b ? b + 1 : path;
+	l = strlen(b);
+	if (l > 5 && !strcmp(b + l - 5, ".json"))
+		l -= 5;
+	snprintf(buf, len, "%.*s-%d", (int)l, b, idx);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plots", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *out_dir = NULL;
+	bool no_plots = false;
+	char *md = NULL;
+	size_t mdlen = 0;
+	int c, rc = RT_EXIT_OK, nfiles;
+	json_t **recs;
+	FILE *f;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out_dir = optarg; break;
+		case 'N': no_plots = true; break;
+		case 'h': usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("report", optopt, argv[optind - 1]);
+		}
+	}
+	nfiles = argc - optind;
+	if (nfiles <= 0)
+		rt_usage_error("report: no result files given (see 'rmaptorture report --help')");
+	if (out_dir && !*out_dir)
+		rt_usage_error("--out: empty directory name");
+	/* Every file is read and checked before anything is written. */
+	recs = calloc((size_t)nfiles, sizeof(*recs));
+	if (!recs)
+		return RT_EXIT_INTERNAL;
+	for (int i = 0; i < nfiles; i++) {
+		const char *path = argv[optind + i], *kind;
+		json_error_t jerr;
+
+		recs[i] = json_load_file(path, 0, &jerr);
+		if (!recs[i])
+			rt_usage_error("report: %s: not JSON (%s, line %d)", path, jerr.text, jerr.line);
+		kind = json_string_value(json_object_get(recs[i], "kind"));
+		if (!kind || (strcmp(kind, "scale") && strcmp(kind, "bench") && strcmp(kind, "bench-vm")))
+			rt_usage_error("report: %s: not a scale or bench record (kind '%s')", path,
+				       kind ? kind : "none");
+	}
+	if (out_dir) {
+		struct stat st;
+
+		if (!no_plots && !rt_plot_available())
+			rt_usage_error("report: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
+		if (stat(out_dir, &st) ? mkdir(out_dir, 0777) : !S_ISDIR(st.st_mode))
+			rt_usage_error("--out: cannot create directory '%s'", out_dir);
+	}
+	f = open_memstream(&md, &mdlen);
+	if (!f)
+		return RT_EXIT_INTERNAL;
+	fputs("# rmaptorture results\n\n", f);
+	for (int i = 0; i < nfiles; i++) {
+		const char *path = argv[optind + i];
+
+		fprintf(f, "<!-- from %s -->\n", path);
+		rt_report_markdown(recs[i], f);
+		if (out_dir && !no_plots) {
+			char prefix[512];
+			json_t *written = json_array(), *v;
+			size_t k;
+
+			plot_prefix(path, i + 1, prefix, sizeof(prefix));
+			if (rt_report_plots(recs[i], out_dir, prefix, written))
+				rc = RT_EXIT_INTERNAL;
+			fputs("Plots:\n\n", f);
+			json_array_foreach(written, k, v) {
+				const char *p = json_string_value(v), *b = strrchr(p, '/');
+				size_t l = strlen(p);
+
+				if (l > 4 && !strcmp(p + l - 4, ".svg"))
+					fprintf(f, "![%s](%s)\n", b ? b + 1 : p, b ? b + 1 : p);
+			}
+			fputc('\n', f);
+			json_decref(written);
+		}
+	}
+	fclose(f);
+	fwrite(md, 1, mdlen, stdout);
+	if (out_dir) {
+		char path[4200];
+
+		snprintf(path, sizeof(path), "%s/report.md", out_dir);
+		if (rt_write_text(path, md, mdlen))
+			rc = RT_EXIT_INTERNAL;
+	}
+	free(md);
+	for (int i = 0; i < nfiles; i++)
+		json_decref(recs[i]);
+	free(recs);
+	return rc;
+}

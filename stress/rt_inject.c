@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The seeded-bug catalogue (see rt_inject.h). Each configuration was
+ * chosen for fast, reproducible detection on a 2-core machine: a
+ * deterministic schedule (--sched random|pct, bounded by --sched-steps)
+ * wherever one finds the bug, free-running threads where the race needs
+ * real parallelism. A deterministic run audits every 20000 decisions and
+ * at its end, so an audit-detected bug is reported by the bound at the
+ * latest.
+ */
+#include "rt_inject.h"
+
+#include <string.h>
+
+#include "inject.h"
+
+const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
+	[INJECT_RECLAIM_LOCK_PTL] = {
+		.name = "reclaim-lock-ptl",
+		.summary = "reclaim takes page_table_lock with spin_lock() instead of spin_trylock() "
+			   "(page_referenced_obj_one, try_to_unmap_obj_one)",
+		.history = "seed 001 (objrmap, LKML 2004-03): reclaim holds the rmap lock, which faults "
+			   "take inside page_table_lock, so it may only try page_table_lock",
+		.scenario = "mixed32", .rmap = "objfile", .sched = "pct", .build = "plain",
+		.detector = "lockdep", .expect = "lockdep-order",
+		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 2,
+		.caveat = "in free mode the ABBA also deadlocks: a hang the watchdog reports; the "
+			  "TSan build's deadlock detector reports the inversion first",
+	},
+	[INJECT_RECLAIM_DOWN_ISHARED] = {
+		.name = "reclaim-down-ishared",
+		.summary = "reclaim takes i_shared_sem with down() instead of down_trylock(), "
+			   "under the page's rmap bit spinlock",
+		.history = "seed 001: page_referenced_obj()/try_to_unmap_obj() use down_trylock(), "
+			   "the only way to take a semaphore under pte_chain_lock",
+		.scenario = "shm", .rmap = "objfile", .sched = "random", .build = "plain",
+		.detector = "atomic-sleep", .expect = "atomic-sleep",
+		.seed = 1, .sched_steps = 2000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "the TSan build also reports the lock-order inversion it causes",
+	},
+	[INJECT_ANON_INDEX_ABSOLUTE] = {
+		.name = "anon-index-absolute",
+		.summary = "an anonymous page's index is its absolute address, not relative to "
+			   "vm_pgoff: wrong once mremap moved the vma",
+		.history = "seed 002 (anon_vma RFC, LKML 2004-03): Hugh Dickins' anobjrmap "
+			   "\"was tracking mm and it broke off with mremap\"",
+		.scenario = "mremap-storm", .rmap = "anonvma", .sched = "pct", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "the audit's page-index check reports it first; its must-find-all walk "
+			  "misses the same pages",
+	},
+	[INJECT_ANON_VMA_FREE_NOW] = {
+		.name = "anon-vma-free-now",
+		.summary = "anon_vmas are malloc()ed and free()d at their last unlink: no "
+			   "SLAB_DESTROY_BY_RCU, no grace period",
+		.history = "SLAB_DESTROY_BY_RCU came with anon_vma in 2.6.9, when page_map_lock went "
+			   "and reclaim found an anon_vma under rcu_read_lock() alone",
+		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "free", .build = "asan",
+		.detector = "asan", .expect = "asan",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.caveat = "reclaim walks under PG_maplock, which keeps "
+			  "a mapped page's anon_vma alive (seed 002: \"The anon_vma can't go away "
+			  "under us if we hold the PG_maplock\"), so no walker depends on the grace "
+			  "period; 2.6.7 shipped this design with a plain slab",
+		.undetectable = true,
+	},
+	[INJECT_ANON_VMA_WALK_UNLOCKED] = {
+		.name = "anon-vma-walk-unlocked",
+		.summary = "reclaim walks the anon_vma's vma list under PG_maplock only, without "
+			   "anon_vma->lock",
+		.history = "seed 002 as posted: try_to_unmap_anon() walks anon_vma_head with no lock "
+			   "of the anon_vma (the model's deviation (1))",
+		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "tsan",
+		.detector = "tsan", .expect = "tsan",
+		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.caveat = "the ASan build reports the walk reaching a vma exit freed "
+			  "(heap-use-after-free); the plain build has no detector for it",
+	},
+	[INJECT_MAPCOUNT_UNLOCKED] = {
+		.name = "mapcount-unlocked",
+		.summary = "page_add_rmap()/page_remove_rmap() store the new mapcount after "
+			   "dropping PG_maplock: concurrent updates are lost",
+		.history = "seed 002: \"Number of ptes mapping this page. It's serialized by "
+			   "PG_maplock\"",
+		.scenario = "sdet32", .rmap = "anonvma", .sched = "random", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 2, .sched_steps = 40000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "the TSan build reports the plain store first; a run that goes on after "
+			  "the audit BUGs when a page is freed with a count left (and some seeds "
+			  "do so before the audit)",
+	},
+	[INJECT_FORK_LINK_LATE] = {
+		.name = "fork-link-late",
+		.summary = "dup_mm() copies the ptes (copy_page_range) before it gives the child "
+			   "vma its anon_vma and links it there",
+		.history = "seed 002: \"anon_vma objects are only created via fork()\"; the "
+			   "child must be on the anon_vma before a page gets its second pte",
+		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "plain",
+		.detector = "bug", .expect = "bug",
+		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "page_add_rmap()'s BUG_ON catches it at the first copied anonymous page "
+			  "(the RFC would oops on the NULL anon_vma); were only the list link late, "
+			  "reclaim would just miss ptes and answer SWAP_AGAIN (deviation (6))",
+	},
+	[INJECT_VMA_START_UNLOCKED] = {
+		.name = "vma-start-unlocked",
+		.summary = "split_vma() moves vm_start and vm_pgoff before taking i_shared_sem",
+		.history = "seed 001's move_vma_start(): 2.6.3's split_vma() and vma_merge() moved "
+			   "them without i_shared_sem, which objrmap's walkers rely on",
+		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
+		.detector = "tsan", .expect = "tsan",
+		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.caveat = "TSan only: under --sched both stores land before the next switch point "
+			  "and the piece split off below is unmapped at once, so truncate leaves no "
+			  "orphan; the torn state (start moved, offset not) needs real parallelism",
+	},
+	[INJECT_TRUNCATE_NO_RECHECK] = {
+		.name = "truncate-no-recheck",
+		.summary = "do_no_page() maps the page without re-checking truncate_count under "
+			   "page_table_lock",
+		.history = "the do_no_page/truncate race closed in 2.6.8 with "
+			   "mapping->truncate_count",
+		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 5, .threads = 32, .reclaim_threads = 1,
+		.caveat = "a read of the orphaned page (data-integrity) usually reports it before "
+			  "the audit's orphaned-pte check; the window is too narrow for --sched",
+	},
+	[INJECT_CONVERT_ANON_UNLOCKED] = {
+		.name = "convert-anon-unlocked",
+		.summary = "the nonlinear fault calls page_convert_anon() without lock_page()",
+		.history = "seed 001's install_page(): \"truncate won the lock_page() race\"; "
+			   "\"try_to_unmap ... will never be called because the caller has locked "
+			   "the page\"",
+		.scenario = "nonlinear", .rmap = "objfile", .sched = "random", .build = "plain",
+		.detector = "bug", .expect = "bug",
+		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
+			  "before any race; the model's files live for the whole run, so there is "
+			  "no dying mapping for ASan or TSan to see",
+	},
+	[INJECT_NR_BUGS] = { .name = NULL },
+};
+
+int rt_bug_count(void)
+{
+	return INJECT_NR_BUGS;
+}
+
+const struct rt_bug *rt_bug_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (const struct rt_bug *b = rt_bugs; b->name; b++)
+		if (!strcmp(b->name, name))
+			return b;
+	return NULL;
+}
+
+void rt_bug_args(const struct rt_bug *bug, bool inject, struct rt_bug_args *out)
+{
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->argv[n++] = "run";
+	out->argv[n++] = "--scenario";
+	out->argv[n++] = bug->scenario;
+	out->argv[n++] = "--rmap";
+	out->argv[n++] = bug->rmap;
+	out->argv[n++] = "--sched";
+	out->argv[n++] = bug->sched;
+	snprintf(out->num[0], sizeof(out->num[0]), "%d", bug->threads);
+	out->argv[n++] = "--threads";
+	out->argv[n++] = out->num[0];
+	snprintf(out->num[1], sizeof(out->num[1]), "%d", bug->reclaim_threads);
+	out->argv[n++] = "--reclaim-threads";
+	out->argv[n++] = out->num[1];
+	snprintf(out->num[2], sizeof(out->num[2]), "%llu", (unsigned long long)bug->seed);
+	out->argv[n++] = "--seed";
+	out->argv[n++] = out->num[2];
+	if (bug->sched_steps) {
+		snprintf(out->num[3], sizeof(out->num[3]), "%lu", bug->sched_steps);
+		out->argv[n++] = "--sched-steps";
+		out->argv[n++] = out->num[3];
+	}
+	/* Free runs end here; deterministic ones are capped here too. */
+	snprintf(out->num[4], sizeof(out->num[4]), "%g", bug->seconds);
+	out->argv[n++] = "--seconds";
+	out->argv[n++] = out->num[4];
+	if (inject) {
+		out->argv[n++] = "--inject";
+		out->argv[n++] = bug->name;
+	}
+	out->argv[n] = NULL;
+	out->argc = n;
+}
+
+int rt_bug_oneliner(const struct rt_bug *bug, char *buf, size_t len)
+{
+	bool sanitizer = strcmp(bug->build, "plain") != 0;
+
+	return snprintf(buf, len, "rmaptorture run --inject %s%s%s", bug->name,
+			sanitizer ? " --build " : "", sanitizer ? bug->build : "");
+}
+
+void rt_bug_list(FILE *f)
+{
+	for (const struct rt_bug *b = rt_bugs; b->name; b++) {
+		char cmd[128];
+
+		rt_bug_oneliner(b, cmd, sizeof(cmd));
+		fprintf(f, "%s\n", b->name);
+		fprintf(f, "  bug:       %s\n", b->summary);
+		fprintf(f, "  history:   %s\n", b->history);
+		fprintf(f, "  needs:     scenario %s, rmap %s, sched %s, build %s "
+			"(%d+%d threads, seed %llu, ", b->scenario, b->rmap, b->sched, b->build,
+			b->threads, b->reclaim_threads, (unsigned long long)b->seed);
+		if (b->sched_steps)
+			fprintf(f, "%lu decisions)\n", b->sched_steps);
+		else
+			fprintf(f, "%g s)\n", b->seconds);
+		fprintf(f, "  detector:  %s (first report: %s)\n", b->detector, b->expect);
+		if (b->caveat)
+			fprintf(f, "  note:      %s%s\n", b->undetectable ? "UNDETECTED: " : "",
+				b->caveat);
+		fprintf(f, "  reproduce: %s\n", cmd);
+	}
+}

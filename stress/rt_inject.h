@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The catalogue of seeded bugs: for each bug core/inject.h can switch on,
+ * where it comes from, the configuration that finds it fast (scenario,
+ * rmap design, schedule, build, threads, seed, bound), the detector that
+ * must catch it and the failure kind that detector reports. `list --bugs`
+ * prints it; `run --inject NAME` takes its defaults from it; the detection
+ * matrix and tests/check_inject.c run every entry, with and without the
+ * bug.
+ */
+#ifndef RT_STRESS_RT_INJECT_H
+#define RT_STRESS_RT_INJECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rt_bug {
+	const char *name;		/* --inject NAME (core/inject.c's name) */
+	const char *summary;		/* the wrong code, one line */
+	const char *history;		/* where it comes from: seed, LKML, release; one line */
+	const char *scenario;		/* workloads/ scenario name */
+	const char *rmap;		/* ptechain | objfile | anonvma */
+	const char *sched;		/* free | random | pct */
+	const char *build;		/* plain | tsan | asan */
+	/* lockdep | atomic-sleep | audit | bug (BUG_ON, lock assertion) | hang | tsan | asan */
+	const char *detector;
+	/*
+	 * What the first report of a detecting run starts with: a model
+	 * report's kind ("lockdep-order", "atomic-sleep", "audit", "bug"),
+	 * or the sanitizer ("tsan", "asan": the process exits 66).
+	 */
+	const char *expect;
+	uint64_t seed;
+	unsigned long sched_steps;	/* random/pct: the bound, in decisions; 0 for free */
+	double seconds;			/* free: the bound, in seconds; else a time cap */
+	int threads;
+	int reclaim_threads;
+	/* NULL, or why the detector may not fire, or what else fires first. */
+	const char *caveat;
+	/*
+	 * The model cannot catch it (the caveat says why): its clean
+	 * counterpart still runs, its detection is expected to fail.
+	 */
+	bool undetectable;
+};
+
+/* Every seeded bug, in core/inject.h's order; ends with a NULL name. */
+extern const struct rt_bug rt_bugs[];
+
+/**
+ * rt_bug_count() - the number of entries of rt_bugs[]
+ *
+ * Context: any.
+ * Return: the count, without the terminator (core's INJECT_NR_BUGS).
+ */
+int rt_bug_count(void);
+
+/**
+ * rt_bug_find() - the catalogue entry of a seeded bug
+ * @name: its --inject name
+ *
+ * Context: any.
+ * Return: the entry, or NULL when no bug has that name.
+ */
+const struct rt_bug *rt_bug_find(const char *name);
+
+/* The argv[] of a bug's run (rt_bug_args()); its strings live here or in the catalogue. */
+struct rt_bug_args {
+	const char *argv[24];		/* NULL-terminated */
+	int argc;
+	char num[5][32];		/* storage for the numbers in argv */
+};
+
+/**
+ * rt_bug_args() - the run options of a bug's configuration
+ * @bug: the catalogue entry
+ * @inject: add --inject NAME; without it, the clean counterpart, which
+ *	must report nothing
+ * @out: filled in: argv[] from "run" on, with --scenario, --rmap,
+ *	--sched, --threads, --reclaim-threads, --seed, --sched-steps (for
+ *	random/pct) and --seconds (the bound of a free run, a cap
+ *	otherwise); no --build: the caller runs the binary of the bug's
+ *	build
+ *
+ * Context: any.
+ */
+void rt_bug_args(const struct rt_bug *bug, bool inject, struct rt_bug_args *out);
+
+/**
+ * rt_bug_oneliner() - the command that reproduces a bug
+ * @bug: the catalogue entry
+ * @buf: where the command goes
+ * @len: its size
+ *
+ * "rmaptorture run --inject NAME", plus "--build tsan|asan" when the bug
+ * needs a sanitizer build: run takes everything else from the catalogue.
+ *
+ * Context: any.
+ * Return: as snprintf().
+ */
+int rt_bug_oneliner(const struct rt_bug *bug, char *buf, size_t len);
+
+/**
+ * rt_bug_list() - `list --bugs`: each bug, where it comes from, what it
+ * needs, the detector expected to catch it and its one-liner
+ * @f: where to print
+ *
+ * Context: any.
+ */
+void rt_bug_list(FILE *f);
+
+#endif /* RT_STRESS_RT_INJECT_H */

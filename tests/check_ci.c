@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `ci` gate. The "plan" case is quick (no runs: --dry-run): bad
+ * options exit 2 with one line naming the option; --shard I/N over every
+ * N up to 4 covers each configuration exactly once; the budget-limited
+ * selection is a deterministic function of the seed, names every skipped
+ * configuration, and rotates with the seed. The "runs" case runs real
+ * gates in this build: a tiny gate passes and its JUnit file has the
+ * schema's required elements and one testcase per configuration and per
+ * trylock fallback site; a seeded bug (reclaim-lock-ptl) fails its
+ * configuration with a <failure> that carries the artifact path and the
+ * reproduce command, exit 1; Ctrl-C exits 130 and still writes the JUnit
+ * file. meson runs them as "ci-plan" (unit) and "ci" (stress).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "junit.h"
+#include "rt_check.h"
+#include "rt_cli.h"
+
+extern char **environ;
+
+static char out[1 << 20];
+
+/*
+ * ck_assert_msg(), with the command's output on stderr when it fails:
+ * Check's TAP messages must stay on one line.
+ */
+static char *slurp(const char *path);
+
+#define ck_assert_out(cond, ...) do {					\
+	if (!(cond))							\
+		fprintf(stderr, "---- output ----\n%s\n----\n", out);	\
+	ck_assert_msg(cond, __VA_ARGS__);				\
+} while (0)
+
+/* Exit 2 and exactly one line of output that mentions @needle. */
+static void expect_usage_error(const char *const *args, const char *needle)
+{
+	int rc = rt_cli_run(args, out, sizeof(out));
+	char *nl = strchr(out, '\n');
+
+	ck_assert_out(rc == 2, "ci %s %s: exit %d", args[1] ? args[1] : "",
+		      args[1] && args[2] ? args[2] : "", rc);
+	ck_assert_out(nl && nl[1] == '\0', "ci %s: not one line", args[1] ? args[1] : "");
+	ck_assert_out(strstr(out, needle), "'%s' not named", needle);
+}
+
+#define BAD(needle, ...) \
+	expect_usage_error((const char *const[]){ "ci", __VA_ARGS__, NULL }, needle)
+
+START_TEST(test_ci_bad_options_exit_2)
+{
+	BAD("--budget", "--builds", "plain");
+	BAD("--budget", "--budget", "0");
+	BAD("--budget", "--budget", "-5");
+	BAD("--budget", "--budget", "soon");
+	BAD("--budget", "--budget", "0.5", "--builds", "plain");
+	BAD("--shard", "--budget", "10", "--shard", "3/2");
+	BAD("--shard", "--budget", "10", "--shard", "0/2");
+	BAD("--shard", "--budget", "10", "--shard", "1/0");
+	BAD("--shard", "--budget", "10", "--shard", "2");
+	BAD("--shard", "--budget", "10", "--shard", "1/");
+	BAD("--shard", "--budget", "10", "--shard", "a/b");
+	BAD("--builds", "--budget", "10", "--builds", "plain,msan");
+	BAD("--builds", "--budget", "10", "--builds", "");
+	BAD("--scenarios", "--budget", "10", "--scenarios", "nosuch");
+	BAD("--rmaps", "--budget", "10", "--rmaps", "rmap2");
+	BAD("--scheds", "--budget", "10", "--scheds", "fair");
+	BAD("--inject", "--budget", "10", "--inject", "no-such-bug");
+	BAD("--seed", "--budget", "10", "--seed", "x1");
+	BAD("--junit", "--budget", "10", "--junit", "/nonexistent-dir/ci.xml");
+	BAD("--json", "--budget", "10", "--json", "/nonexistent-dir/ci.json");
+	BAD("--bogus", "--budget", "10", "--bogus");
+	BAD("extra", "--budget", "10", "extra");
+	expect_usage_error((const char *const[]){ "ci", "--budget", "10", "--builds", "plain",
+						  "--out", rt_cli_binary(), NULL }, "--out");
+}
+END_TEST
+
+START_TEST(test_ci_help)
+{
+	ck_assert_int_eq(rt_cli_run((const char *const[]){ "ci", "--help", NULL }, out, sizeof(out)), 0);
+	ck_assert_out(strstr(out, "--budget") && strstr(out, "--shard") && strstr(out, "--junit"),
+		      "ci --help lacks options");
+	ck_assert_int_eq(rt_cli_run((const char *const[]){ "--help", NULL }, out, sizeof(out)), 0);
+	ck_assert_out(strstr(out, "  ci "), "ci missing from the usage");
+}
+END_TEST
+
+/* As ck_assert(), with the XML written on stderr when it fails. */
+#define ck_assert_xml(cond) do {					\
+	if (!(cond))							\
+		fprintf(stderr, "%s\n", buf);				\
+	ck_assert_msg(cond, "the XML lacks %s", #cond);			\
+} while (0)
+
+/* The JUnit writer escapes everything and counts what it writes. */
+START_TEST(test_ci_junit_writer_escapes)
+{
+	struct rt_junit *j = rt_junit_new("n<&>\"'");
+	char dir[] = "/tmp/rt-junit-XXXXXX", path[4200], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int s;
+
+	ck_assert_ptr_nonnull(j);
+	s = rt_junit_suite(j, "s\001uite");
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(rt_junit_property(j, s, "seed", "v\n"), 0);
+	ck_assert_int_ge(rt_junit_case(j, s, "c&", "a<b>\"c'\td\x7f\xff\xc3\xa9", 1.5,
+				       RT_JUNIT_FAILURE, "m\"\n", "t", "text ]]> <x> & \002", "out"), 0);
+	ck_assert_int_ge(rt_junit_case(j, s, "c", "skipped", -1, RT_JUNIT_SKIPPED, "why", NULL,
+				       NULL, NULL), 0);
+	ck_assert_int_ge(rt_junit_case(j, s, "c", "err", 0, RT_JUNIT_ERROR, NULL, NULL, NULL, NULL), 0);
+	ck_assert_int_ge(rt_junit_case(j, s, "c", "pass", 0.25, RT_JUNIT_PASS, NULL, NULL, NULL,
+				       NULL), 0);
+	ck_assert_int_eq(rt_junit_count(j, RT_JUNIT_FAILURE), 1);
+	ck_assert_int_eq(rt_junit_count(j, RT_JUNIT_PASS), 1);
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(rt_junit_fprint(j, f), 0);
+	fclose(f);
+	ck_assert_xml(strstr(buf, "<testsuites name=\"n&lt;&amp;&gt;&quot;&apos;\" tests=\"4\""
+			      " failures=\"1\" errors=\"1\" skipped=\"1\" time=\"1.750\">"));
+	ck_assert_xml(strstr(buf, "<testsuite name=\"s?uite\""));
+	ck_assert_xml(strstr(buf, "name=\"a&lt;b&gt;&quot;c&apos;&#9;d??\xc3\xa9\" classname=\"c&amp;\""
+			      " time=\"1.500\""));
+	ck_assert_xml(strstr(buf, "<failure message=\"m&quot;&#10;\" type=\"t\">text ]]&gt; &lt;x&gt;"
+			      " &amp; ?</failure>"));
+	ck_assert_xml(strstr(buf, "<skipped message=\"why\"/>"));
+	ck_assert_xml(strstr(buf, "<error message=\"\" type=\"error\"/>"));
+	ck_assert_xml(strstr(buf, "<property name=\"seed\" value=\"v&#10;\"/>"));
+	ck_assert_xml(strstr(buf, "<system-out>out</system-out>"));
+	for (const unsigned char *p = (const unsigned char *)buf; *p; p++)
+		ck_assert_msg(*p >= 0x20 || *p == '\n', "byte %#x at %td", *p, (const char *)p - buf);
+	/* Written atomically: the file, and no temporary left beside it. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/ci.xml", dir);
+	ck_assert_int_eq(rt_junit_write(j, path), 0);
+	free(buf);
+	buf = slurp(path);
+	ck_assert_xml(strstr(buf, "</testsuites>\n"));
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(rmdir(dir), 0);	/* fails if a temporary file was left */
+	free(buf);
+	rt_junit_free(j);
+}
+END_TEST
+
+/*
+ * One configuration of a dry run's plan: "plan #N BUILD SCHED SCENARIO/RMAP ..."
+ * or "skip #N ...".
+ */
+struct plan_line {
+	int index;
+	char key[160];		/* "BUILD SCHED SCENARIO/RMAP" */
+	bool selected;
+};
+
+/* Run `ci --dry-run ARGS...` and parse its plan into @lines. Return: their number. */
+static int dry_run(const char *const *extra, struct plan_line *lines, int max)
+{
+	const char *args[32] = { "ci", "--dry-run" };
+	int n = 2, nr = 0, rc;
+	char *save = NULL, *line;
+
+	for (int i = 0; extra[i]; i++)
+		args[n++] = extra[i];
+	args[n] = NULL;
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 0, "dry run: exit %d", rc);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char build[32], sched[32], name[96];
+		int idx;
+
+		if (strncmp(line, "plan #", 6) && strncmp(line, "skip #", 6))
+			continue;
+		ck_assert_int_lt(nr, max);
+		ck_assert_msg(sscanf(line + 6, "%d %31s %31s %95s", &idx, build, sched, name) == 4,
+			      "bad plan line: %s", line);
+		lines[nr].index = idx;
+		lines[nr].selected = line[0] == 'p';
+		snprintf(lines[nr].key, sizeof(lines[nr].key), "%s %s %s", build, sched, name);
+		nr++;
+	}
+	return nr;
+}
+
+#define MAX_CFGS 4096
+static struct plan_line all[MAX_CFGS], part[MAX_CFGS];
+
+START_TEST(test_ci_shards_cover_every_configuration_once)
+{
+	const char *full_args[] = { "--budget", "1000000", "--seed", "7", NULL };
+	int nr_all = dry_run(full_args, all, MAX_CFGS);
+	int *seen = calloc((size_t)nr_all, sizeof(int));
+	int builds[3] = { 0 }, scheds[2] = { 0 };
+
+	/* Three builds x three designs x two schedules x the scenarios. */
+	ck_assert_msg(nr_all > 0 && nr_all % 18 == 0, "%d configurations", nr_all);
+	for (int i = 0; i < nr_all; i++) {
+		ck_assert_int_eq(all[i].index, i);
+		ck_assert_msg(all[i].selected, "a huge budget skipped %s", all[i].key);
+		builds[!strncmp(all[i].key, "tsan", 4) ? 1 : !strncmp(all[i].key, "asan", 4) ? 2 : 0]++;
+		scheds[strstr(all[i].key, " pct ") ? 1 : 0]++;
+		for (int k = 0; k < i; k++)
+			ck_assert_msg(strcmp(all[i].key, all[k].key), "%s twice", all[i].key);
+	}
+	ck_assert_int_eq(builds[0], nr_all / 3);
+	ck_assert_int_eq(builds[1], nr_all / 3);
+	ck_assert_int_eq(scheds[1], nr_all / 2);
+
+	for (int n = 2; n <= 4; n++) {
+		memset(seen, 0, (size_t)nr_all * sizeof(int));
+		for (int i = 1; i <= n; i++) {
+			char shard[32];
+			const char *args[] = { "--budget", "1000000", "--seed", "7", "--shard", shard, NULL };
+			int nr;
+
+			snprintf(shard, sizeof(shard), "%d/%d", i, n);
+			nr = dry_run(args, part, MAX_CFGS);
+			ck_assert_msg(nr >= nr_all / n && nr <= nr_all / n + 1, "shard %s has %d", shard, nr);
+			for (int k = 0; k < nr; k++) {
+				int idx = part[k].index;
+
+				ck_assert_msg(idx >= 0 && idx < nr_all, "index %d", idx);
+				ck_assert_msg(idx % n == i - 1, "shard %s holds #%d", shard, idx);
+				ck_assert_str_eq(part[k].key, all[idx].key);
+				seen[idx]++;
+			}
+		}
+		for (int k = 0; k < nr_all; k++)
+			ck_assert_msg(seen[k] == 1, "N=%d: %s in %d shards", n, all[k].key, seen[k]);
+	}
+	free(seen);
+}
+END_TEST
+
+/* A budget below the configurations' minimum: a seeded, rotating window; the rest named. */
+START_TEST(test_ci_short_budget_selects_by_seed)
+{
+	const char *a1[] = { "--budget", "30", "--builds", "plain", "--seed", "1", NULL };
+	const char *a2[] = { "--budget", "30", "--builds", "plain", "--seed", "2", NULL };
+	static struct plan_line again[MAX_CFGS];
+	int n1 = dry_run(a1, all, MAX_CFGS), sel = 0, differ = 0;
+
+	ck_assert_int_gt(n1, 0);
+	for (int i = 0; i < n1; i++)
+		sel += all[i].selected;
+	ck_assert_msg(sel > 0 && sel < n1, "%d of %d selected", sel, n1);
+	ck_assert_int_eq(dry_run(a1, again, MAX_CFGS), n1);
+	for (int i = 0; i < n1; i++)
+		ck_assert_msg(again[i].selected == all[i].selected, "seed 1 chose differently: %s",
+			      all[i].key);
+	ck_assert_int_eq(dry_run(a2, part, MAX_CFGS), n1);
+	for (int i = 0; i < n1; i++)
+		differ += part[i].selected != all[i].selected;
+	ck_assert_msg(differ > 0, "seeds 1 and 2 selected the same configurations");
+	/* The selection spans every design and both schedules. */
+	for (const char *const *w = (const char *const[]){ "/ptechain", "/objfile", "/anonvma",
+							   " free ", " pct ", NULL }; *w; w++) {
+		bool found = false;
+
+		for (int i = 0; i < n1; i++)
+			found |= all[i].selected && strstr(all[i].key, *w);
+		ck_assert_msg(found, "no selected configuration has '%s'", *w);
+	}
+}
+END_TEST
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	ck_assert_msg(f != NULL, "cannot open %s: %s", path, strerror(errno));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)len + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	return buf;
+}
+
+/* The value of attribute @name in the tag starting at @tag ("" if absent). */
+static const char *attr(const char *tag, const char *name, char *buf, size_t len)
+{
+	const char *end = strchr(tag, '>'), *p = tag;
+	char pat[64];
+
+	snprintf(pat, sizeof(pat), " %s=\"", name);
+	buf[0] = '\0';
+	while ((p = strstr(p, pat)) && p < end) {
+		const char *v = p + strlen(pat), *q = strchr(v, '"');
+
+		if (q && q < end && (size_t)(q - v) < len) {
+			memcpy(buf, v, (size_t)(q - v));
+			buf[q - v] = '\0';
+			return buf;
+		}
+		break;
+	}
+	return NULL;
+}
+
+static void assert_attrs(const char *tag, const char *const *names)
+{
+	char v[512];
+
+	for (; *names; names++)
+		ck_assert_msg(attr(tag, *names, v, sizeof(v)), "attribute %s missing in %.200s",
+			      *names, tag);
+}
+
+static int count(const char *s, const char *needle)
+{
+	int n = 0;
+
+	while ((s = strstr(s, needle))) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * Check the JUnit elements the schemas require: testsuites and each
+ * testsuite carry name, tests, failures, errors, skipped, time (the
+ * counts matching their testcases); each testcase name, classname and
+ * time. Return: the number of testcases in the suite called @suite.
+ */
+static int check_junit(const char *xml, const char *suite)
+{
+	static const char *const counts[] = { "name", "tests", "failures", "errors", "skipped",
+					      "time", NULL };
+	static const char *const suite_attrs[] = { "timestamp", "hostname", NULL };
+	static const char *const case_attrs[] = { "name", "classname", "time", NULL };
+	const char *p = strstr(xml, "<testsuites "), *s;
+	char v[512];
+	int total = 0, found = -1;
+
+	ck_assert_msg(!strncmp(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 38),
+		      "no XML declaration");
+	ck_assert_ptr_nonnull(p);
+	assert_attrs(p, counts);
+	ck_assert_msg(strstr(xml, "</testsuites>"), "not closed");
+	for (s = strstr(xml, "<testsuite "); s; s = strstr(s + 1, "<testsuite ")) {
+		const char *end = strstr(s, "</testsuite>"), *c;
+		int cases = 0, fails = 0, skips = 0, errs = 0;
+
+		ck_assert_ptr_nonnull(end);
+		assert_attrs(s, counts);
+		assert_attrs(s, suite_attrs);
+		for (c = strstr(s, "<testcase "); c && c < end; c = strstr(c + 1, "<testcase ")) {
+			const char *next = strstr(c + 1, "<testcase ");
+			const char *lim = next && next < end ? next : end;
+			const char *f = strstr(c, "<failure "), *k = strstr(c, "<skipped"), *e = strstr(c, "<error ");
+
+			assert_attrs(c, case_attrs);
+			cases++;
+			fails += f && f < lim;
+			skips += k && k < lim;
+			errs += e && e < lim;
+		}
+		ck_assert_int_eq(atoi(attr(s, "tests", v, sizeof(v))), cases);
+		ck_assert_int_eq(atoi(attr(s, "failures", v, sizeof(v))), fails);
+		ck_assert_int_eq(atoi(attr(s, "skipped", v, sizeof(v))), skips);
+		ck_assert_int_eq(atoi(attr(s, "errors", v, sizeof(v))), errs);
+		total += cases;
+		if (!strcmp(attr(s, "name", v, sizeof(v)), suite))
+			found = cases;
+	}
+	ck_assert_int_eq(atoi(attr(p, "tests", v, sizeof(v))), total);
+	ck_assert_int_eq(count(xml, "<testcase "), total);
+	return found;
+}
+
+START_TEST(test_ci_tiny_gate_passes)
+{
+	char dir[] = "/tmp/rt-ci-XXXXXX", junit[4200], json[4200], outdir[4200], suite[64];
+	const char *args[] = { "ci", "--budget", "20", "--builds", RT_BUILD_KIND, "--seed", "1",
+			       "--junit", junit, "--json", json, "--out", outdir, NULL };
+	json_t *rec, *configs, *results, *sites, *r;
+	json_error_t jerr;
+	char *xml;
+	int rc, cases, ran = 0, selected = 0;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	snprintf(json, sizeof(json), "%s/ci.json", dir);
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 0 || rc == 1, "exit %d", rc);
+
+	xml = slurp(junit);
+	snprintf(suite, sizeof(suite), "rmaptorture.%s", RT_BUILD_KIND);
+	rec = json_load_file(json, 0, &jerr);
+	ck_assert_msg(rec != NULL, "%s: %s", json, jerr.text);
+	configs = json_object_get(rec, "configs");
+	results = json_object_get(rec, "results");
+	sites = json_object_get(json_object_get(rec, "coverage"), "sites");
+	cases = check_junit(xml, suite);
+	/* One testcase per configuration, and one per trylock fallback site. */
+	ck_assert_int_eq(cases, (int)json_array_size(configs));
+	ck_assert_int_eq(cases % 6, 0);	/* scenarios x three designs x two schedules */
+	ck_assert_int_eq(check_junit(xml, "rmaptorture.coverage"), (int)json_object_size(sites));
+	ck_assert_int_ge((int)json_object_size(sites), 9);
+	ck_assert_int_eq(json_array_size(results), json_array_size(configs));
+	json_array_foreach(results, i, r) {
+		const char *res = json_string_value(json_object_get(r, "result"));
+
+		ck_assert_out(!strcmp(res, "pass") || !strcmp(res, "skipped"),
+			      "configuration %zu: %s", i, res);
+		ran += !strcmp(res, "pass");
+		selected += json_is_true(json_object_get(json_array_get(configs, i), "selected"));
+	}
+	ck_assert_int_gt(ran, 0);
+	/* Every configuration planned has a progress line; the others are named as skipped. */
+	ck_assert_int_eq(count(out, "ci ["), selected);
+	ck_assert_out(strstr(out, "ci: skipped "), "the skipped configurations are not named");
+	ck_assert_int_eq(count(xml, "<skipped"), (int)json_array_size(configs) - ran +
+			 (json_is_true(json_object_get(json_object_get(rec, "coverage"), "judged")) ?
+			  0 : (int)json_object_size(sites)));
+	ck_assert_out(strstr(out, "trylock fallback site"), "no coverage table");
+	/* The gate passed: clean runs, and every fallback site fired. */
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"),
+		      "the tiny gate failed (exit %d): fallback sites that never fired: %s", rc,
+		      json_dumps(json_object_get(json_object_get(rec, "coverage"), "never_fired"), 0));
+	json_decref(rec);
+	free(xml);
+	remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_ci_failing_configuration)
+{
+	char dir[] = "/tmp/rt-ci-fail-XXXXXX", junit[4200], outdir[4200], needle[4400];
+	const char *args[] = { "ci", "--budget", !strcmp(RT_BUILD_KIND, "plain") ? "8" : "30",
+			       "--builds", RT_BUILD_KIND, "--scenarios", "mixed32", "--rmaps", "objfile",
+			       "--scheds", "pct", "--inject", "reclaim-lock-ptl", "--seed", "11",
+			       "--junit", junit, "--out", outdir, NULL };
+	const char *f, *art;
+	char *xml, path[4400];
+	struct stat st;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "FAIL") && strstr(out, "artifact:  ") &&
+		      strstr(out, "reproduce: rmaptorture run "), "no failure, artifact or reproduce line");
+	xml = slurp(junit);
+	ck_assert_int_eq(check_junit(xml, "rmaptorture." RT_BUILD_KIND), 1);
+	f = strstr(xml, "<failure message=\"lockdep-");
+	if (!f)
+		fprintf(stderr, "%s\n", xml);
+	ck_assert_msg(f != NULL, "no lockdep <failure> in the JUnit file");
+	ck_assert_msg(strstr(f, "type=\"lockdep-"), "the failure's type is not lockdep-*");
+	snprintf(needle, sizeof(needle),
+		 "artifact: %s/" RT_BUILD_KIND "-pct-mixed32-objfile/try-1/failure-", outdir);
+	art = strstr(f, needle);
+	if (!art)
+		fprintf(stderr, "%s\n", f);
+	ck_assert_msg(art != NULL, "no '%s' in the <failure>", needle);
+	ck_assert_msg(strstr(f, "reproduce: rmaptorture run ") &&
+		      strstr(f, "--inject reclaim-lock-ptl"), "no reproduce command in the <failure>");
+	/* The artifact it names is there. */
+	art += strlen("artifact: ");
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(art, "\n<"), art);
+	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	/* Coverage is not judged on a restricted gate: its testcases are skipped. */
+	ck_assert_msg(strstr(xml, "coverage not judged"), "coverage judged on a restricted gate");
+	free(xml);
+	remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_ci_interrupt_exits_130)
+{
+	char dir[] = "/tmp/rt-ci-int-XXXXXX", junit[4200], outdir[4200];
+	char *argv[] = { (char *)rt_cli_binary(), "ci", "--budget", "120", "--builds",
+			 RT_BUILD_KIND, "--seed", "3", "--junit", junit, "--out", outdir, NULL };
+	posix_spawn_file_actions_t fa;
+	double start;
+	char *xml;
+	pid_t pid;
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	ck_assert_int_eq(posix_spawn_file_actions_init(&fa), 0);
+	ck_assert_int_eq(posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+							  O_WRONLY, 0), 0);
+	ck_assert_int_eq(posix_spawn(&pid, argv[0], &fa, NULL, argv, environ), 0);
+	posix_spawn_file_actions_destroy(&fa);
+	sleep(4);
+	start = rt_now();
+	ck_assert_int_eq(kill(pid, SIGINT), 0);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 130, "status %#x", st);
+	ck_assert_msg(rt_now() - start < 20, "took %.1f s to stop", rt_now() - start);
+	xml = slurp(junit);
+	check_junit(xml, "rmaptorture." RT_BUILD_KIND);
+	ck_assert_msg(strstr(xml, "<skipped message=\"interrupted\"/>"), "nothing marked interrupted");
+	free(xml);
+	remove_tree(dir);
+}
+END_TEST
+
+/* argv[1], when given, names the one TCase to run (meson runs each apart). */
+int main(int argc, char **argv)
+{
+	Suite *s = suite_create("ci");
+	TCase *tc = tcase_create("plan");
+
+	tcase_set_timeout(tc, rt_tmo(120));
+	tcase_add_test(tc, test_ci_bad_options_exit_2);
+	tcase_add_test(tc, test_ci_help);
+	tcase_add_test(tc, test_ci_junit_writer_escapes);
+	tcase_add_test(tc, test_ci_shards_cover_every_configuration_once);
+	tcase_add_test(tc, test_ci_short_budget_selects_by_seed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("runs");
+	/* The gates' budgets are wall-clock; the margin is for start-up and the last child. */
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_ci_tiny_gate_passes);
+	tcase_add_test(tc, test_ci_failing_configuration);
+	tcase_add_test(tc, test_ci_interrupt_exits_130);
+	suite_add_tcase(s, tc);
+	if (argc > 1)
+		setenv("CK_RUN_CASE", argv[1], 1);
+	return rt_check_main(s);
+}

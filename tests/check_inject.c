@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The seeded bugs, through the rmaptorture binary: each bug of the
+ * catalogue (stress/rt_inject.c), run in its own configuration, is caught
+ * by the detector the catalogue names before the run's bound (its
+ * --sched-steps or --seconds: no wall-clock assertion here), and the same
+ * configuration without the bug reports nothing.
+ *
+ * A bug runs in the build the catalogue names (sanitizer-only bugs only
+ * in their sanitizer build) and in the other builds listed below, where
+ * its configuration was seen to be detected too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler.h"
+#include "inject.h"
+#include "rt_check.h"
+#include "rt_cli.h"
+#include "rt_inject.h"
+
+#define SANITIZER_EXIT	66	/* TSAN_OPTIONS / ASAN_OPTIONS exitcode= in the test setups */
+
+static char out[1 << 20];
+
+/*
+ * Builds besides the bug's own where its configuration was seen to be
+ * detected: by the catalogue's detector (expect NULL), or first by the
+ * sanitizer of that build (TSan's deadlock detector sees the lock-order
+ * bugs, its race detector the unlocked mapcount; ASan sees the unlocked
+ * walk reach a vma that exit freed).
+ */
+static const struct {
+	const char *bug, *build, *expect;
+} also_in[] = {
+	{ "reclaim-lock-ptl", "asan", NULL },
+	{ "reclaim-lock-ptl", "tsan", "tsan" },
+	{ "reclaim-down-ishared", "asan", NULL },
+	{ "reclaim-down-ishared", "tsan", "tsan" },
+	{ "anon-index-absolute", "asan", NULL },
+	{ "anon-index-absolute", "tsan", NULL },
+	{ "anon-vma-walk-unlocked", "asan", "asan" },
+	{ "mapcount-unlocked", "asan", NULL },
+	{ "mapcount-unlocked", "tsan", "tsan" },
+	{ "fork-link-late", "asan", NULL },
+	{ "fork-link-late", "tsan", NULL },
+	{ "truncate-no-recheck", "asan", NULL },
+	{ "convert-anon-unlocked", "asan", NULL },
+	{ "convert-anon-unlocked", "tsan", NULL },
+};
+
+/*
+ * Does @b run in this build? Return: false, or true with *@expect set to
+ * what its first report must be here.
+ */
+static bool runs_here(const struct rt_bug *b, const char **expect)
+{
+	*expect = b->expect;
+	if (!strcmp(b->build, RT_BUILD_KIND))
+		return true;
+	for (size_t i = 0; i < sizeof(also_in) / sizeof(also_in[0]); i++) {
+		if (strcmp(also_in[i].bug, b->name) || strcmp(also_in[i].build, RT_BUILD_KIND))
+			continue;
+		if (also_in[i].expect)
+			*expect = also_in[i].expect;
+		return true;
+	}
+	return false;
+}
+
+/* The last @n bytes of the output, for a failure message. */
+static const char *tail(size_t n)
+{
+	size_t len = strlen(out);
+
+	return len > n ? out + len - n : out;
+}
+
+static int run_bug(const struct rt_bug *b, bool inject)
+{
+	struct rt_bug_args a;
+	const char *argv[32];
+	int n = 0;
+
+	rt_bug_args(b, inject, &a);
+	for (int i = 0; i < a.argc; i++)
+		argv[n++] = a.argv[i];
+	argv[n++] = "--no-progress";
+	argv[n] = NULL;
+	return rt_cli_run(argv, out, sizeof(out));
+}
+
+/* The kind of the run's first model report ("" if none), at most @len - 1 bytes. */
+static void first_report_kind(char *kind, size_t len)
+{
+	static const char head[] = "=== rmaptorture report: ";
+	const char *p = strstr(out, head);
+	size_t n = 0;
+
+	kind[0] = '\0';
+	if (!p)
+		return;
+	p += sizeof(head) - 1;
+	while (p[n] && p[n] != ' ' && n + 1 < len)
+		n++;
+	memcpy(kind, p, n);
+	kind[n] = '\0';
+}
+
+static void assert_detected(const struct rt_bug *b, const char *expect, int rc)
+{
+	char kind[64], end[128];
+
+	if (!strcmp(expect, "tsan") || !strcmp(expect, "asan")) {
+		const char *what = !strcmp(expect, "tsan") ? "WARNING: ThreadSanitizer:"
+							 : "ERROR: AddressSanitizer:";
+
+		ck_assert_msg(rc == SANITIZER_EXIT && strstr(out, what),
+			      "%s: exit %d, want %d and '%s'\n%s", b->name, rc, SANITIZER_EXIT,
+			      what, tail(6000));
+		return;
+	}
+	/* A model detector: the run's first report is of the expected kind. */
+	first_report_kind(kind, sizeof(kind));
+	ck_assert_msg(!strncmp(kind, expect, strlen(expect)),
+		      "%s: first report '%s', want '%s' (exit %d)\n%s", b->name, kind, expect,
+		      rc, tail(6000));
+	if (!strcmp(expect, "bug")) {
+		/* A BUG is an oops: the process aborts. */
+		ck_assert_msg(rc == -1, "%s: exit %d after a BUG\n%s", b->name, rc, tail(6000));
+		return;
+	}
+	/* Exit 1 with its END line, or a BUG the damage led to afterwards. */
+	ck_assert_msg(rc == 1 || rc == -1, "%s: exit %d\n%s", b->name, rc, tail(6000));
+	if (rc == 1) {
+		snprintf(end, sizeof(end), "END: FAILURE (%s", expect);
+		ck_assert_msg(strstr(out, end), "%s: no '%s'\n%s", b->name, end, tail(6000));
+	}
+}
+
+START_TEST(test_inject_detected)
+{
+	const struct rt_bug *b = &rt_bugs[_i];
+	const char *expect;
+	int rc;
+
+	if (!runs_here(b, &expect) || b->undetectable) {
+		fprintf(stderr, "%s: not run in the %s build%s\n", b->name, RT_BUILD_KIND,
+			b->undetectable ? " (undetectable in the model)" : "");
+		return;
+	}
+	rc = run_bug(b, true);
+	assert_detected(b, expect, rc);
+}
+END_TEST
+
+START_TEST(test_inject_clean_without_the_bug)
+{
+	const struct rt_bug *b = &rt_bugs[_i];
+	const char *expect;
+	int rc;
+
+	if (!runs_here(b, &expect)) {
+		fprintf(stderr, "%s: not run in the %s build\n", b->name, RT_BUILD_KIND);
+		return;
+	}
+	rc = run_bug(b, false);
+	ck_assert_msg(rc == 0 && strstr(out, "END: SUCCESS") && !strstr(out, "rmaptorture report:"),
+		      "%s without the bug: exit %d\n%s", b->name, rc, tail(6000));
+}
+END_TEST
+
+/* Every bug core can inject has an entry, under the same name, that makes sense. */
+START_TEST(test_inject_catalogue_matches_core)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma", NULL };
+	static const char *const scheds[] = { "free", "random", "pct", NULL };
+	static const char *const builds[] = { "plain", "tsan", "asan", NULL };
+	static const char *const detectors[] = {
+		"lockdep", "atomic-sleep", "audit", "bug", "hang", "tsan", "asan", NULL,
+	};
+
+	ck_assert_int_eq(rt_bug_count(), INJECT_NR_BUGS);
+	ck_assert_ptr_null(rt_bugs[INJECT_NR_BUGS].name);
+	for (int i = 0; i < INJECT_NR_BUGS; i++) {
+		const struct rt_bug *b = &rt_bugs[i];
+		bool ok[4] = { false };
+
+		ck_assert_ptr_nonnull(b->name);
+		ck_assert_str_eq(b->name, inject_name((enum inject_bug)i));
+		ck_assert_int_eq(inject_by_name(b->name), i);
+		ck_assert_ptr_eq(rt_bug_find(b->name), b);
+		ck_assert(b->summary && b->history && b->scenario && b->expect);
+		for (int k = 0; rmaps[k]; k++)
+			ok[0] |= !strcmp(b->rmap, rmaps[k]);
+		for (int k = 0; scheds[k]; k++)
+			ok[1] |= !strcmp(b->sched, scheds[k]);
+		for (int k = 0; builds[k]; k++)
+			ok[2] |= !strcmp(b->build, builds[k]);
+		for (int k = 0; detectors[k]; k++)
+			ok[3] |= !strcmp(b->detector, detectors[k]);
+		ck_assert_msg(ok[0] && ok[1] && ok[2] && ok[3], "%s: bad rmap/sched/build/detector",
+			      b->name);
+		/* A deterministic run is bounded in decisions, a free one in time. */
+		ck_assert_msg(!strcmp(b->sched, "free") ? b->sched_steps == 0 : b->sched_steps > 0,
+			      "%s: bound", b->name);
+		ck_assert(b->seconds > 0 && b->threads >= 1 && b->reclaim_threads >= 0);
+		/* A sanitizer detector needs its build, and says so in the one-liner. */
+		if (!strcmp(b->detector, "tsan") || !strcmp(b->detector, "asan"))
+			ck_assert_str_eq(b->build, b->detector);
+		ck_assert(!b->undetectable || b->caveat);
+	}
+	ck_assert_ptr_null(rt_bug_find("no-such-bug"));
+}
+END_TEST
+
+START_TEST(test_inject_list_prints_every_oneliner)
+{
+	char *buf = NULL, cmd[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	rt_bug_list(f);
+	fclose(f);
+	for (const struct rt_bug *b = rt_bugs; b->name; b++) {
+		rt_bug_oneliner(b, cmd, sizeof(cmd));
+		ck_assert_msg(strstr(buf, cmd), "'%s' missing from:\n%s", cmd, buf);
+		ck_assert(strstr(buf, b->history));
+		ck_assert_int_eq(strcmp(b->build, "plain") != 0, strstr(cmd, "--build") != NULL);
+	}
+	free(buf);
+}
+END_TEST
+
+static Suite *inject_suite(void)
+{
+	Suite *s = suite_create("inject");
+	TCase *tc;
+
+	tc = tcase_create("catalogue");
+	tcase_add_test(tc, test_inject_catalogue_matches_core);
+	tcase_add_test(tc, test_inject_list_prints_every_oneliner);
+	suite_add_tcase(s, tc);
+
+	/* Each run is bounded by the catalogue; a sanitizer build is slower. */
+	tc = tcase_create("detected");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_inject_detected, 0, INJECT_NR_BUGS);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("clean");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_inject_clean_without_the_bug, 0, INJECT_NR_BUGS);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(inject_suite());
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The numbers (issue 8): `scale`, `bench` and `report` produce well-formed
+ * output on tiny sizes (JSON records with the fields a reader needs, CSV,
+ * Markdown with its headers, the plots when gnuplot is installed), `bench
+ * --compare` flags a regression with exit 1, and bad options are one line
+ * naming the option with exit 2. No timed assertion: every number is only
+ * checked to be there and finite.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rt_check.h"
+#include "rt_cli.h"
+
+static char out[1 << 20];
+static char dir[256];		/* made by the fixture, shared by the tests */
+static bool have_gnuplot;
+
+static bool exists(const char *d, const char *name)
+{
+	char p[512];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	return !stat(p, &st) && st.st_size > 0;
+}
+
+static json_t *load(const char *d, const char *name)
+{
+	char p[512];
+	json_error_t err;
+	json_t *j;
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	j = json_load_file(p, 0, &err);
+	ck_assert_msg(j != NULL, "%s: %s", p, err.text);
+	return j;
+}
+
+static char *slurp(const char *d, const char *name)
+{
+	char p[512];
+	static char buf[1 << 18];
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", d, name);
+	f = fopen(p, "r");
+	ck_assert_msg(f != NULL, "cannot read %s", p);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static bool finite_num(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) && isfinite(json_number_value(v));
+}
+
+/* Every result record: the command, git revision, machine and date. */
+static void check_meta(const json_t *rec, const char *kind)
+{
+	const json_t *m = json_object_get(rec, "machine");
+
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), kind);
+	ck_assert(json_is_array(json_object_get(rec, "command")));
+	ck_assert(json_is_string(json_object_get(rec, "git")));
+	ck_assert(json_is_string(json_object_get(rec, "date")));
+	ck_assert(json_integer_value(json_object_get(m, "cores")) >= 1);
+	ck_assert(json_is_string(json_object_get(m, "model")));
+	ck_assert(json_is_array(json_object_get(rec, "load_average")));
+}
+
+/* The tiny runs, once for the TCase (their outputs are what the tests read). */
+static int scale_rc, bench_rc;
+
+static void make_outputs(void)
+{
+	char sdir[300], bjson[300], bdir[300];
+
+	snprintf(dir, sizeof(dir), "/tmp/check_numbers.XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	have_gnuplot = !system("command -v gnuplot >/dev/null 2>&1");
+	snprintf(sdir, sizeof(sdir), "%s/scale", dir);
+	snprintf(bjson, sizeof(bjson), "%s/bench.json", dir);
+	snprintf(bdir, sizeof(bdir), "%s/bench", dir);
+	{
+		const char *const a[] = { "scale", "--threads", "1,2", "--seconds", "0.3", "--repeat", "1",
+					  "--scenario", "mixed32", "--reclaim-threads", "1", "--out", sdir,
+					  have_gnuplot ? "--seconds" : "--no-plots", have_gnuplot ? "0.3" : NULL,
+					  NULL };
+		scale_rc = rt_cli_run(a, out, sizeof(out));
+		if (scale_rc)
+			fprintf(stderr, "scale: exit %d\n%s\n", scale_rc, out);
+	}
+	{
+		const char *const a[] = { "bench", "--quick", "--repeat", "1", "--run-seconds", "0.2",
+					  "--procs", "2", "--reclaim-threads", "1", "--json", bjson,
+					  "--out", bdir, have_gnuplot ? "--quick" : "--no-plots", NULL };
+		bench_rc = rt_cli_run(a, out, sizeof(out));
+		if (bench_rc)
+			fprintf(stderr, "bench: exit %d\n%s\n", bench_rc, out);
+	}
+}
+
+static void remove_outputs(void)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+START_TEST(test_numbers_scale_output)
+{
+	char sdir[300];
+	json_t *rec, *p;
+	const char *md, *csv;
+	size_t i;
+
+	ck_assert_int_eq(scale_rc, 0);
+	snprintf(sdir, sizeof(sdir), "%s/scale", dir);
+	rec = load(sdir, "scale.json");
+	check_meta(rec, "scale");
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "cores")),
+			 sysconf(_SC_NPROCESSORS_ONLN));
+	ck_assert(json_is_string(json_object_get(rec, "note")));
+	/* 3 designs x 2 thread counts. */
+	ck_assert_int_eq(json_array_size(json_object_get(rec, "points")), 6);
+	json_array_foreach(json_object_get(rec, "points"), i, p) {
+		const json_t *o = json_object_get(p, "ops_per_sec");
+
+		ck_assert(json_is_string(json_object_get(p, "rmap")));
+		ck_assert(finite_num(o, "median") && json_number_value(json_object_get(o, "median")) > 0);
+		ck_assert(finite_num(o, "min") && finite_num(o, "max"));
+		ck_assert(finite_num(p, "speedup") && finite_num(p, "efficiency"));
+		ck_assert(finite_num(json_object_get(p, "fallbacks_per_scan"), "median"));
+		ck_assert(json_object_size(json_object_get(p, "contention")) > 0);
+		if (json_integer_value(json_object_get(p, "threads")) == 1)
+			ck_assert(fabs(json_number_value(json_object_get(p, "speedup")) - 1) < 1e-9);
+	}
+	json_decref(rec);
+	csv = slurp(sdir, "scale.csv");
+	ck_assert_msg(csv[0] == '#' && strstr(csv, "cores"), "%s", csv);
+	ck_assert_msg(strstr(csv, "\nrmap,threads,cores,"), "%s", csv);
+	md = slurp(sdir, "scale.md");
+	ck_assert_msg(strstr(md, "## scale") && strstr(md, "oversubscription") &&
+		      strstr(md, "| rmap | threads |"), "%s", md);
+	if (have_gnuplot) {
+		ck_assert(exists(sdir, "scale-throughput.svg") && exists(sdir, "scale-throughput.png"));
+		ck_assert(exists(sdir, "scale-speedup.svg") && exists(sdir, "scale-speedup.png"));
+	}
+}
+END_TEST
+
+START_TEST(test_numbers_bench_output)
+{
+	static const char *const keys[] = {
+		"rmap_bytes_per_mapped_page", "anon_faults_per_sec", "file_faults_per_sec",
+		"fork_exit_per_sec", "exit_per_sec",
+	};
+	json_t *rec, *d;
+	const char *mode;
+
+	ck_assert_int_eq(bench_rc, 0);
+	rec = load(dir, "bench.json");
+	check_meta(rec, "bench");
+	ck_assert_int_eq(json_object_size(json_object_get(rec, "designs")), 3);
+	json_object_foreach(json_object_get(rec, "designs"), mode, d) {
+		const json_t *tu = json_object_get(d, "try_to_unmap_ns");
+
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			ck_assert_msg(finite_num(d, keys[k]), "%s lacks %s", mode, keys[k]);
+		ck_assert(finite_num(json_object_get(tu, "by_sharers"), "1"));
+		ck_assert(finite_num(json_object_get(tu, "by_sharers"), "100"));
+		ck_assert(finite_num(json_object_get(tu, "by_vmas"), "1000"));
+		ck_assert(finite_num(json_object_get(json_object_get(d, "shm_rmap_bytes_per_mapped_page"), "2"),
+				     "median"));
+		ck_assert(finite_num(json_object_get(json_object_get(d, "trylock_fallbacks_per_scan"), "1"),
+				     "median"));
+	}
+	json_decref(rec);
+	{
+		char bdir[300];
+		const char *md;
+
+		snprintf(bdir, sizeof(bdir), "%s/bench", dir);
+		ck_assert(exists(bdir, "bench.json"));
+		md = slurp(bdir, "bench.md");
+		ck_assert_msg(strstr(md, "## bench") && strstr(md, "### try_to_unmap"), "%s", md);
+		if (have_gnuplot)
+			ck_assert(exists(bdir, "bench-unmap-vmas.svg") && exists(bdir, "bench-unmap-vmas.png"));
+	}
+}
+END_TEST
+
+START_TEST(test_numbers_report_renders_both)
+{
+	char sjson[300], bjson[300], rdir[300];
+	const char *const a[] = { "report", sjson, bjson, "--out", rdir,
+				  have_gnuplot ? NULL : "--no-plots", NULL };
+	int rc;
+
+	ck_assert_int_eq(scale_rc | bench_rc, 0);
+	snprintf(sjson, sizeof(sjson), "%s/scale/scale.json", dir);
+	snprintf(bjson, sizeof(bjson), "%s/bench.json", dir);
+	snprintf(rdir, sizeof(rdir), "%s/report", dir);
+	rc = rt_cli_run(a, out, sizeof(out));
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+	for (const char *const *h = (const char *const[]){ "# rmaptorture results", "## scale",
+			"### Contention by lock class", "## bench", "### rmap memory: the `shm` scenario",
+			"### rmap memory: the Oracle case", "x 700 tasks", "### Fault, fork and exit",
+			"### try_to_unmap()", "### Trylock fallbacks per reclaim scan", NULL }; *h; h++)
+		ck_assert_msg(strstr(out, *h), "no '%s' in:\n%s", *h, out);
+	ck_assert(exists(rdir, "report.md"));
+	if (have_gnuplot) {
+		ck_assert(exists(rdir, "scale-1-throughput.svg") && exists(rdir, "scale-1-speedup.png"));
+		ck_assert(exists(rdir, "bench-2-unmap-sharers.svg") && exists(rdir, "bench-2-rmap-bytes.png"));
+		ck_assert_msg(strstr(out, "![scale-1-throughput.svg](scale-1-throughput.svg)"), "%s", out);
+	}
+}
+END_TEST
+
+START_TEST(test_numbers_compare_flags_regressions)
+{
+	char bjson[300], worse[300];
+	json_t *rec, *d;
+	const char *mode;
+	int rc;
+
+	ck_assert_int_eq(bench_rc, 0);
+	snprintf(bjson, sizeof(bjson), "%s/bench.json", dir);
+	snprintf(worse, sizeof(worse), "%s/baseline-better.json", dir);
+	{
+		const char *const a[] = { "bench", "--compare", bjson, "--results", bjson, NULL };
+
+		rc = rt_cli_run(a, out, sizeof(out));
+		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+		ck_assert_msg(strstr(out, " 0 regressions"), "%s", out);
+	}
+	/* A baseline twice as fast and half as slow to unmap: every design regressed. */
+	rec = load(dir, "bench.json");
+	json_object_foreach(json_object_get(rec, "designs"), mode, d) {
+		json_t *tu = json_object_get(json_object_get(d, "try_to_unmap_ns"), "by_vmas");
+
+		json_object_set_new(d, "anon_faults_per_sec",
+				    json_real(2 * json_number_value(json_object_get(d, "anon_faults_per_sec"))));
+		json_object_set_new(tu, "1000", json_real(0.5 * json_number_value(json_object_get(tu, "1000"))));
+	}
+	ck_assert_int_eq(json_dump_file(rec, worse, 0), 0);
+	json_decref(rec);
+	{
+		const char *const a[] = { "bench", "--compare", worse, "--results", bjson,
+					  "--threshold", "20", NULL };
+
+		rc = rt_cli_run(a, out, sizeof(out));
+		ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+		ck_assert_msg(strstr(out, " 6 regressions beyond 20%"), "%s", out);
+		ck_assert_msg(strstr(out, "anon_faults_per_sec") && strstr(out, "REGRESSION"), "%s", out);
+	}
+}
+END_TEST
+
+/* Exit 2 and exactly one line of output that mentions @needle. */
+static void expect_usage_error(const char *const *args, const char *needle)
+{
+	int rc = rt_cli_run(args, out, sizeof(out));
+	char *nl = strchr(out, '\n');
+
+	ck_assert_msg(rc == 2, "%s %s: exit %d, output:\n%s", args[0], args[1] ? args[1] : "", rc, out);
+	ck_assert_msg(nl && nl[1] == '\0', "not one line:\n%s", out);
+	ck_assert_msg(strstr(out, needle), "'%s' not named in: %s", needle, out);
+}
+
+#define BAD(needle, ...) expect_usage_error((const char *const[]){ __VA_ARGS__, NULL }, needle)
+
+START_TEST(test_numbers_bad_options)
+{
+	BAD("--threads", "scale", "--threads", "0");
+	BAD("--threads", "scale", "--threads", "1,,2");
+	BAD("--threads", "scale", "--threads", "2,2");
+	BAD("--threads", "scale", "--threads", "x");
+	BAD("--rmap", "scale", "--rmap", "rmap2");
+	BAD("--repeat", "scale", "--repeat", "0");
+	BAD("--seconds", "scale", "--seconds", "-1");
+	BAD("--json", "scale", "--json");
+	BAD("--bogus", "scale", "--bogus", "--threads", "1", "--repeat", "1", "--seconds", "0.1");
+	BAD("--scenario", "scale", "--scenario", "nosuch", "--threads", "1", "--repeat", "1",
+	    "--rmap", "ptechain", "--seconds", "0.1");
+	BAD("--repeat", "bench", "--repeat", "0");
+	BAD("--procs", "bench", "--procs", "17");
+	BAD("--reclaim-threads", "bench", "--reclaim-threads", "0");
+	BAD("--threshold", "bench", "--threshold", "lots");
+	BAD("--compare", "bench", "--compare", "/nonexistent/baseline.json");
+	BAD("--results", "bench", "--results", "/nonexistent/x.json");
+	BAD("--bogus", "bench", "--bogus");
+	BAD("files", "report");
+	BAD("/nonexistent/r.json", "report", "/nonexistent/r.json");
+	BAD("--bogus", "report", "--bogus", "x.json");
+	BAD("nosuch", "bench", "nosuch");
+}
+END_TEST
+
+START_TEST(test_numbers_help)
+{
+	const char *const a[] = { "scale", "--help", NULL }, *const b[] = { "bench", "--help", NULL };
+	const char *const c[] = { "report", "--help", NULL };
+
+	ck_assert_int_eq(rt_cli_run(a, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "oversubscription"));
+	ck_assert_int_eq(rt_cli_run(b, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--compare BASELINE"));
+	ck_assert_ptr_nonnull(strstr(out, "Exit status"));
+	ck_assert_int_eq(rt_cli_run(c, out, sizeof(out)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "--out DIR"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("numbers");
+	TCase *tc = tcase_create("usage");
+
+	tcase_set_timeout(tc, rt_tmo(60));
+	tcase_add_test(tc, test_numbers_bad_options);
+	tcase_add_test(tc, test_numbers_help);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("outputs");
+	tcase_set_timeout(tc, rt_tmo(120));
+	tcase_add_unchecked_fixture(tc, make_outputs, remove_outputs);
+	tcase_add_test(tc, test_numbers_scale_output);
+	tcase_add_test(tc, test_numbers_bench_output);
+	tcase_add_test(tc, test_numbers_report_renders_both);
+	tcase_add_test(tc, test_numbers_compare_flags_regressions);
+	suite_add_tcase(s, tc);
+	return rt_check_main(s);
+}
