@@ -165,7 +165,7 @@ static json_t *expected_report(const struct rt_bug *bug, json_t *list, double *s
 		const char *kind = json_string_value(json_object_get(art, "kind"));
 		json_t *t = json_object_get(art, "elapsed_s");
 
-		if (!kind || strncmp(kind, bug->expect, strlen(bug->expect)))
+		if (!kind || !rt_bug_kind_matches(bug->expect, kind))
 			continue;
 		if (!best || (t && json_number_value(t) < *secs)) {
 			best = art;

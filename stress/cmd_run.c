@@ -224,7 +224,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *scenario = "mixed32", *weights = NULL;
-	bool scenario_set = false, rmap_set = false, sched_set = false;
+	bool scenario_set = false, rmap_set = false, sched_set = false, watchdog_set = false;
 	const struct rt_bug *bug = NULL;
 	long long threads = -1, reclaim = -1, pages = -1, swap = -1, procs = -1;
 	bool seed_set = false;
@@ -280,7 +280,10 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'P': o->cfg.perturb = (int)rt_opt_int("--perturb", optarg, 0, 3); break;
 		case 'Y': parse_yield_points(optarg); break;
 		case 'L': o->cfg.long_hold_mask = parse_classes("--long-hold", optarg); break;
-		case 'w': o->cfg.watchdog = rt_opt_seconds("--watchdog", optarg, 0, 86400); break;
+		case 'w':
+			o->cfg.watchdog = rt_opt_seconds("--watchdog", optarg, 0, 86400);
+			watchdog_set = true;
+			break;
 		case 'N': o->cfg.progress = false; break;
 		case 'H': o->cfg.test_hang = optarg; break;
 		case 'T': o->cfg.test_race = true; break;
@@ -354,6 +357,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			o->cfg.seconds = bug->seconds;
 			o->seconds_set = true;
 		}
+		if (!watchdog_set && bug->watchdog > 0)
+			o->cfg.watchdog = bug->watchdog;
 		if (strcmp(bug->build, RT_BUILD_KIND) && !o->build)
 			fprintf(stderr, "rmaptorture: note: %s is caught in the %s build: add --build %s\n",
 				bug->name, bug->build, bug->build);
@@ -515,6 +520,8 @@ static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
 	if (c->test_hang) {
 		args_add(args, "--test-hang");
 		args_add(args, "%s", c->test_hang);
+	}
+	if (c->watchdog != WATCHDOG_DEFAULT) {
 		args_add(args, "--watchdog");
 		args_add(args, "%g", c->watchdog);
 	}

@@ -29,6 +29,8 @@ struct rt_bug {
 	 * What the first report of a detecting run starts with: a model
 	 * report's kind ("lockdep-order", "atomic-sleep", "audit", "bug"),
 	 * or the sanitizer ("tsan", "asan": the process exits 66).
+	 * Alternatives are separated by '|' ("audit|bug": whichever sees
+	 * the damage first); rt_bug_kind_matches() applies the rule.
 	 */
 	const char *expect;
 	uint64_t seed;
@@ -36,6 +38,7 @@ struct rt_bug {
 	double seconds;			/* free: the bound, in seconds; else a time cap */
 	int threads;
 	int reclaim_threads;
+	double watchdog;		/* --watchdog S; 0: run's default */
 	/* NULL, or why the detector may not fire, or what else fires first. */
 	const char *caveat;
 	/*
@@ -57,6 +60,17 @@ extern const struct rt_bug rt_bugs[];
 int rt_bug_count(void);
 
 /**
+ * rt_bug_kind_matches() - is @kind what a bug's detector reports?
+ * @expect: a catalogue entry's expect: prefixes separated by '|'
+ * @kind: a report's kind ("audit", "lockdep-order", ...), or "tsan" /
+ *	"asan" for a sanitizer's report
+ *
+ * Context: any.
+ * Return: true when @kind starts with one of @expect's alternatives.
+ */
+bool rt_bug_kind_matches(const char *expect, const char *kind);
+
+/**
  * rt_bug_find() - the catalogue entry of a seeded bug
  * @name: its --inject name
  *
@@ -69,7 +83,7 @@ const struct rt_bug *rt_bug_find(const char *name);
 struct rt_bug_args {
 	const char *argv[24];		/* NULL-terminated */
 	int argc;
-	char num[5][32];		/* storage for the numbers in argv */
+	char num[6][32];		/* storage for the numbers in argv */
 };
 
 /**
@@ -79,9 +93,9 @@ struct rt_bug_args {
  *	must report nothing
  * @out: filled in: argv[] from "run" on, with --scenario, --rmap,
  *	--sched, --threads, --reclaim-threads, --seed, --sched-steps (for
- *	random/pct) and --seconds (the bound of a free run, a cap
- *	otherwise); no --build: the caller runs the binary of the bug's
- *	build
+ *	random/pct), --seconds (the bound of a free run, a cap otherwise)
+ *	and --watchdog when the entry sets one; no --build: the caller
+ *	runs the binary of the bug's build
  *
  * Context: any.
  */
