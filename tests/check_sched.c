@@ -35,7 +35,8 @@ static void check_determinism(const char *sched, const char *rmap, const char *s
 {
 	int rc = RUN("run", "--scenario", scenario, "--rmap", rmap, "--sched", sched,
 		     "--threads", "3", "--reclaim-threads", "1", "--seed", "42",
-		     "--sched-steps", "30000", "--check-determinism", "--no-progress");
+		     "--sched-steps", RT_TSAN ? "10000" : "30000", "--check-determinism",
+		     "--no-progress");
 
 	ck_assert_msg(rc == 0, "%s/%s/%s: exit %d\n%s", scenario, rmap, sched, rc, tail());
 	ck_assert_msg(strstr(out, "determinism: OK"), "%s", tail());
