@@ -1106,7 +1106,9 @@ int cmd_list(int argc, char **argv)
 		     "the one-liner that reproduces it.");
 		return RT_EXIT_OK;
 	}
-	if (argc == 2 && !strcmp(argv[1], "--bugs")) {
+	if (argc >= 2 && !strcmp(argv[1], "--bugs")) {
+		if (argc > 2)
+			rt_usage_error("list: unexpected argument '%s'", argv[2]);
 		rt_bug_list(stdout);
 		return RT_EXIT_OK;
 	}

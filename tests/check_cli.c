@@ -63,6 +63,10 @@ START_TEST(test_cli_bad_run_options)
 	    "read=0,write=0,mmap_anon=0,mmap_file=0,mmap_shared=0,munmap=0,mprotect=0,mlock=0,"
 	    "mremap=0,fork=0,exec=0,exit=0,truncate=0,remap_file_pages=0,expand_stack=0");
 	BAD("--procs", "run", "--procs", "0");
+	BAD("--build", "run", "--build", "msan");
+	BAD("--bugs", "matrix", "--bugs", "no-such-bug");
+	BAD("unexpected argument", "matrix", "extra");
+	BAD("unexpected argument", "list", "--bugs", "extra");
 	BAD("unknown option", "run", "--frobnicate");
 	BAD("unexpected argument", "run", "extra");
 	BAD("unknown command", "frob");
