@@ -41,6 +41,11 @@ void __flight_record(struct flight_ring *ring, enum flight_event ev, const char 
 	__atomic_store_n(&ring->head, h + 1, __ATOMIC_RELAXED);
 }
 
+void flight_yield(const char *where)
+{
+	__flight_record(&current->flight, FL_YIELD, where, 0, 0);
+}
+
 static const char *base_name(const char *file)
 {
 	const char *s = file ? strrchr(file, '/') : NULL;

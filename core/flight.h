@@ -49,6 +49,9 @@ extern int flight_enabled;	/* relaxed; on unless --no-flight */
 void __flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
 		     int line, long arg);
 
+/* Record a yield point (FL_YIELD) for the current task; @where is static. */
+void flight_yield(const char *where);
+
 /* The text of one event, as the dumps print it ("lock page_table_lock memory.c:412"). */
 int flight_format(char *buf, size_t len, const struct flight_entry *e);
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "flight.h"
 
 struct perturb_ops {
 	/*
@@ -63,6 +64,8 @@ static inline void yield_point(const char *where)
 {
 	const struct perturb_ops *ops;
 
+	if (__atomic_load_n(&flight_enabled, __ATOMIC_RELAXED))
+		flight_yield(where);
 	sched_point(SP_YIELD);
 	ops = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
 
