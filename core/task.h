@@ -13,7 +13,6 @@
 #define RT_CORE_TASK_H
 
 #include <stdbool.h>
-#include <string.h>
 
 #include "compiler.h"
 #include "flight.h"
@@ -100,7 +99,7 @@ static inline void rt_task_set_op(const char *op)
 {
 	struct task_struct *t = current;
 
-	if (op && strcmp(op, "parked"))
+	if (op)
 		flight_record(FL_OP, op, 0, 0);
 	WRITE_ONCE(t->op, op);
 }

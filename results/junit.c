@@ -9,6 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record.h"
+
 struct junit_case {
 	char *classname, *name, *message, *type, *text, *out;
 	double time;
@@ -353,40 +355,18 @@ int rt_junit_fprint(const struct rt_junit *j, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+static int emit_junit(FILE *f, void *j)
+{
+	return rt_junit_fprint(j, f);
+}
+
 int rt_junit_write(const struct rt_junit *j, const char *path)
 {
-	char tmp[4096];
-	FILE *f;
-	int err;
-
 	if (!strcmp(path, "-")) {
-		err = rt_junit_fprint(j, stdout);
+		int err = rt_junit_fprint(j, stdout);
+
 		fflush(stdout);
 		return err;
 	}
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		fprintf(stderr, "rmaptorture: %s: path too long\n", path);
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = errno;
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	errno = 0;
-	if (rt_junit_fprint(j, f) || fflush(f) || fsync(fileno(f))) {
-		err = errno ? errno : EIO;
-		fclose(f);
-		unlink(tmp);
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	return 0;
+	return rt_file_write_atomic(path, emit_junit, (void *)j);
 }

@@ -73,19 +73,12 @@ json_t *rt_record_new(const char *kind)
 			 "model", rt_machine_model());
 }
 
-int rt_record_write(json_t *rec, const char *path)
+int rt_file_write_atomic(const char *path, int (*emit)(FILE *f, void *arg), void *arg)
 {
 	char tmp[4096];
 	FILE *f;
 	int err;
 
-	if (!strcmp(path, "-")) {
-		if (json_dumpf(rec, stdout, JSON_INDENT(2) | JSON_SORT_KEYS) < 0)
-			return -EIO;
-		fputc('\n', stdout);
-		fflush(stdout);
-		return 0;
-	}
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
 		fprintf(stderr, "rmaptorture: %s: path too long\n", path);
 		return -ENAMETOOLONG;
@@ -96,8 +89,8 @@ int rt_record_write(json_t *rec, const char *path)
 		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
 		return -err;
 	}
-	if (json_dumpf(rec, f, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 ||
-	    fputc('\n', f) == EOF || fflush(f) || fsync(fileno(f))) {
+	errno = 0;
+	if (emit(f, arg) || fflush(f) || fsync(fileno(f))) {
 		err = errno ? errno : EIO;
 		fclose(f);
 		unlink(tmp);
@@ -111,4 +104,22 @@ int rt_record_write(json_t *rec, const char *path)
 		return -err;
 	}
 	return 0;
+}
+
+static int emit_json(FILE *f, void *rec)
+{
+	if (json_dumpf(rec, f, JSON_INDENT(2) | JSON_SORT_KEYS) < 0 || fputc('\n', f) == EOF)
+		return -EIO;
+	return 0;
+}
+
+int rt_record_write(json_t *rec, const char *path)
+{
+	if (!strcmp(path, "-")) {
+		int err = emit_json(stdout, rec);
+
+		fflush(stdout);
+		return err;
+	}
+	return rt_file_write_atomic(path, emit_json, rec);
 }

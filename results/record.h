@@ -7,6 +7,8 @@
 #ifndef RT_RESULTS_RECORD_H
 #define RT_RESULTS_RECORD_H
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 /**
@@ -15,6 +17,14 @@
  * Return: 0, or -errno with a message already printed naming @path.
  */
 int rt_record_write(json_t *rec, const char *path);
+
+/**
+ * rt_file_write_atomic() - write @path atomically: @emit fills a temp file
+ * next to it (fsync'ed), which is then renamed over @path
+ * @emit: writes the content to its FILE; returns 0 or -errno
+ * Return: 0, or -errno with a message already printed naming @path.
+ */
+int rt_file_write_atomic(const char *path, int (*emit)(FILE *f, void *arg), void *arg);
 
 /* A new object holding tool, version, git revision, date, cores, cpu model. */
 json_t *rt_record_new(const char *kind);

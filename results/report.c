@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "plot.h"
+#include "record.h"
 
 #define MAX_MODES	8
 #define MAX_POINTS	64
@@ -76,36 +77,23 @@ json_t *rt_load_average(void)
 	return a;
 }
 
+struct text {
+	const char *text;
+	size_t len;
+};
+
+static int emit_text(FILE *f, void *arg)
+{
+	const struct text *t = arg;
+
+	return fwrite(t->text, 1, t->len, f) == t->len ? 0 : -EIO;
+}
+
 int rt_write_text(const char *path, const char *text, size_t len)
 {
-	char tmp[4096];
-	FILE *f;
-	int err;
+	struct text t = { text, len };
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		fprintf(stderr, "rmaptorture: %s: path too long\n", path);
-		return -ENAMETOOLONG;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = errno;
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	if (fwrite(text, 1, len, f) != len || fflush(f) || fsync(fileno(f))) {
-		err = errno ? errno : EIO;
-		fclose(f);
-		unlink(tmp);
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	if (fclose(f) || rename(tmp, path)) {
-		err = errno;
-		unlink(tmp);
-		fprintf(stderr, "rmaptorture: cannot write %s: %s\n", path, strerror(err));
-		return -err;
-	}
-	return 0;
+	return rt_file_write_atomic(path, emit_text, &t);
 }
 
 /* ---- reading records ---- */

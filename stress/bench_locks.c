@@ -27,14 +27,7 @@
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#include "rt_time.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -62,13 +55,13 @@ static volatile long u_sink;
 #define UNCONTENDED(name, lock, unlock)					\
 static double un_##name(long iters)					\
 {									\
-	double t0 = now_s();						\
+	double t0 = rt_now_s();						\
 	for (long i = 0; i < iters; i++) {				\
 		lock;							\
 		u_sink++;						\
 		unlock;							\
 	}								\
-	return (now_s() - t0) * 1e9 / (double)iters;			\
+	return (rt_now_s() - t0) * 1e9 / (double)iters;			\
 }
 
 UNCONTENDED(pthread_spin, pthread_spin_lock(&u_pspin), pthread_spin_unlock(&u_pspin))
@@ -175,7 +168,7 @@ static double run_contended(enum ct_kind kind, int threads, double seconds)
 		w[i].ops = 0;
 		RT_PTHREAD(pthread_create(&w[i].th, NULL, ct_main, &w[i]));
 	}
-	t0 = now_s();
+	t0 = rt_now_s();
 	/* Release pairs with the acquire in ct_main(). */
 	__atomic_store_n(&r->go, 1, __ATOMIC_RELEASE);
 	nanosleep(&ts, NULL);
@@ -184,7 +177,7 @@ static double run_contended(enum ct_kind kind, int threads, double seconds)
 		RT_PTHREAD(pthread_join(w[i].th, NULL));
 		total += w[i].ops;
 	}
-	dt = now_s() - t0;
+	dt = rt_now_s() - t0;
 	if (total != r->counter)
 		rt_die("%s: lost updates: %ld ops, counter %ld", ct_names[kind], total, r->counter);
 	pthread_mutex_destroy(&r->pmutex);

@@ -51,17 +51,10 @@
 #include "swap.h"
 #include "task.h"
 #include "vmscan.h"
+#include "rt_time.h"
 
 #define P PAGE_SIZE
 #define MAX_REPEAT 64
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -186,11 +179,11 @@ static void s_anon_faults(const struct bench_cfg *cfg, long n, double out[2])
 			touch(mm, (unsigned long)a + (unsigned long)i * P, true);
 		munmap_w(mm, (unsigned long)a, (unsigned long)n);
 		if (!round) {
-			t0 = now_s();
+			t0 = rt_now_s();
 			continue;
 		}
 		ops += (unsigned long)n;
-		if ((dt = now_s() - t0) >= cfg->sample_s)
+		if ((dt = rt_now_s() - t0) >= cfg->sample_s)
 			break;
 	}
 	mmput(mm);
@@ -216,11 +209,11 @@ static void s_file_faults(const struct bench_cfg *cfg, long n, double out[2])
 			touch(mm, (unsigned long)a + (unsigned long)i * P, false);
 		munmap_w(mm, (unsigned long)a, (unsigned long)n);
 		if (!round) {
-			t0 = now_s();
+			t0 = rt_now_s();
 			continue;
 		}
 		ops += (unsigned long)n;
-		if ((dt = now_s() - t0) >= cfg->sample_s)
+		if ((dt = rt_now_s() - t0) >= cfg->sample_s)
 			break;
 	}
 	mmput(mm);
@@ -252,13 +245,13 @@ static void s_fork_exit(const struct bench_cfg *cfg, long n, double out[2])
 	do {
 		struct mm_struct *child;
 
-		t0 = now_s();
+		t0 = rt_now_s();
 		child = dup_mm(parent);
-		t1 = now_s();
+		t1 = rt_now_s();
 		if (!child)
 			rt_die("dup_mm of %ld pages: out of memory (raise --pages)", n);
 		mmput(child);
-		t2 = now_s();
+		t2 = rt_now_s();
 		t_fork += t1 - t0;
 		t_exit += t2 - t1;
 		iters++;
@@ -307,7 +300,7 @@ static struct page *page_at(struct mm_struct *mm, unsigned long addr)
 static double unmap_loop(const struct bench_cfg *cfg, struct page *page,
 			 struct mm_struct **mms, int nr, unsigned long addr)
 {
-	double total = 0, t_start = now_s(), t0, t1;
+	double total = 0, t_start = rt_now_s(), t0, t1;
 	long calls = 0;
 
 	do {
@@ -317,9 +310,9 @@ static double unmap_loop(const struct bench_cfg *cfg, struct page *page,
 			pte_make_old(mms[i], addr);
 		lock_page(page);
 		rmap_lock(page);
-		t0 = now_s();
+		t0 = rt_now_s();
 		r = rmap->try_to_unmap(page);
-		t1 = now_s();
+		t1 = rt_now_s();
 		rmap_unlock(page);
 		unlock_page(page);
 		if (r != SWAP_SUCCESS)
@@ -328,7 +321,7 @@ static double unmap_loop(const struct bench_cfg *cfg, struct page *page,
 		calls++;
 		for (int i = 0; i < nr; i++)
 			touch(mms[i], addr, false);
-	} while (now_s() - t_start < cfg->sample_s || calls < 20);
+	} while (rt_now_s() - t_start < cfg->sample_s || calls < 20);
 	return total * 1e9 / (double)calls;
 }
 
@@ -558,7 +551,7 @@ static int vm_core(struct bench_cfg *cfg_in, int repeat, bool quick, FILE *out, 
 		rt_usage_error("--pages: at least %lu for the 10,000-page fork", 4 * cfg.fork_large);
 
 	lockdep_set_enabled(false);
-	t_start = now_s();
+	t_start = rt_now_s();
 
 	fprintf(out, "rmaptorture bench vm: %s, %d cores (%s)\n", rt_version(),
 	       rt_machine_cores(), rt_machine_model());
@@ -581,17 +574,17 @@ static int vm_core(struct bench_cfg *cfg_in, int repeat, bool quick, FILE *out, 
 		rt_die("no rmap design is built");
 	base = modes[0] == RMAP_PTECHAIN ? 0 : -1;
 
-	/* What now_s() adds to each timed try_to_unmap(). */
+	/* What rt_now_s() adds to each timed try_to_unmap(). */
 	{
 		double s[16];
 
 		for (int k = 0; k < 16; k++) {
 			long n = 100000;
 
-			t0 = now_s();
+			t0 = rt_now_s();
 			for (long i = 0; i < n; i++)
-				(void)now_s();
-			s[k] = (now_s() - t0) * 1e9 / (double)n;
+				(void)rt_now_s();
+			s[k] = (rt_now_s() - t0) * 1e9 / (double)n;
 		}
 		stats3(s, 16, &timer_ns, &t0, &t0);
 	}
@@ -736,7 +729,7 @@ static int vm_core(struct bench_cfg *cfg_in, int repeat, bool quick, FILE *out, 
 		       env_reclaim_scanned, env_alloc_fail);
 		rc = RT_EXIT_FAILURE;
 	}
-	fprintf(out, "\n%d cores; %.1f s in all\n", rt_machine_cores(), now_s() - t_start);
+	fprintf(out, "\n%d cores; %.1f s in all\n", rt_machine_cores(), rt_now_s() - t_start);
 
 	/* ---- the record ---- */
 	jd = json_object();

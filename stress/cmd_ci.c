@@ -60,6 +60,7 @@
 #include "rt_cmd.h"
 #include "rt_opt.h"
 #include "rt_sched.h"
+#include "rt_time.h"
 
 /* What each build costs and gets. */
 struct ci_build {
@@ -202,14 +203,6 @@ static void ci_usage(FILE *f)
 	      "1 a failure (or a site that never fired), 2 bad usage, 3 internal error (a\n"
 	      "build missing, a run that could not start), 130 interrupted (the JUnit and\n"
 	      "JSON files still describe what ran).\n", f);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static uint64_t splitmix64(uint64_t x)
@@ -870,7 +863,7 @@ static bool run_config(struct ci_gate *g, struct ci_config *c, int n, int total)
 static void run_gate(struct ci_gate *g)
 {
 	int total = 0, n = 0;
-	double start = now_s(), deadline = start + g->usable, build_end = start;
+	double start = rt_now_s(), deadline = start + g->usable, build_end = start;
 	bool stop = false;
 
 	for (int b = 0; b < CI_NR_BUILDS; b++)
@@ -901,7 +894,7 @@ static void run_gate(struct ci_gate *g)
 					 g->interrupted ? "interrupted" : "the gate stopped early");
 				continue;
 			}
-			now = now_s();
+			now = rt_now_s();
 			oh = overhead_est(g, b);
 			t = (build_end - now) / left - oh;
 			left--;
@@ -926,7 +919,7 @@ static void run_gate(struct ci_gate *g)
 				stop = true;
 		}
 	}
-	g->wall = now_s() - start;
+	g->wall = rt_now_s() - start;
 }
 
 /* Sum every record's fallbacks per site; judge coverage unless the gate is partial. */
@@ -1272,7 +1265,7 @@ static void print_plan(const struct ci_gate *g)
 /* The binaries of the builds that have configurations to run (building counts apart). */
 static int find_binaries(struct ci_gate *g)
 {
-	double t0 = now_s();
+	double t0 = rt_now_s();
 
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
 		if (!g->nr_selected[b])
@@ -1281,7 +1274,7 @@ static int find_binaries(struct ci_gate *g)
 				    sizeof(g->binary[b])))
 			return -1;
 	}
-	g->build_seconds = now_s() - t0;
+	g->build_seconds = rt_now_s() - t0;
 	return 0;
 }
 

@@ -31,6 +31,7 @@
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
+#include "rt_time.h"
 
 struct demo_mm {
 	struct rw_semaphore mmap_sem;
@@ -235,14 +236,6 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void usage(FILE *f)
 {
 	fputs("usage: rmaptorture locks [OPTIONS]\n"
@@ -369,17 +362,17 @@ int cmd_locks(int argc, char **argv)
 		w->page_chain = rt_calloc(cfg.pages, sizeof(long));
 		w->page_locked = rt_calloc(cfg.pages, sizeof(long));
 	}
-	start = now_s();
+	start = rt_now_s();
 	for (int i = 0; i < cfg.threads; i++)
 		RT_PTHREAD(pthread_create(&workers[i].thread, NULL, demo_worker_main, &workers[i]));
 
 	next_progress = start + 1;
-	while (!interrupted && (elapsed = now_s() - start) < cfg.seconds) {
+	while (!interrupted && (elapsed = rt_now_s() - start) < cfg.seconds) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
-		if (isatty(STDERR_FILENO) && now_s() >= next_progress) {
-			fprintf(stderr, "\r[%5.1f/%gs] running %d threads...", now_s() - start,
+		if (isatty(STDERR_FILENO) && rt_now_s() >= next_progress) {
+			fprintf(stderr, "\r[%5.1f/%gs] running %d threads...", rt_now_s() - start,
 				cfg.seconds, cfg.threads);
 			next_progress += 1;
 		}
@@ -388,7 +381,7 @@ int cmd_locks(int argc, char **argv)
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < cfg.threads; i++)
 		RT_PTHREAD(pthread_join(workers[i].thread, NULL));
-	elapsed = now_s() - start;
+	elapsed = rt_now_s() - start;
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
 

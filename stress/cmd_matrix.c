@@ -258,6 +258,22 @@ static void print_table(FILE *f, const struct matrix_row *rows, int nr)
 	}
 }
 
+struct md_summary {
+	const struct matrix_row *rows;
+	int nr, nr_detected, nr_ran, nr_clean;
+	double median, worst;
+};
+
+static int emit_md(FILE *f, void *arg)
+{
+	const struct md_summary *m = arg;
+
+	print_table(f, m->rows, m->nr);
+	fprintf(f, "\n%d of %d detected; median %.2f s, worst %.2f s; %d of %d clean without the bug.\n",
+		m->nr_detected, m->nr_ran, m->median, m->worst, m->nr_clean, m->nr_ran);
+	return ferror(f) ? -EIO : 0;
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_opts o;
@@ -268,7 +284,7 @@ int cmd_matrix(int argc, char **argv)
 	bool goal;
 	json_t *rec, *jrows;
 	char path[4200];
-	FILE *md;
+	struct md_summary summary;
 
 	parse_matrix_opts(argc, argv, &o);
 	if (mkdir(o.out_dir, 0777) && errno != EEXIST)
@@ -327,9 +343,9 @@ int cmd_matrix(int argc, char **argv)
 		nr_clean += r->clean;
 		rt_try_release(&res);
 		if (!o.quiet)
-			fprintf(stderr, "matrix: %s: %s%s%s in %.2f s; without it: %s%s\n", r->bug->name,
-				r->detected ? "detected by " : "NOT detected",
-				r->detected ? r->fired : "", r->detected ? "" : "", r->seconds,
+			fprintf(stderr, "matrix: %s: %s (first report: %s) in %.2f s; without it: %s%s\n",
+				r->bug->name, r->detected ? "detected" : "NOT detected",
+				r->fired[0] ? r->fired : "none", r->seconds,
 				r->clean ? "clean" : "REPORTED ", r->clean ? "" : r->clean_report);
 	}
 	qsort(times, (size_t)nr_times, sizeof(*times), cmp_double);
@@ -359,18 +375,9 @@ int cmd_matrix(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/matrix.json", o.out_dir);
 	rt_record_write(rec, path);
 	json_decref(rec);
-	snprintf(path, sizeof(path), "%s/matrix.md.tmp", o.out_dir);
-	md = fopen(path, "w");
-	if (md) {
-		char final[4200];
-
-		print_table(md, rows, nr);
-		fprintf(md, "\n%d of %d detected; median %.2f s, worst %.2f s; %d of %d clean without the bug.\n",
-			nr_detected, nr_ran, median, worst, nr_clean, nr_ran);
-		fclose(md);
-		snprintf(final, sizeof(final), "%s/matrix.md", o.out_dir);
-		rename(path, final);
-	}
+	snprintf(path, sizeof(path), "%s/matrix.md", o.out_dir);
+	summary = (struct md_summary){ rows, nr, nr_detected, nr_ran, nr_clean, median, worst };
+	rt_file_write_atomic(path, emit_md, &summary);
 	free(rows);
 	free(times);
 	if (rt_child_interrupted())

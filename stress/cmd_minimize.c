@@ -27,6 +27,7 @@
 #include "rt_child.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
+#include "rt_time.h"
 
 /* What minimize shrinks, in the order it tries them. */
 enum param {
@@ -181,14 +182,6 @@ static void parse_min_opts(int argc, char **argv, struct min_opts *o)
 	o->artifact = argv[optind];
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* getopt_long's lookup: an exact name, else an unambiguous prefix. */
 static const struct run_opt *find_long(const char *name, size_t len)
 {
@@ -339,7 +332,7 @@ static bool not_larger(const json_t *art, const json_t *input, char *why, size_t
 
 static bool budget_left(struct ctx *x)
 {
-	if (now_s() - x->start < x->o.budget)
+	if (rt_now_s() - x->start < x->o.budget)
 		return true;
 	x->budget_out = true;
 	return false;
@@ -773,7 +766,7 @@ static int write_result(struct ctx *x, const char *path)
 	if (rt_record_write(x->cur.art, path))
 		return RT_EXIT_INTERNAL;
 	printf("minimize: wrote %s (%d of %d candidates kept, %.0f s)\n", path, x->kept,
-	       x->candidates, now_s() - x->start);
+	       x->candidates, rt_now_s() - x->start);
 	describe("before:", x->input);
 	describe("after: ", x->cur.art);
 	printf("reproduce: %s\n", json_string_value(json_object_get(x->cur.art, "reproduce")));
@@ -838,7 +831,7 @@ int cmd_minimize(int argc, char **argv)
 	}
 
 	rt_child_catch_interrupt();
-	x.start = now_s();
+	x.start = rt_now_s();
 	r = baseline(&x, &usage);
 	if (r != CAND_KEPT) {
 		rt_remove_tree(workdir);

@@ -18,6 +18,7 @@
 #include "rt_child.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
+#include "rt_time.h"
 
 struct replay_opts {
 	const char *artifact;
@@ -95,14 +96,6 @@ static void parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 	o->artifact = argv[optind];
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o;
@@ -156,7 +149,7 @@ int cmd_replay(int argc, char **argv)
 
 	context = rt_try_context(art, NULL);
 	rt_child_catch_interrupt();
-	start = now_s();
+	start = rt_now_s();
 	ret = RT_EXIT_OK;
 	for (;;) {
 		struct rt_try_result res;
@@ -164,7 +157,7 @@ int cmd_replay(int argc, char **argv)
 
 		if (deterministic ? tries >= target : reproduced >= target)
 			break;
-		if (budget > 0 && now_s() - start >= budget)
+		if (budget > 0 && rt_now_s() - start >= budget)
 			break;
 		if (rt_child_interrupted()) {
 			ret = RT_EXIT_INTERRUPTED;
@@ -230,7 +223,7 @@ int cmd_replay(int argc, char **argv)
 			       tries < target ? " (the budget ran out)" : "");
 		else
 			printf("reproduced %d/%d (free schedule, %.0f s)%s\n", reproduced, tries,
-			       now_s() - start, reproduced < target ? ": the budget ran out" : "");
+			       rt_now_s() - start, reproduced < target ? ": the budget ran out" : "");
 		if (o.out_dir && reproduced)
 			printf("replay: the reproduced artifacts are in %s\n", o.out_dir);
 		ret = ok ? RT_EXIT_OK : RT_EXIT_FAILURE;

@@ -31,6 +31,7 @@
 #include "variant.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
+#include "rt_time.h"
 
 #if RT_TSAN
 # define WATCHDOG_DEFAULT 120.0		/* TSan runs 10-50x slower */
@@ -732,14 +733,6 @@ static void flight_task_json(const char *task, const char *const *events, int nr
 	json_array_append_new(arg, json_pack("{s:s, s:o}", "task", task, "events", ev));
 }
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /*
  * Every report of the model becomes an artifact at once (a BUG aborts
  * right after), deduplicated by signature.
@@ -770,7 +763,7 @@ static void on_report(const struct vm_report *r, void *arg)
 		"sites", sites_json(r->sites, r->nr_sites),
 		"held", sites_json(r->held, r->nr_held),
 		"flight", flight));
-	json_object_set_new(art, "elapsed_s", json_real(mono_now() - o->run_start));
+	json_object_set_new(art, "elapsed_s", json_real(rt_now_s() - o->run_start));
 	ret = rt_artifact_save(art, o->out_dir, path, sizeof(path));
 	if (ret == 1) {
 		o->artifacts_new++;
@@ -826,7 +819,7 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->teardown_violations ? "LEAKS" : "clean");
 }
 
-/* The seed (or bound) the child's run record says it stopped at; 0 if none. */
+/* The decision at which the child's run record says it stopped; 0 if none. */
 static unsigned long child_stop_step(const struct run_opts *o, enum rmap_mode mode,
 				     const char *dir)
 {
@@ -1047,7 +1040,7 @@ int cmd_run(int argc, char **argv)
 				rt_sched_pct_bound(n, o.cfg.pct_steps, o.cfg.pct_depth));
 		}
 		fflush(out);
-		o.run_start = mono_now();
+		o.run_start = rt_now_s();
 		rc = rt_run(&o.cfg, res);
 		if (rc != 3 && o.check_determinism && !res->hang && !res->interrupted) {
 			int d = check_determinism(&o, res, out);

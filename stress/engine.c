@@ -26,6 +26,7 @@
 #include "spinlock.h"
 #include "swap.h"
 #include "task.h"
+#include "rt_time.h"
 
 volatile int rt_interrupted;
 
@@ -59,14 +60,6 @@ struct engine {
 };
 
 static struct engine *the_engine;	/* for the report sink */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void sleep_ms(long ms)
 {
@@ -329,13 +322,13 @@ static void low_hook(struct zone *zone, void *arg)
 /* Park every thread; false if they did not all arrive in @timeout seconds. */
 static bool park_all(struct engine *e, double timeout)
 {
-	double t0 = now_s();
+	double t0 = rt_now_s();
 
 	/* Release pairs with the acquire in park_point(). */
 	__atomic_store_n(&e->park, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) +
 	       __atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
-		if (now_s() - t0 > timeout)
+		if (rt_now_s() - t0 > timeout)
 			return false;
 		sleep_ms(1);
 	}
@@ -510,7 +503,7 @@ static void audit_now(struct engine *e)
 static void drain(struct engine *e)
 {
 	unsigned long last = ~0UL;
-	double since = now_s();
+	double since = rt_now_s();
 
 	/* Release pairs with the acquire in the threads' loops. */
 	__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
@@ -519,7 +512,7 @@ static void drain(struct engine *e)
 		rt_sched_request_stop();
 	while (__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
 		unsigned long p = total_progress(e, false) + total_progress(e, true);
-		double t = now_s();
+		double t = rt_now_s();
 
 		if (p != last) {
 			last = p;
@@ -600,7 +593,7 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 
 		rt_sched_init(&sc, e.nr_threads, sched_audit, &e);
 	}
-	start = now_s();
+	start = rt_now_s();
 	for (int i = 0; i < e.nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e.ts[i].thread, NULL,
 					  e.ts[i].reclaim ? reclaim_main : worker_main, &e.ts[i]));
@@ -614,7 +607,7 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 	for (int i = 0; i < e.nr_threads; i++)
 		last_change[i] = start;
 	for (;;) {
-		double t = now_s();
+		double t = rt_now_s();
 		bool workers_done = cfg->ops && !__atomic_load_n(&e.ops_left, __ATOMIC_RELAXED);
 		bool sched = cfg->sched != RT_SCHED_FREE;
 		int stalled = -1;
@@ -669,9 +662,9 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 				report_hang(&e, "park", cfg->watchdog);
 				break;
 			}
-			next_audit = now_s() + cfg->audit_every;
+			next_audit = rt_now_s() + cfg->audit_every;
 			for (int i = 0; i < e.nr_threads; i++)
-				last_change[i] = now_s();
+				last_change[i] = rt_now_s();
 		}
 tick:
 		if (cfg->progress && t >= next_progress) {
@@ -680,7 +673,7 @@ tick:
 		}
 		sleep_ms(10);
 	}
-	res->elapsed = now_s() - start;
+	res->elapsed = rt_now_s() - start;
 	if (!res->hang)
 		drain(&e);
 	free(last_seen);

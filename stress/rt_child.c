@@ -17,6 +17,7 @@
 #include "capture.h"
 #include "record.h"
 #include "variant.h"
+#include "rt_time.h"
 
 static volatile sig_atomic_t child_interrupted;
 
@@ -42,19 +43,11 @@ bool rt_child_interrupted(void)
 	return child_interrupted;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int rt_child_run(const char *binary, char *const argv[], double timeout_s,
 		 const char *stdout_path, int *status)
 {
 	const struct timespec tick = { 0, 10 * 1000 * 1000 };
-	double start = now_s(), term_at = 0;
+	double start = rt_now_s(), term_at = 0;
 	int verdict = 0, st = 0, fd = -1;
 	bool killed = false;
 	pid_t pid;
@@ -99,7 +92,7 @@ int rt_child_run(const char *binary, char *const argv[], double timeout_s,
 			kill(-pid, SIGKILL);
 			return RT_CHILD_ERROR;
 		}
-		t = now_s();
+		t = rt_now_s();
 		if (!verdict && child_interrupted)
 			verdict = RT_CHILD_INTERRUPTED;
 		else if (!verdict && timeout_s > 0 && t - start > timeout_s)
@@ -246,9 +239,9 @@ int rt_try_run(const struct rt_try_config *cfg, const json_t *args, const char *
 		rt_variant_setenv(cfg->build, prefix);
 	}
 	snprintf(log, sizeof(log), "%s/output.log", res->dir);
-	start = now_s();
+	start = rt_now_s();
 	res->rc = rt_child_run(cfg->binary, argv, cfg->timeout_s, log, NULL);
-	res->seconds = now_s() - start;
+	res->seconds = rt_now_s() - start;
 	free(argv);
 	if (strcmp(cfg->build, "plain") && res->rc != RT_CHILD_ERROR &&
 	    rt_sanitizer_collect(prefix, context, res->dir, NULL, NULL) < 0)
