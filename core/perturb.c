@@ -18,6 +18,7 @@ const char *const yield_point_names[] = {
 	"shrink_page:locked",
 	"shrink_page:referenced",
 	"shrink_page:unmapped",
+	"page_lock_anon_vma:unlocked",
 	"vmtruncate:after_unmap",
 	"move_page_tables:page",
 	"split_vma:linked",

@@ -96,6 +96,16 @@ struct rmap_ops {
 	 */
 	int (*page_referenced)(struct page *page);
 	int (*try_to_unmap)(struct page *page);
+	/*
+	 * The aging of the active list (refill_inactive_zone()) asking
+	 * whether a mapped page was referenced, as 2.6.9 asks it
+	 * (page_referenced(page, 0)): the rmap lock is *not* held across
+	 * the walk. Return: 0 when the page is not mapped, else as
+	 * page_referenced(). NULL: vmscan takes the rmap lock and calls
+	 * page_mapped() and page_referenced().
+	 * Context: page locked; no rmap lock held.
+	 */
+	int (*page_referenced_unlocked)(struct page *page);
 
 	/* True when the rmap knows of at least one pte. Context: rmap lock held. */
 	bool (*page_mapped)(struct page *page);

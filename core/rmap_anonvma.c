@@ -32,7 +32,13 @@
  *
  * Reclaim finds an anon_vma through the page under rcu_read_lock(), locks
  * it, and re-checks that the page is still mapped through it
- * (page_lock_anon_vma()): the cache is SLAB_DESTROY_BY_RCU, so a freed
+ * (page_lock_anon_vma()). shrink_list holds PG_maplock meanwhile, which
+ * keeps a mapped page's anon_vma alive (seed 002: "The anon_vma can't go
+ * away under us if we hold the PG_maplock"); the aging of the active
+ * list does not: it drops PG_maplock before it locks the anon_vma, as
+ * 2.6.9's refill_inactive_zone() called page_referenced() with no lock
+ * of the page (anonvma_page_referenced_unlocked()). That walker depends
+ * on the grace period: the cache is SLAB_DESTROY_BY_RCU, so a freed
  * anon_vma stays an anon_vma, with a valid lock, until a grace period
  * after it goes back to libc, and it may be a new anon_vma by then.
  * Every pte found is re-checked for this page's pfn as well.
@@ -93,8 +99,9 @@
  *             anon_vma->lock (the vma list; bounds of listed vmas)
  *             lru_lock
  *
- * Reclaim holds PG_locked and PG_maplock, takes anon_vma->lock, and only
- * *tries* i_shared_sem and each vma's page_table_lock; a failed try is a
+ * Reclaim holds PG_locked and PG_maplock (the aging of the active list:
+ * PG_locked alone), takes anon_vma->lock, and only *tries* i_shared_sem
+ * and each vma's page_table_lock; a failed try is a
  * fallback counted by site (FB_*_ANON_PTL for anonymous pages,
  * FB_*_OBJ_* for file pages, nonlinear scans included). The audit's
  * rmap_walk keeps the order by dropping PG_maplock and anon_vma->lock
@@ -116,6 +123,7 @@
 #include "fs.h"
 #include "inject.h"
 #include "lockdep.h"
+#include "perturb.h"
 #include "rcu.h"
 #include "semaphore.h"
 #include "slab.h"
@@ -521,6 +529,24 @@ static int page_referenced_anon_one(struct vm_area_struct *vma, struct page *pag
 }
 
 /*
+ * The vmas of @anon_vma, until @mapcount ptes were seen young.
+ * Context: anon_vma->lock held (but with anon-vma-walk-unlocked).
+ */
+static int page_referenced_anon_vma(struct anon_vma *anon_vma, struct page *page, int mapcount)
+{
+	struct vm_area_struct *vma;
+	int referenced = 0;
+
+	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
+		referenced += page_referenced_anon_one(vma, page);
+		/* Every pte seen (a miss only adds): no need to go on. */
+		if (referenced >= mapcount)
+			break;
+	}
+	return referenced;
+}
+
+/*
  * The anonymous half of page_referenced(): the PG_direct vma, or every
  * vma of the anon_vma, under its lock (deviation (1)).
  * Context: page locked, PG_maplock held.
@@ -528,8 +554,7 @@ static int page_referenced_anon_one(struct vm_area_struct *vma, struct page *pag
 static int page_referenced_anon(struct page *page)
 {
 	struct anon_vma *anon_vma;
-	struct vm_area_struct *vma;
-	int referenced = 0, mapcount = page_mapcount(page);
+	int referenced, mapcount = page_mapcount(page);
 
 	if (PageDirect(page))
 		return page_referenced_anon_one(READ_ONCE(page->as.vma), page);
@@ -540,12 +565,7 @@ static int page_referenced_anon(struct page *page)
 		anon_vma = page_lock_anon_vma(page);
 	if (!anon_vma)
 		return 0;
-	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
-		referenced += page_referenced_anon_one(vma, page);
-		/* Every pte seen (a miss only adds): no need to go on. */
-		if (referenced >= mapcount)
-			break;
-	}
+	referenced = page_referenced_anon_vma(anon_vma, page, mapcount);
 	if (!injected(INJECT_ANON_VMA_WALK_UNLOCKED))
 		page_unlock_anon_vma(anon_vma);
 	return referenced;
@@ -621,6 +641,7 @@ out_unlock:
 
 /* ---- the reclaim ops ---- */
 
+
 /*
  * page_referenced() of 2.6.3 with seeds 001/002: PG_referenced, then the
  * young bits the design can find.
@@ -638,6 +659,61 @@ static int anonvma_page_referenced(struct page *page)
 	if (PageAnon(page))
 		return referenced + page_referenced_anon(page);
 	return referenced + page_referenced_obj(page, OBJ_NONLINEAR_SCAN);
+}
+
+/**
+ * anonvma_page_referenced_unlocked() - page_referenced() for the aging of
+ * the active list, with PG_maplock dropped before the anon_vma walk
+ * @page: a page isolated from the active list
+ *
+ * Mirrors 2.6.9's page_referenced(page, 0) from refill_inactive_zone()
+ * and its page_lock_anon_vma(): the anon_vma is locked with no lock of
+ * the page held, under rcu_read_lock() alone. Here PG_maplock is taken
+ * only to read page->as, which is PG_direct's vma or the anon_vma (2.6.9
+ * had no PG_direct); once it is dropped, the last vma may leave the
+ * anon_vma and free it before its lock is taken. The SLAB_DESTROY_BY_RCU
+ * cache keeps the memory an anon_vma with a valid lock until the grace
+ * period, and anon_vma_lock_recheck() then finds whether the page still
+ * points to it (the seeded bug anon-vma-free-now frees it to libc at
+ * once: this is the walker that then touches freed memory). A PG_direct
+ * or file page is answered under PG_maplock, as page_referenced().
+ *
+ * Context: page locked; no rmap lock held. Takes PG_maplock, then
+ * rcu_read_lock() and anon_vma->lock, which it trylocks page_table_lock
+ * under, as page_referenced_anon_one() does.
+ * Return: 0 when @page is not mapped, else the young ptes seen (a busy
+ * page_table_lock counts as one) plus PG_referenced.
+ */
+static int anonvma_page_referenced_unlocked(struct page *page)
+{
+	struct anon_vma *anon_vma;
+	int referenced, mapcount;
+
+	page_map_lock(page);
+	mapcount = page_mapcount(page);
+	if (!mapcount) {
+		page_map_unlock(page);
+		return 0;
+	}
+	/* anon-vma-walk-unlocked takes no anon_vma->lock: PG_maplock stays. */
+	if (!PageAnon(page) || PageDirect(page) || injected(INJECT_ANON_VMA_WALK_UNLOCKED)) {
+		referenced = anonvma_page_referenced(page);
+		page_map_unlock(page);
+		return referenced;
+	}
+	referenced = TestClearPageReferenced(page) ? 1 : 0;
+	rcu_read_lock();
+	/* Mapped and not PG_direct: an anon_vma that still has a vma. */
+	anon_vma = rcu_dereference(page->as.anon_vma);
+	page_map_unlock(page);
+	/* Only RCU keeps the memory an anon_vma from here to the lock. */
+	yield_point("page_lock_anon_vma:unlocked");
+	if (anon_vma_lock_recheck(anon_vma, page)) {
+		referenced += page_referenced_anon_vma(anon_vma, page, mapcount);
+		spin_unlock(&anon_vma->lock);
+	}
+	rcu_read_unlock();
+	return referenced;
 }
 
 /*
@@ -832,6 +908,7 @@ const struct rmap_ops rmap_anonvma_ops = {
 	.page_remove_rmap = anonvma_page_remove_rmap,
 	.page_referenced = anonvma_page_referenced,
 	.try_to_unmap = anonvma_try_to_unmap,
+	.page_referenced_unlocked = anonvma_page_referenced_unlocked,
 	.page_mapped = anonvma_page_mapped,
 	.anon_vma_prepare = anonvma_anon_vma_prepare,
 	.anon_vma_fork = anonvma_anon_vma_fork,

@@ -399,7 +399,9 @@ static unsigned long isolate_lru_pages(struct zone *zone, struct list_head *list
  * since the last look (a failed trylock in the rmap counts as
  * referenced), or locked by someone else (it is in use: 2.6.3 did not
  * lock the page here, but the model's rmap ops want it locked), or
- * anonymous memory when there is no swap to write it to.
+ * anonymous memory when there is no swap to write it to. The anonvma
+ * design answers without its rmap lock held across the walk, as 2.6.9
+ * did (rmap_ops.page_referenced_unlocked); the others under it.
  */
 static bool page_stays_active(struct page *page)
 {
@@ -407,10 +409,14 @@ static bool page_stays_active(struct page *page)
 
 	if (TestSetPageLocked(page))
 		return true;
-	rmap_lock(page);
-	if (rmap->page_mapped(page) && rmap->page_referenced(page))
-		active = true;
-	rmap_unlock(page);
+	if (rmap->page_referenced_unlocked) {
+		active = rmap->page_referenced_unlocked(page) > 0;
+	} else {
+		rmap_lock(page);
+		if (rmap->page_mapped(page) && rmap->page_referenced(page))
+			active = true;
+		rmap_unlock(page);
+	}
 	unlock_page(page);
 	if (!active && nr_swap_slots() == 0 && page_is_anon_memory(page))
 		active = true;

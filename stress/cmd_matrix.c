@@ -226,8 +226,7 @@ static void row_json(json_t *rows, const struct matrix_row *r)
 		"seconds_to_detection", r->seconds,
 		"clean", r->clean,
 		"clean_report", r->clean_report,
-		"reproduce", r->reproduce,
-		"marked_undetectable", r->bug->undetectable));
+		"reproduce", r->reproduce));
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -360,6 +360,11 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		}
 		if (!watchdog_set && bug->watchdog > 0)
 			o->cfg.watchdog = bug->watchdog;
+		if (o->cfg.sched == RT_SCHED_FREE && !o->cfg.perturb && bug->perturb) {
+			o->cfg.perturb = bug->perturb;
+			if (bug->yield_points && !yield_filter_on)
+				parse_yield_points(bug->yield_points);
+		}
 		if (strcmp(bug->build, RT_BUILD_KIND) && !o->build)
 			fprintf(stderr, "rmaptorture: note: %s is caught in the %s build: add --build %s\n",
 				bug->name, bug->build, bug->build);
@@ -505,6 +510,18 @@ static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
 	if (c->perturb) {
 		args_add(args, "--perturb");
 		args_add(args, "%d", c->perturb);
+	}
+	if (c->perturb && c->yield_filter) {
+		char l[1024];
+		int n = 0;
+
+		l[0] = '\0';
+		for (int i = 0; yield_point_names[i]; i++)
+			if (c->yield_filter[i])
+				n += snprintf(l + n, sizeof(l) - (size_t)n, "%s%s", n ? "," : "",
+					      yield_point_names[i]);
+		args_add(args, "--yield-points");
+		args_add(args, "%s", l);
 	}
 	if (c->long_hold_mask) {
 		char l[512];
@@ -1005,8 +1022,8 @@ int cmd_run(int argc, char **argv)
 		o.cfg.yield_filter = yield_filter;
 	/* A sanitizer build always runs as a child: its options are set at exec. */
 	if (o.build && !(!strcmp(o.build, "plain") && !strcmp(RT_BUILD_KIND, "plain"))) {
-		if (o.json || o.check_determinism || yield_filter_on)
-			rt_usage_error("--build: --json, --check-determinism and --yield-points run in this build only");
+		if (o.json || o.check_determinism)
+			rt_usage_error("--build: --json and --check-determinism run in this build only");
 		return run_in_build(&o, modes, nr_modes);
 	}
 

@@ -60,14 +60,15 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "SLAB_DESTROY_BY_RCU, no grace period",
 		.history = "SLAB_DESTROY_BY_RCU came with anon_vma in 2.6.9, when page_map_lock went "
 			   "and reclaim found an anon_vma under rcu_read_lock() alone",
-		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "free", .build = "asan",
+		.scenario = "mixed32", .rmap = "anonvma", .sched = "free", .build = "asan",
 		.detector = "asan", .expect = "asan",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
-		.caveat = "reclaim walks under PG_maplock, which keeps "
-			  "a mapped page's anon_vma alive (seed 002: \"The anon_vma can't go away "
-			  "under us if we hold the PG_maplock\"), so no walker depends on the grace "
-			  "period; 2.6.7 shipped this design with a plain slab",
-		.undetectable = true,
+		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
+		.caveat = "the walker is the aging of the active list (refill_inactive_zone), which "
+			  "drops PG_maplock before it locks the anon_vma; shrink_list's walks hold "
+			  "PG_maplock, which keeps the anon_vma alive. The window is a few "
+			  "instructions: the run perturbs that one yield point; under --sched the "
+			  "exit that frees the anon_vma needs hundreds of decisions in between",
 	},
 	[INJECT_ANON_VMA_WALK_UNLOCKED] = {
 		.name = "anon-vma-walk-unlocked",
@@ -214,6 +215,15 @@ void rt_bug_args(const struct rt_bug *bug, bool inject, struct rt_bug_args *out)
 		out->argv[n++] = "--watchdog";
 		out->argv[n++] = out->num[5];
 	}
+	if (bug->perturb) {
+		snprintf(out->num[6], sizeof(out->num[6]), "%d", bug->perturb);
+		out->argv[n++] = "--perturb";
+		out->argv[n++] = out->num[6];
+		if (bug->yield_points) {
+			out->argv[n++] = "--yield-points";
+			out->argv[n++] = bug->yield_points;
+		}
+	}
 	if (inject) {
 		out->argv[n++] = "--inject";
 		out->argv[n++] = bug->name;
@@ -246,10 +256,12 @@ void rt_bug_list(FILE *f)
 			fprintf(f, "%lu decisions)\n", b->sched_steps);
 		else
 			fprintf(f, "%g s)\n", b->seconds);
+		if (b->perturb)
+			fprintf(f, "  perturb:   level %d at %s\n", b->perturb,
+				b->yield_points ? b->yield_points : "every yield point");
 		fprintf(f, "  detector:  %s (first report: %s)\n", b->detector, b->expect);
 		if (b->caveat)
-			fprintf(f, "  note:      %s%s\n", b->undetectable ? "UNDETECTED: " : "",
-				b->caveat);
+			fprintf(f, "  note:      %s\n", b->caveat);
 		fprintf(f, "  reproduce: %s\n", cmd);
 	}
 }

@@ -39,13 +39,10 @@ struct rt_bug {
 	int threads;
 	int reclaim_threads;
 	double watchdog;		/* --watchdog S; 0: run's default */
+	int perturb;			/* free: --perturb LEVEL; 0: none */
+	const char *yield_points;	/* with perturb: --yield-points LIST; NULL: all */
 	/* NULL, or why the detector may not fire, or what else fires first. */
 	const char *caveat;
-	/*
-	 * The model cannot catch it (the caveat says why): its clean
-	 * counterpart still runs, its detection is expected to fail.
-	 */
-	bool undetectable;
 };
 
 /* Every seeded bug, in core/inject.h's order; ends with a NULL name. */
@@ -81,9 +78,9 @@ const struct rt_bug *rt_bug_find(const char *name);
 
 /* The argv[] of a bug's run (rt_bug_args()); its strings live here or in the catalogue. */
 struct rt_bug_args {
-	const char *argv[24];		/* NULL-terminated */
+	const char *argv[28];		/* NULL-terminated */
 	int argc;
-	char num[6][32];		/* storage for the numbers in argv */
+	char num[7][32];		/* storage for the numbers in argv */
 };
 
 /**

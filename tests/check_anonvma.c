@@ -3,8 +3,9 @@
  * The anonvma rmap design (seed 002, completed): anon_vma sharing and
  * garbage collection across fork chains, mremap and split of forked and
  * PG_direct memory followed by full reclaim, reclaim's page_table_lock
- * trylock fallbacks, and a walker holding a stale anon_vma pointer while
- * the object is freed and reused (type-stable memory; the re-check).
+ * trylock fallbacks, a walker holding a stale anon_vma pointer while
+ * the object is freed and reused (type-stable memory; the re-check), and
+ * the aging walk that locks the anon_vma with PG_maplock dropped.
  */
 #include <errno.h>
 #include <sched.h>
@@ -595,6 +596,81 @@ START_TEST(test_anonvma_stale_pointer_reused_object)
 }
 END_TEST
 
+/* ---- the aging walk: PG_maplock dropped before the anon_vma lock ---- */
+
+/* refill_inactive_zone()'s question for @page, asked as vmscan asks it. */
+static int aging_referenced(struct page *page)
+{
+	int r;
+
+	ck_assert(!TestSetPageLocked(page));
+	r = rmap->page_referenced_unlocked(page);
+	/* Nothing of the walk is left held. */
+	ck_assert(!test_page_flag(page, PG_maplock));
+	ck_assert(!rcu_read_lock_held());
+	unlock_page(page);
+	return r;
+}
+
+START_TEST(test_anonvma_aging_walk_unlocked)
+{
+	struct mm_struct *par = mm_alloc(), *chi, *solo = mm_alloc(), *mms[3];
+	long a = rt_mmap(par, NULL, 0, 2, VM_READ | VM_WRITE, 0);
+	long s = rt_mmap(solo, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+	struct page *pg, *direct;
+
+	ck_assert_ptr_nonnull(rmap->page_referenced_unlocked);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(rt_access(par, a + i * P, true, NULL), ACCESS_OK);
+	ck_assert_int_eq(rt_access(solo, s, true, NULL), ACCESS_OK);
+	chi = dup_mm(par);
+	ck_assert_ptr_nonnull(chi);
+	mms[0] = par;
+	mms[1] = chi;
+	mms[2] = solo;
+
+	/* An anon_vma page, young in both mms: the walk sees both ptes. */
+	pg = page_at(par, a);
+	ck_assert_ptr_eq(page_at(chi, a), pg);
+	ck_assert(!PageDirect(pg));
+	get_page(pg);
+	ClearPageReferenced(pg);
+	ck_assert_int_eq(rt_access(chi, a, false, NULL), ACCESS_OK);
+	ck_assert_int_eq(rt_access(par, a, false, NULL), ACCESS_OK);
+	ClearPageReferenced(pg);
+	ck_assert_int_eq(aging_referenced(pg), 2);
+	/* The young bits were cleared: nothing since. */
+	ck_assert_int_eq(aging_referenced(pg), 0);
+	/* One mm touches it again. */
+	ck_assert_int_eq(rt_access(chi, a, false, NULL), ACCESS_OK);
+	ClearPageReferenced(pg);
+	ck_assert_int_eq(aging_referenced(pg), 1);
+	/* PG_referenced counts too, as in page_referenced(). */
+	SetPageReferenced(pg);
+	ck_assert_int_eq(aging_referenced(pg), 1);
+	ck_assert(!PageReferenced(pg));
+
+	/* A PG_direct page is answered under PG_maplock. */
+	direct = page_at(solo, s);
+	ck_assert(PageDirect(direct));
+	get_page(direct);
+	ClearPageReferenced(direct);
+	ck_assert_int_eq(aging_referenced(direct), 1);
+	ck_assert_int_eq(aging_referenced(direct), 0);
+
+	/* Unmapped (both mms gone): 0, and the anon_vma is gone too. */
+	mmput(chi);
+	mmput(par);
+	ck_assert_int_eq(mapcount(pg), 0);
+	ck_assert_int_eq(aging_referenced(pg), 0);
+	put_page(pg);
+	put_page(direct);
+	rt_audit_ok(&mms[2], 1, NULL, 0);
+	mmput(solo);
+	ck_assert_uint_eq(bytes().anon_vma_now, 0);
+}
+END_TEST
+
 /* ---- the lock-order comment ---- */
 
 START_TEST(test_anonvma_lock_tree_matches_lockdep)
@@ -633,6 +709,7 @@ static Suite *anonvma_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_anonvma_trylock_fallback);
 	tcase_add_test(tc, test_anonvma_stale_pointer_reused_object);
+	tcase_add_test(tc, test_anonvma_aging_walk_unlocked);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("order");

@@ -16,6 +16,7 @@
 
 #include "compiler.h"
 #include "inject.h"
+#include "perturb.h"
 #include "rt_check.h"
 #include "rt_cli.h"
 #include "rt_inject.h"
@@ -148,9 +149,8 @@ START_TEST(test_inject_detected)
 	const char *expect;
 	int rc;
 
-	if (!runs_here(b, &expect) || b->undetectable) {
-		fprintf(stderr, "%s: not run in the %s build%s\n", b->name, RT_BUILD_KIND,
-			b->undetectable ? " (undetectable in the model)" : "");
+	if (!runs_here(b, &expect)) {
+		fprintf(stderr, "%s: not run in the %s build\n", b->name, RT_BUILD_KIND);
 		return;
 	}
 	rc = run_bug(b, true);
@@ -212,7 +212,18 @@ START_TEST(test_inject_catalogue_matches_core)
 		/* A sanitizer detector needs its build, and says so in the one-liner. */
 		if (!strcmp(b->detector, "tsan") || !strcmp(b->detector, "asan"))
 			ck_assert_str_eq(b->build, b->detector);
-		ck_assert(!b->undetectable || b->caveat);
+		/* Perturbation is for free runs; a deterministic schedule decides every switch. */
+		ck_assert_msg(!b->perturb || !strcmp(b->sched, "free"), "%s: perturb", b->name);
+		ck_assert(b->perturb >= 0 && b->perturb <= 3);
+		ck_assert(!b->yield_points || b->perturb);
+		if (b->yield_points) {
+			/* One point, one of core/'s (run would reject it). */
+			bool known = false;
+
+			for (int k = 0; yield_point_names[k]; k++)
+				known |= !strcmp(yield_point_names[k], b->yield_points);
+			ck_assert_msg(known, "%s: yield point '%s'", b->name, b->yield_points);
+		}
 	}
 	ck_assert_ptr_null(rt_bug_find("no-such-bug"));
 	ck_assert(rt_bug_kind_matches("audit|bug", "bug"));

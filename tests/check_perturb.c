@@ -93,18 +93,20 @@ static void count_hold(int cls)
 
 static const struct perturb_ops counting = { .yield = count_yield, .long_hold = count_hold };
 
-START_TEST(test_perturb_points_are_reached)
+/*
+ * Faults, COW, reclaim (both lists), swap-in, split, mremap and truncate
+ * in @mode, with the counting hooks installed.
+ */
+static void exercise(enum rmap_mode mode)
 {
 	struct address_space *f;
 	struct mm_struct *mm, *child;
 	long a, s;
 
 	rt_task_attach("perturb");
-	ck_assert_int_eq(rmap_select(RMAP_PTECHAIN), 0);
+	ck_assert_int_eq(rmap_select(mode), 0);
 	ck_assert_int_eq(mem_init(256), 0);
 	ck_assert_int_eq(swap_init(512), 0);
-	memset(hits, 0, sizeof(hits));
-	memset(hold_hits, 0, sizeof(hold_hits));
 	perturb_install(&counting, 1ULL << LOCK_CLASS_I_SHARED_SEM);
 
 	f = file_create("p", 16, 16);
@@ -139,11 +141,6 @@ START_TEST(test_perturb_points_are_reached)
 	vmtruncate(f, 8);
 	perturb_install(NULL, 0);
 
-	for (int i = 0; yield_point_names[i]; i++)
-		ck_assert_msg(hits[i] > 0, "yield point %s never reached", yield_point_names[i]);
-	ck_assert_int_gt(hold_hits[LOCK_CLASS_I_SHARED_SEM], 0);
-	ck_assert_int_eq(hold_hits[LOCK_CLASS_PAGE_TABLE_LOCK], 0);
-
 	mmput(child);
 	mmput(mm);
 	vmtruncate(f, 0);
@@ -153,6 +150,20 @@ START_TEST(test_perturb_points_are_reached)
 	swap_exit();
 	mem_exit();
 	rt_task_detach();
+}
+
+/* Each point in the design that has it: page_lock_anon_vma:unlocked is anonvma's. */
+START_TEST(test_perturb_points_are_reached)
+{
+	memset(hits, 0, sizeof(hits));
+	memset(hold_hits, 0, sizeof(hold_hits));
+	exercise(RMAP_PTECHAIN);
+	exercise(RMAP_ANONVMA);
+
+	for (int i = 0; yield_point_names[i]; i++)
+		ck_assert_msg(hits[i] > 0, "yield point %s never reached", yield_point_names[i]);
+	ck_assert_int_gt(hold_hits[LOCK_CLASS_I_SHARED_SEM], 0);
+	ck_assert_int_eq(hold_hits[LOCK_CLASS_PAGE_TABLE_LOCK], 0);
 }
 END_TEST
 
