@@ -211,7 +211,7 @@ static int run_one(const struct matrix_opts *o, struct matrix_row *row, bool inj
 static void row_json(json_t *rows, const struct matrix_row *r)
 {
 	json_array_append_new(rows, json_pack(
-		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:f, s:b, s:s, s:s, s:b}",
+		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:f, s:b, s:s, s:s}",
 		"bug", r->bug->name,
 		"scenario", r->bug->scenario,
 		"rmap", r->bug->rmap,

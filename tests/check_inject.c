@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
 
 #include "compiler.h"
 #include "inject.h"
@@ -253,6 +256,49 @@ START_TEST(test_inject_list_prints_every_oneliner)
 }
 END_TEST
 
+/*
+ * `matrix` on one plain-build bug: exit 0 (the goal holds), and
+ * matrix.json holds its row, detected by the expected detector and clean
+ * without it; matrix.md has the row too.
+ */
+START_TEST(test_inject_matrix_one_bug)
+{
+	const char *argv[] = { "matrix", "--bugs", "fork-link-late", "--out", NULL, "-q", NULL };
+	char dir[] = "/tmp/rt-matrix-XXXXXX", path[256];
+	json_t *rec, *row;
+	json_error_t err;
+	int rc;
+
+	if (strcmp(RT_BUILD_KIND, "plain")) {
+		fprintf(stderr, "matrix: run in the plain build\n");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	argv[4] = dir;
+	rc = rt_cli_run(argv, out, sizeof(out));
+	ck_assert_msg(rc == 0 && strstr(out, "Goal met."), "matrix: exit %d\n%s", rc, tail(4000));
+	snprintf(path, sizeof(path), "%s/matrix.json", dir);
+	rec = json_load_file(path, 0, &err);
+	ck_assert_msg(rec, "%s: %s", path, err.text);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "bugs")), 1);
+	ck_assert(json_is_true(json_object_get(rec, "goal_met")));
+	ck_assert_int_eq(json_array_size(json_object_get(rec, "rows")), 1);
+	row = json_array_get(json_object_get(rec, "rows"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(row, "bug")), "fork-link-late");
+	ck_assert(json_is_true(json_object_get(row, "detected")));
+	ck_assert(json_is_true(json_object_get(row, "clean")));
+	ck_assert_str_eq(json_string_value(json_object_get(row, "fired")), "bug");
+	ck_assert(json_real_value(json_object_get(row, "seconds_to_detection")) > 0);
+	ck_assert(strstr(json_string_value(json_object_get(row, "reproduce")),
+			 "--inject fork-link-late"));
+	json_decref(rec);
+	snprintf(path, sizeof(path), "%s/matrix.md", dir);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
 static Suite *inject_suite(void)
 {
 	Suite *s = suite_create("inject");
@@ -272,6 +318,11 @@ static Suite *inject_suite(void)
 	tc = tcase_create("clean");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_inject_clean_without_the_bug, 0, INJECT_NR_BUGS);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("matrix");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_inject_matrix_one_bug);
 	suite_add_tcase(s, tc);
 	return s;
 }
