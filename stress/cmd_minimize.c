@@ -418,16 +418,30 @@ static int try_candidate(struct ctx *x, struct state *cand, const char *what, en
 
 	x->candidates++;
 	for (int t = 1; t <= tries && verdict == CAND_REJECTED; t++) {
+		struct rt_try_config cfg;
 		struct rt_try_result res;
 		char why[4800] = "";
+		double left;
 		int rc;
 
 		if (rt_child_interrupted() || !budget_left(x)) {
 			verdict = CAND_STOP;
 			break;
 		}
-		rc = rt_try_run(&x->cfg, args, x->signature, context, ++x->try_no, &res);
+		/* A try ends with the budget: --budget bounds the whole search. */
+		cfg = x->cfg;
+		left = x->o.budget - (rt_now_s() - x->start);
+		if (cfg.timeout_s <= 0 || cfg.timeout_s > left)
+			cfg.timeout_s = left;
+		rc = rt_try_run(&cfg, args, x->signature, context, ++x->try_no, &res);
 		if (rc == RT_CHILD_INTERRUPTED || rc == RT_CHILD_ERROR || res.rc == 127) {
+			rt_try_release(&res);
+			verdict = CAND_STOP;
+			break;
+		}
+		if (rc != 1 && !budget_left(x)) {
+			/* Cut short by the budget: no verdict on the candidate. */
+			rt_remove_tree(res.dir);
 			rt_try_release(&res);
 			verdict = CAND_STOP;
 			break;
