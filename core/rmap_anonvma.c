@@ -641,7 +641,6 @@ out_unlock:
 
 /* ---- the reclaim ops ---- */
 
-
 /*
  * page_referenced() of 2.6.3 with seeds 001/002: PG_referenced, then the
  * young bits the design can find.
