@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <spawn.h>
@@ -280,20 +279,6 @@ START_TEST(test_ci_short_budget_selects_by_seed)
 }
 END_TEST
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "r");
@@ -462,7 +447,7 @@ START_TEST(test_ci_tiny_gate_passes)
 	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "the tiny gate failed (exit %d)", rc);
 	json_decref(rec);
 	free(xml);
-	remove_tree(dir);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 
@@ -494,7 +479,7 @@ START_TEST(test_ci_coverage_is_judged)
 	ck_assert_int_ge(count(xml, "<failure"), (int)json_array_size(never));
 	free(xml);
 	json_decref(rec);
-	remove_tree(dir);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 
@@ -539,7 +524,7 @@ START_TEST(test_ci_failing_configuration)
 	/* Coverage is not judged on a restricted gate: its testcases are skipped. */
 	ck_assert_msg(strstr(xml, "coverage not judged"), "coverage judged on a restricted gate");
 	free(xml);
-	remove_tree(dir);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 
@@ -572,7 +557,7 @@ START_TEST(test_ci_interrupt_exits_130)
 	check_junit(xml, "rmaptorture." RT_BUILD_KIND);
 	ck_assert_msg(strstr(xml, "<skipped message=\"interrupted\"/>"), "nothing marked interrupted");
 	free(xml);
-	remove_tree(dir);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 

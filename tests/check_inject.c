@@ -294,8 +294,7 @@ START_TEST(test_inject_matrix_one_bug)
 	json_decref(rec);
 	snprintf(path, sizeof(path), "%s/matrix.md", dir);
 	ck_assert_int_eq(access(path, R_OK), 0);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(path), 0);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 

@@ -115,11 +115,7 @@ static void make_outputs(void)
 
 static void remove_outputs(void)
 {
-	char cmd[400];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "could not remove %s\n", dir);
+	rt_cli_remove_tree(dir);
 }
 
 START_TEST(test_numbers_scale_output)

@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <signal.h>
 #include <spawn.h>
@@ -193,20 +192,6 @@ static void assert_replays_every_time(const char *artifact, int times)
 		      tail());
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static json_t *load_ok(const char *path)
 {
 	char err[4096];
@@ -329,7 +314,7 @@ START_TEST(test_replay_free_hang_reproduces_and_minimizes)
 	}
 	json_decref(min);
 	json_decref(art);
-	remove_tree(dir);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 

@@ -14,4 +14,7 @@ const char *rt_cli_binary(void);
  */
 int rt_cli_run(const char *const *args, char *out, size_t len);
 
+/* Remove @path and everything below it (a test's output directory); errors are ignored. */
+void rt_cli_remove_tree(const char *path);
+
 #endif /* RT_TESTS_RT_CLI_H */
