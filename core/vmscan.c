@@ -93,6 +93,8 @@ void reclaim_stats_read(struct reclaim_stats *out)
 	out->busy = READ_ONCE(stats.busy);
 	out->freed = READ_ONCE(stats.freed);
 	out->refilled = READ_ONCE(stats.refilled);
+	out->mapped_scanned = READ_ONCE(stats.mapped_scanned);
+	out->unmap_tried = READ_ONCE(stats.unmap_tried);
 }
 
 /**
@@ -115,6 +117,8 @@ void reclaim_stats_reset(void)
 	WRITE_ONCE(stats.busy, 0UL);
 	WRITE_ONCE(stats.freed, 0UL);
 	WRITE_ONCE(stats.refilled, 0UL);
+	WRITE_ONCE(stats.mapped_scanned, 0UL);
+	WRITE_ONCE(stats.unmap_tried, 0UL);
 }
 
 /*
@@ -249,8 +253,10 @@ bool shrink_page(struct page *page)
 	rmap_lock(page);
 	mapped = rmap->page_mapped(page);
 	/* A failed trylock inside counts as referenced (seed 001). */
-	if (mapped)
+	if (mapped) {
+		stat_inc(&stats.mapped_scanned);
 		referenced = rmap->page_referenced(page);
+	}
 	if (TestClearPageReferenced(page))
 		referenced++;
 	if (referenced && mapped) {
@@ -288,6 +294,7 @@ bool shrink_page(struct page *page)
 	 */
 	yield_point("shrink_page:referenced");
 	if (mapped) {
+		stat_inc(&stats.unmap_tried);
 		switch (rmap->try_to_unmap(page)) {
 		case SWAP_FAIL:
 			rmap_unlock(page);

@@ -25,6 +25,8 @@ struct reclaim_stats {
 	unsigned long busy;		/* still referenced elsewhere: kept */
 	unsigned long freed;		/* pages returned to the free list */
 	unsigned long refilled;		/* active -> inactive moves */
+	unsigned long mapped_scanned;	/* scanned pages mapped when locked */
+	unsigned long unmap_tried;	/* of those, reached try_to_unmap() */
 };
 
 /**

@@ -512,6 +512,20 @@ static int bench_markdown(const json_t *rec, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	nk = dj[0] ? numeric_keys(jget(dj[0], "unmap_share"), keys) : 0;
+	if (nk) {
+		fprintf(out, "### Share of scanned mapped pages that reach try_to_unmap()\n\nOf the"
+			" inactive pages reclaim found mapped, the fraction neither referenced nor"
+			" deemed referenced by a failed trylock, in the same runs.\n\n");
+		bench_header(out, "reclaim threads R", modes, nm, false);
+		for (int k = 0; k < nk; k++) {
+			fprintf(out, "| %s |", keys[k]);
+			for (int d = 0; d < nm; d++)
+				put_stat(out, jget(jget(dj[d], "unmap_share"), keys[k]));
+			fputc('\n', out);
+		}
+		fputc('\n', out);
+	}
 	return 0;
 }
 

@@ -859,6 +859,8 @@ struct sweep {
 	int params[MAX_LIST], np;
 	/* per design, per parameter: the samples */
 	double v[RMAP_NR_MODES][MAX_LIST][MAX_REPEAT];
+	/* SWEEP_FALLBACKS also: the share of scanned mapped pages unmapped */
+	double share[RMAP_NR_MODES][MAX_LIST][MAX_REPEAT];
 	int n[RMAP_NR_MODES][MAX_LIST];
 };
 
@@ -926,6 +928,8 @@ static int run_sweep(struct sweep *sw, const char *const *modes, int nm,
 				val = sw->what == SWEEP_FALLBACKS ? fb_scan :
 					json_number_value(json_object_get(json_object_get(r, "rmap_bytes"),
 									  "peak_bytes_per_mapped_page"));
+				sw->share[m][p][sw->n[m][p]] = json_number_value(json_object_get(
+					json_object_get(r, "reclaim"), "unmap_share"));
 				sw->v[m][p][sw->n[m][p]++] = val;
 				fprintf(stderr, "[%d/%d] %s %-8s %s %d, repeat %d: %.4g %s\n", done, total,
 					sw->scenario, modes[m], sw->param_opt, sw->params[p], k, val,
@@ -945,7 +949,7 @@ static int run_sweep(struct sweep *sw, const char *const *modes, int nm,
 }
 
 static void sweep_json(const struct sweep *sw, const char *const *modes, int nm, json_t *designs,
-		       const char *key)
+		       const char *key, bool share)
 {
 	for (int m = 0; m < nm; m++) {
 		json_t *o = json_object(), *d = json_object_get(designs, modes[m]);
@@ -954,7 +958,7 @@ static void sweep_json(const struct sweep *sw, const char *const *modes, int nm,
 			struct rt_stat st;
 			char k[16];
 
-			rt_stat_of(sw->v[m][p], sw->n[m][p], &st);
+			rt_stat_of(share ? sw->share[m][p] : sw->v[m][p], sw->n[m][p], &st);
 			snprintf(k, sizeof(k), "%d", sw->params[p]);
 			json_object_set_new(o, k, rt_stat_json(&st));
 		}
@@ -1174,8 +1178,10 @@ int bench_all(int argc, char **argv)
 		json_decref(base);
 		return c;
 	}
-	sweep_json(&shm, modes, nm, json_object_get(rec, "designs"), "shm_rmap_bytes_per_mapped_page");
-	sweep_json(&fbs, modes, nm, json_object_get(rec, "designs"), "trylock_fallbacks_per_scan");
+	sweep_json(&shm, modes, nm, json_object_get(rec, "designs"), "shm_rmap_bytes_per_mapped_page",
+		   false);
+	sweep_json(&fbs, modes, nm, json_object_get(rec, "designs"), "trylock_fallbacks_per_scan", false);
+	sweep_json(&fbs, modes, nm, json_object_get(rec, "designs"), "unmap_share", true);
 	jcmd = json_array();
 	for (int k = 0; k < argc; k++)
 		json_array_append_new(jcmd, json_string(argv[k]));

@@ -58,6 +58,12 @@ struct run_opts {
 	unsigned long artifacts_new, artifacts_repeat;
 };
 
+/* The share of scanned mapped pages that reclaim got as far as unmapping. */
+static double rt_unmap_share(const struct reclaim_stats *rs)
+{
+	return rs->mapped_scanned ? (double)rs->unmap_tried / (double)rs->mapped_scanned : 0.0;
+}
+
 static void run_usage(FILE *f)
 {
 	fputs("usage: rmaptorture run [OPTIONS]\n"
@@ -601,7 +607,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 	reproduce_line(o, mode, repro, sizeof(repro));
 	json_object_update_new(rec, json_pack(
 		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I},"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
 		" s:{s:I, s:I}, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
 		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
@@ -630,6 +636,9 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"busy", (json_int_t)res->reclaim.busy,
 		"freed", (json_int_t)res->reclaim.freed,
 		"refilled", (json_int_t)res->reclaim.refilled,
+		"mapped_scanned", (json_int_t)res->reclaim.mapped_scanned,
+		"unmap_tried", (json_int_t)res->reclaim.unmap_tried,
+		"unmap_share", rt_unmap_share(&res->reclaim),
 		"audits", "passed", (json_int_t)(res->audits - (res->audit_violations ? 1 : 0)),
 		"violations", (json_int_t)res->audit_violations,
 		"failures", fails,
@@ -826,6 +835,8 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->reclaim.scanned, r->reclaim.freed, r->reclaim.swapped_out, r->reclaim.file_dropped,
 		r->reclaim.file_written, r->reclaim.referenced, r->reclaim.unmap_again,
 		r->reclaim.unmap_fail, r->reclaim.locked_skip, r->reclaim.busy, r->reclaim.swap_full);
+	fprintf(f, "reclaim: %lu scanned pages were mapped, %lu of them reached try_to_unmap (%.1f%%)\n",
+		r->reclaim.mapped_scanned, r->reclaim.unmap_tried, 100.0 * rt_unmap_share(&r->reclaim));
 	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu / %lu, vma fields %lu / %lu;"
 		" %lu pages mapped at the peak audit\n",
 		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,
