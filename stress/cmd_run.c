@@ -666,15 +666,6 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 	return rec;
 }
 
-static int ensure_dir(const char *dir)
-{
-	struct stat st;
-
-	if (!stat(dir, &st))
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	return mkdir(dir, 0777) ? -errno : 0;
-}
-
 static void write_records(const struct run_opts *o, enum rmap_mode mode, json_t *rec)
 {
 	char path[4096];
@@ -1027,8 +1018,8 @@ int cmd_run(int argc, char **argv)
 			rt_usage_error("--rmap: design '%s' is not built yet", rmap_mode_name(o.cfg.mode));
 		modes[nr_modes++] = o.cfg.mode;
 	}
-	if (o.out_dir && ensure_dir(o.out_dir))
-		rt_usage_error("--out: cannot use directory '%s': %s", o.out_dir, strerror(errno));
+	if (o.out_dir)
+		rt_opt_out_dir("--out", o.out_dir);
 	if (yield_filter_on)
 		o.cfg.yield_filter = yield_filter;
 	/* A sanitizer build always runs as a child: its options are set at exec. */
