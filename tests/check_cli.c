@@ -2,10 +2,18 @@
 /*
  * The command line: every bad value is one line naming the option and
  * exit status 2; list and --help work; --json is a well-formed record;
- * a hang is detected by the watchdog and reported with the held lock.
+ * a hang is detected by the watchdog and reported with every task's held
+ * locks; a BUG ends the run, not the process (exit 1, the summary, the
+ * record, the artifact, END: FAILURE); paths in reports are the project
+ * root's whatever the build directory; --out creates missing parents.
  */
+#include <dirent.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rt_check.h"
 #include "rt_cli.h"
@@ -122,18 +130,219 @@ START_TEST(test_cli_run_json_record)
 }
 END_TEST
 
+/* The one failure-*.json in @dir whose name starts with @prefix, loaded; NULL if none. */
+static json_t *load_artifact(const char *dir, const char *prefix)
+{
+	char path[4400];
+	struct dirent *de;
+	json_t *art = NULL;
+	DIR *d = opendir(dir);
+
+	ck_assert_msg(d != NULL, "no directory %s", dir);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+			ck_assert_msg(art == NULL, "two %s* in %s", prefix, dir);
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			art = json_load_file(path, 0, NULL);
+			ck_assert_msg(art != NULL, "%s: not JSON", path);
+		}
+	closedir(d);
+	return art;
+}
+
+/* The last line of @s, without its newline, into @buf. */
+static const char *last_line(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	while (n && s[n - 1] == '\n')
+		n--;
+	for (p = s + n; p > s && p[-1] != '\n'; p--)
+		;
+	snprintf(buf, len, "%.*s", (int)(s + n - p), p);
+	return buf;
+}
+
+/*
+ * Every task in flight is listed with every lock it holds, however many:
+ * the printed lines and the artifact's "tasks" agree with the headline's
+ * count of locks, and the CPU that hangs is there with its lock. The
+ * paths are the project root's (test_cli_paths_from_any_build_dir shows
+ * that they are the same from any build directory), so a deep build
+ * directory cannot lengthen them either.
+ */
 START_TEST(test_cli_hang_is_reported_with_held_lock)
 {
+	char dir[] = "/tmp/rt-cli-hang-XXXXXX";
 	const char *const args[] = { "run", "--scenario", "mixed32", "--seconds", "60",
-				     "--threads", "2", "--reclaim-threads", "0",
+				     "--threads", "8", "--reclaim-threads", "1",
 				     "--watchdog", "2", "--test-hang", "page_table_lock",
-				     "--audit-every", "0", NULL };
-	int rc = rt_cli_run(args, out, sizeof(out));
+				     "--audit-every", "0", "--no-progress", "--out", dir, NULL };
+	int rc, locks = -1, listed = 0;
+	json_t *art, *tasks, *t;
+	const char *m;
+	size_t i;
 
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = rt_cli_run(args, out, sizeof(out));
 	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
 	ck_assert_msg(strstr(out, "no worker progress"), "%s", out);
-	ck_assert_msg(strstr(out, "cpu-0 in test-hang holding page_table_lock"), "%s", out);
+	ck_assert_msg(strstr(out, "task cpu-0 in test-hang holding page_table_lock (stress/engine.c:"),
+		      "%s", out);
 	ck_assert_msg(strstr(out, "END: FAILURE (hang:"), "%s", out);
+	m = strstr(out, "tasks in flight hold ");
+	ck_assert_msg(m && sscanf(m, "tasks in flight hold %d locks", &locks) == 1, "%s", out);
+	art = load_artifact(dir, "failure-hang-");
+	ck_assert_ptr_nonnull(art);
+	tasks = json_object_get(art, "tasks");
+	ck_assert_msg(json_array_size(tasks) >= 1, "no tasks in the artifact");
+	json_array_foreach(tasks, i, t) {
+		const json_t *held = json_object_get(t, "held"), *h;
+		char line[4096];
+		size_t k;
+		int n;
+
+		/* The printed line names the same locks, in order, none cut. */
+		n = snprintf(line, sizeof(line), "task %s in %s holding",
+			     json_string_value(json_object_get(t, "task")),
+			     json_string_value(json_object_get(t, "op")));
+		json_array_foreach(held, k, h)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s (%s:%lld)",
+				      json_string_value(json_object_get(h, "what")),
+				      json_string_value(json_object_get(h, "file")),
+				      (long long)json_integer_value(json_object_get(h, "line")));
+		if (!json_array_size(held))
+			snprintf(line + n, sizeof(line) - (size_t)n, " nothing");
+		ck_assert_msg(strstr(out, line), "not printed: %s\n%s", line, out);
+		ck_assert_msg(strncmp(json_string_value(json_object_get(json_array_get(held, 0),
+						"file")) ?: "core/", "../", 3),
+			      "a build-relative path: %s", line);
+		listed += (int)json_array_size(held);
+	}
+	ck_assert_int_eq(listed, locks);
+	json_decref(art);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A BUG ends the run, not the process: the BUGging task leaves the model,
+ * the others are stopped, and the run still prints its summary, writes
+ * its record and its artifact, and ends with END: FAILURE (signature) and
+ * exit 1 (no abort, no sanitizer report from the abandoned threads).
+ * --out creates its missing parents.
+ */
+START_TEST(test_cli_bug_ends_the_run)
+{
+	char dir[] = "/tmp/rt-cli-bug-XXXXXX", outdir[4200], path[4400], end[512], want[512];
+	const char *const args[] = { "run", "--inject", "fork-link-late", "--seed", "3",
+				     "--seconds", "5", "--no-progress", "--out", outdir, NULL };
+	json_t *rec, *art;
+	const char *sig;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(outdir, sizeof(outdir), "%s/not/yet", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
+	ck_assert_msg(strstr(out, "=== rmaptorture report: bug ==="), "%s", out);
+	ck_assert_msg(strstr(out, "forkbomb-cow / anonvma: "), "no summary:\n%s", out);
+	ck_assert_msg(strstr(out, "teardown: not run"), "%s", out);
+	art = load_artifact(outdir, "failure-bug-");
+	ck_assert_msg(art != NULL, "no failure-bug-*.json in %s", outdir);
+	sig = json_string_value(json_object_get(art, "signature"));
+	ck_assert_msg(sig && !strncmp(sig, "bug:core/rmap_anonvma.c:", 24), "signature %s", sig);
+	snprintf(want, sizeof(want), "END: FAILURE (%s)", sig);
+	ck_assert_msg(!strcmp(last_line(out, end, sizeof(end)), want), "last line '%s', not '%s'",
+		      end, want);
+	snprintf(path, sizeof(path), "%s/run-forkbomb-cow-anonvma-3.json", outdir);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no record %s", path);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "result")), "fail");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+		json_object_get(rec, "failures"), 0), "signature")), sig);
+	json_decref(rec);
+	json_decref(art);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * The same BUG's signature from two build directories at different
+ * depths: a second build directory outside the tree, three levels down,
+ * configured by meson, compiles core/rmap_anonvma.c (where fork-link-late
+ * hits its BUG_ON); the object names the file exactly as this build's
+ * does, "core/rmap_anonvma.c", and never by a path through the build
+ * directory. A BUG's signature is "bug:" __FILE__ ":" condition.
+ */
+START_TEST(test_cli_paths_from_any_build_dir)
+{
+	static const char *const obj = "core/librtcore.a.p/rmap_anonvma.c.o";
+	char dir[] = "/tmp/rt-cli-deep-XXXXXX", cmd[8192], here[4400], there[4400];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "meson setup -Dtests=false '%s/a/b/c/build' '%s' >/dev/null &&"
+		 " ninja -C '%s/a/b/c/build' %s >/dev/null", dir, RT_SOURCE_ROOT, dir, obj);
+	st = rt_run_capture(argv, NULL, out, sizeof(out));
+	ck_assert_msg(st == 0, "the second build directory failed (%#x):\n%s", st, out);
+	snprintf(here, sizeof(here), "%s/%s", RT_BUILD_ROOT, obj);
+	snprintf(there, sizeof(there), "%s/a/b/c/build/%s", dir, obj);
+	for (const char *o = here; o; o = o == here ? there : NULL) {
+		/* Every string in the object that names the file, as strings(1) finds them. */
+		snprintf(cmd, sizeof(cmd), "strings -n 8 '%s' | grep -F rmap_anonvma.c | grep -F / |"
+			 " sort -u", o);
+		st = rt_run_capture(argv, NULL, out, sizeof(out));
+		ck_assert_msg(st == 0, "%s: no path of rmap_anonvma.c in it", o);
+		ck_assert_msg(!strcmp(out, "core/rmap_anonvma.c\n"), "%s names the file as:\n%s", o,
+			      out);
+	}
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/* Every command that takes --out creates its missing parents (mkdir -p). */
+START_TEST(test_cli_out_creates_parents)
+{
+	char dir[] = "/tmp/rt-cli-out-XXXXXX", run_out[4200], d[4200], path[4400];
+	const char *const run[] = { "run", "--inject", "fork-link-late", "--no-progress",
+				    "--out", run_out, NULL };
+	struct dirent *de;
+	struct stat st;
+	DIR *dd;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(run_out, sizeof(run_out), "%s/run/a/b", dir);
+	ck_assert_int_eq(rt_cli_run(run, out, sizeof(out)), 1);
+	dd = opendir(run_out);
+	ck_assert_ptr_nonnull(dd);
+	path[0] = '\0';
+	while ((de = readdir(dd)))
+		if (!strncmp(de->d_name, "failure-bug-", 12))
+			snprintf(path, sizeof(path), "%s/%s", run_out, de->d_name);
+	closedir(dd);
+	ck_assert_msg(path[0], "no artifact in %s", run_out);
+
+	snprintf(d, sizeof(d), "%s/replay/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "replay", path, "--times", "1", "--quiet",
+					       "--out", d, NULL }, out, sizeof(out));
+	ck_assert_msg(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "replay: exit %d\n%s", rc, out);
+	snprintf(d, sizeof(d), "%s/report/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "report", RT_SOURCE_ROOT "/results/baselines/bench.json",
+					       "--no-plots", "--out", d, NULL }, out, sizeof(out));
+	snprintf(path, sizeof(path), "%s/report.md", d);
+	ck_assert_msg(rc == 0 && !stat(path, &st), "report: exit %d\n%s", rc, out);
+	snprintf(d, sizeof(d), "%s/matrix/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "matrix", "--bugs", "fork-link-late", "--out", d,
+					       NULL }, out, sizeof(out));
+	ck_assert_msg(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "matrix: exit %d\n%s", rc, out);
+	/* A file in the way: one line, exit 2. */
+	snprintf(d, sizeof(d), "%s/report/a/b/report.md/x", dir);
+	BAD("--out", "run", "--seconds", "1", "--out", d);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 
@@ -150,6 +359,9 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_cli_run_json_record);
 	tcase_add_test(tc, test_cli_hang_is_reported_with_held_lock);
+	tcase_add_test(tc, test_cli_bug_ends_the_run);
+	tcase_add_test(tc, test_cli_paths_from_any_build_dir);
+	tcase_add_test(tc, test_cli_out_creates_parents);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }
