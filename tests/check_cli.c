@@ -176,7 +176,7 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 {
 	char dir[] = "/tmp/rt-cli-hang-XXXXXX";
 	const char *const args[] = { "run", "--scenario", "mixed32", "--seconds", "60",
-				     "--threads", "8", "--reclaim-threads", "1",
+				     "--threads", "6", "--reclaim-threads", "0",
 				     "--watchdog", "2", "--test-hang", "page_table_lock",
 				     "--audit-every", "0", "--no-progress", "--out", dir, NULL };
 	int rc, locks = -1, listed = 0;
