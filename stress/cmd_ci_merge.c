@@ -31,6 +31,16 @@ struct merge_opts {
 	char **argv;
 };
 
+/*
+ * What the merge holds while it checks: file-scope, so that a bad shard's
+ * exit(2) leaves nothing unreachable for LeakSanitizer to report.
+ */
+static struct {
+	json_t **recs;			/* the records, in the order given */
+	bool *seen;			/* by configuration index */
+	struct ci_gate *g;
+} merge;
+
 static void merge_usage(FILE *f)
 {
 	fputs("usage: rmaptorture ci-merge [OPTIONS] SHARD.json...\n"
@@ -93,18 +103,23 @@ static json_t *load_shard(const char *path)
 	json_error_t err;
 	json_t *rec = json_load_file(path, 0, &err);
 	const char *kind;
+	char why[128] = "";
 
 	if (!rec)
 		rt_usage_error("ci-merge: %s: cannot read a JSON record: %s", path, err.text);
 	kind = json_string_value(json_object_get(rec, "kind"));
 	if (!json_is_object(rec) || !kind || strcmp(kind, "ci"))
-		rt_usage_error("ci-merge: %s: not the JSON record of a 'ci' run (ci --json FILE)", path);
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		snprintf(why, sizeof(why), "not the JSON record of a 'ci' run (ci --json FILE)");
+	for (size_t i = 0; !why[0] && i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!json_object_get(rec, fields[i]))
-			rt_usage_error("ci-merge: %s: not a ci shard record: no \"%s\"", path, fields[i]);
-	if (json_array_size(json_object_get(rec, "configs")) !=
-	    json_array_size(json_object_get(rec, "results")))
-		rt_usage_error("ci-merge: %s: not a ci shard record: configs and results differ", path);
+			snprintf(why, sizeof(why), "not a ci shard record: no \"%s\"", fields[i]);
+	if (!why[0] && json_array_size(json_object_get(rec, "configs")) !=
+		       json_array_size(json_object_get(rec, "results")))
+		snprintf(why, sizeof(why), "not a ci shard record: configs and results differ");
+	if (why[0]) {
+		json_decref(rec);
+		rt_usage_error("ci-merge: %s: %s", path, why);
+	}
 	return rec;
 }
 
@@ -164,30 +179,38 @@ static void check_same_gate(const json_t *a, const char *path_a, const json_t *b
 			       path_b, path_a, all_shards(b), all_shards(a));
 }
 
+/* The first of @recs[0..@nr) that is shard @i, or -1. */
+static int shard_given(json_t *const *recs, int nr, int i)
+{
+	for (int k = 0; k < nr; k++)
+		if (shard_field(recs[k], "i") == i)
+			return k;
+	return -1;
+}
+
 /* Each shard I of N exactly once, every one there; @recs[k] from @o->paths[k]. */
 static void check_shards(const struct merge_opts *o, json_t *const *recs)
 {
 	int n = shard_field(recs[0], "n");
-	int *from = rt_calloc((size_t)n + 1, sizeof(*from));
 
 	for (int k = 0; k < o->nr; k++) {
-		int i = shard_field(recs[k], "i");
+		int i = shard_field(recs[k], "i"), first;
 
 		if (k)
 			check_same_gate(recs[0], o->paths[0], recs[k], o->paths[k]);
 		if (i < 1 || i > n || shard_field(recs[k], "n") != n)
 			rt_usage_error("ci-merge: %s: shard %d/%d is not a shard of %d", o->paths[k],
 				       i, shard_field(recs[k], "n"), n);
-		if (from[i])
+		first = shard_given(recs, k, i);
+		if (first >= 0)
 			rt_usage_error("ci-merge: shard %d/%d given twice: %s and %s", i, n,
-				       o->paths[from[i] - 1], o->paths[k]);
-		from[i] = k + 1;
+				       o->paths[first], o->paths[k]);
 	}
-	for (int i = 1; i <= n; i++)
-		if (!from[i])
+	/* N distinct shards of N given: none missing; else name the first. */
+	for (int i = 1; o->nr < n && i <= n; i++)
+		if (shard_given(recs, o->nr, i) < 0)
 			rt_usage_error("ci-merge: shard %d/%d is missing (%d of %d given): every shard's"
 				       " --json is needed", i, n, o->nr, n);
-	free(from);
 }
 
 /* A name of @what among the gate's; exit 2 naming @path when unknown. */
@@ -342,12 +365,12 @@ int cmd_ci_merge(int argc, char **argv)
 	bool *seen;
 
 	parse_merge_opts(argc, argv, &mo);
-	recs = rt_calloc((size_t)mo.nr, sizeof(*recs));
+	recs = merge.recs = rt_calloc((size_t)mo.nr, sizeof(*recs));
 	for (int k = 0; k < mo.nr; k++)
 		recs[k] = load_shard(mo.paths[k]);
 	check_shards(&mo, recs);
 
-	g = rt_calloc(1, sizeof(*g));
+	g = merge.g = rt_calloc(1, sizeof(*g));
 	opts_from_gate(&g->o, json_object_get(recs[0], "gate"), mo.paths[0]);
 	g->o.junit = mo.junit;
 	g->o.json = mo.json;
@@ -355,7 +378,7 @@ int cmd_ci_merge(int argc, char **argv)
 	g->o.argv = mo.argv;
 	g->nr_all = all_shards(recs[0]);
 	g->cfgs = rt_calloc((size_t)g->nr_all + 1, sizeof(*g->cfgs));
-	seen = rt_calloc((size_t)g->nr_all + 1, sizeof(*seen));
+	seen = merge.seen = rt_calloc((size_t)g->nr_all + 1, sizeof(*seen));
 	for (int k = 0; k < mo.nr; k++)
 		add_shard(g, recs[k], mo.paths[k], seen);
 	for (int idx = 0; idx < g->nr_all; idx++)
@@ -370,5 +393,6 @@ int cmd_ci_merge(int argc, char **argv)
 		json_decref(recs[k]);
 	free(recs);
 	free(seen);
+	memset(&merge, 0, sizeof(merge));
 	return ci_finish(g);
 }
