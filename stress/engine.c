@@ -41,7 +41,8 @@ struct thread_state {
 	unsigned long progress;
 	unsigned long ops_by_kind[WL_NR_OPS];
 	unsigned long oom, skipped, corrupt;
-	uint64_t seq_hash;		/* owner; read after join */
+	uint64_t seq_hash;		/* owner, relaxed stores; main reads (a thread an oops or a
+				   hang left behind may still store) */
 } ____cacheline_aligned;
 
 struct engine {
@@ -280,7 +281,7 @@ static void seq_add(struct engine *e, struct thread_state *t, unsigned long what
 
 	if (e->cfg->sched != RT_SCHED_FREE)
 		h = (h * 0x100000001b3ULL) ^ rt_sched_steps();
-	t->seq_hash = h * 0x100000001b3ULL;
+	__atomic_store_n(&t->seq_hash, h * 0x100000001b3ULL, __ATOMIC_RELAXED);
 }
 
 static void *worker_main(void *arg)
@@ -542,7 +543,7 @@ static void collect(struct engine *e)
 		res->corrupt += __atomic_load_n(&t->corrupt, __ATOMIC_RELAXED);
 		if (i < RT_MAX_THREADS) {
 			res->thread_ops[i] = __atomic_load_n(&t->progress, __ATOMIC_RELAXED);
-			res->thread_hash[i] = t->seq_hash;
+			res->thread_hash[i] = __atomic_load_n(&t->seq_hash, __ATOMIC_RELAXED);
 		}
 	}
 	res->nr_threads = e->nr_threads;
