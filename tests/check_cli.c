@@ -130,6 +130,16 @@ START_TEST(test_cli_run_json_record)
 }
 END_TEST
 
+/*
+ * ck_assert_msg(), with the command's output on stderr when it fails:
+ * Check's messages must stay short (and on one line for TAP).
+ */
+#define ck_assert_out(cond, ...) do {					\
+	if (!(cond))							\
+		fprintf(stderr, "---- output ----\n%s\n----\n", out);	\
+	ck_assert_msg(cond, __VA_ARGS__);				\
+} while (0)
+
 /* The one failure-*.json in @dir whose name starts with @prefix, loaded; NULL if none. */
 static json_t *load_artifact(const char *dir, const char *prefix)
 {
@@ -186,13 +196,13 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	rc = rt_cli_run(args, out, sizeof(out));
-	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-	ck_assert_msg(strstr(out, "no worker progress"), "%s", out);
-	ck_assert_msg(strstr(out, "task cpu-0 in test-hang holding page_table_lock (stress/engine.c:"),
-		      "%s", out);
-	ck_assert_msg(strstr(out, "END: FAILURE (hang:"), "%s", out);
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "no worker progress"), "no hang report");
+	ck_assert_out(strstr(out, "task cpu-0 in test-hang holding page_table_lock (stress/engine.c:"),
+		      "cpu-0's lock not listed");
+	ck_assert_out(strstr(out, "END: FAILURE (hang:"), "no END line");
 	m = strstr(out, "tasks in flight hold ");
-	ck_assert_msg(m && sscanf(m, "tasks in flight hold %d locks", &locks) == 1, "%s", out);
+	ck_assert_out(m && sscanf(m, "tasks in flight hold %d locks", &locks) == 1, "no headline");
 	art = load_artifact(dir, "failure-hang-");
 	ck_assert_ptr_nonnull(art);
 	tasks = json_object_get(art, "tasks");
@@ -214,7 +224,7 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 				      (long long)json_integer_value(json_object_get(h, "line")));
 		if (!json_array_size(held))
 			snprintf(line + n, sizeof(line) - (size_t)n, " nothing");
-		ck_assert_msg(strstr(out, line), "not printed: %s\n%s", line, out);
+		ck_assert_out(strstr(out, line), "not printed: %s", line);
 		ck_assert_msg(strncmp(json_string_value(json_object_get(json_array_get(held, 0),
 						"file")) ?: "core/", "../", 3),
 			      "a build-relative path: %s", line);
@@ -245,10 +255,10 @@ START_TEST(test_cli_bug_ends_the_run)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(outdir, sizeof(outdir), "%s/not/yet", dir);
 	rc = rt_cli_run(args, out, sizeof(out));
-	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-	ck_assert_msg(strstr(out, "=== rmaptorture report: bug ==="), "%s", out);
-	ck_assert_msg(strstr(out, "forkbomb-cow / anonvma: "), "no summary:\n%s", out);
-	ck_assert_msg(strstr(out, "teardown: not run"), "%s", out);
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "=== rmaptorture report: bug ==="), "no BUG report");
+	ck_assert_out(strstr(out, "forkbomb-cow / anonvma: "), "no summary");
+	ck_assert_out(strstr(out, "teardown: not run"), "teardown not skipped");
 	art = load_artifact(outdir, "failure-bug-");
 	ck_assert_msg(art != NULL, "no failure-bug-*.json in %s", outdir);
 	sig = json_string_value(json_object_get(art, "signature"));
@@ -286,8 +296,10 @@ static void file_line_pairs(const char *bdir, char *buf, size_t len)
 		 " -e 's/ -MF [^ ]* / /' -e 's/ -o [^ ]* / -o - /' -e 's/ -c / -E /')\" |"
 		 " grep -o '\"[^\"]*\\.[ch]\", [0-9]*' | sort -u", bdir, obj, bdir);
 	st = rt_run_capture(argv, NULL, buf, len);
+	if (st || !strstr(buf, "\"core/rmap_anonvma.c\", "))
+		fprintf(stderr, "---- output ----\n%s\n----\n", buf);
 	ck_assert_msg(st == 0 && strstr(buf, "\"core/rmap_anonvma.c\", "),
-		      "%s: no file:line pairs (%#x):\n%s", bdir, st, buf);
+		      "%s: no file:line pairs of core/rmap_anonvma.c (%#x)", bdir, st);
 }
 
 /*
@@ -313,7 +325,7 @@ START_TEST(test_cli_paths_from_any_build_dir)
 	snprintf(cmd, sizeof(cmd), "meson setup -Dtests=false '%s' '%s' >/dev/null", deep,
 		 RT_SOURCE_ROOT);
 	st = rt_run_capture(argv, NULL, out, sizeof(out));
-	ck_assert_msg(st == 0, "the second build directory failed (%#x):\n%s", st, out);
+	ck_assert_out(st == 0, "the second build directory failed (%#x)", st);
 	file_line_pairs(RT_BUILD_ROOT, here, sizeof(here));
 	file_line_pairs(deep, there, sizeof(there));
 	for (const char *b = here; b; b = b == here ? there : NULL)
@@ -363,16 +375,16 @@ START_TEST(test_cli_out_creates_parents)
 	snprintf(d, sizeof(d), "%s/replay/a/b", dir);
 	rc = rt_cli_run((const char *const[]){ "replay", path, "--times", "1", "--quiet",
 					       "--out", d, NULL }, out, sizeof(out));
-	ck_assert_msg(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "replay: exit %d\n%s", rc, out);
+	ck_assert_out(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "replay: exit %d", rc);
 	snprintf(d, sizeof(d), "%s/report/a/b", dir);
 	rc = rt_cli_run((const char *const[]){ "report", RT_SOURCE_ROOT "/results/baselines/bench.json",
 					       "--no-plots", "--out", d, NULL }, out, sizeof(out));
 	snprintf(path, sizeof(path), "%s/report.md", d);
-	ck_assert_msg(rc == 0 && !stat(path, &st), "report: exit %d\n%s", rc, out);
+	ck_assert_out(rc == 0 && !stat(path, &st), "report: exit %d", rc);
 	snprintf(d, sizeof(d), "%s/matrix/a/b", dir);
 	rc = rt_cli_run((const char *const[]){ "matrix", "--bugs", "fork-link-late", "--out", d,
 					       NULL }, out, sizeof(out));
-	ck_assert_msg(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "matrix: exit %d\n%s", rc, out);
+	ck_assert_out(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "matrix: exit %d", rc);
 	/* A file in the way: one line, exit 2. */
 	snprintf(d, sizeof(d), "%s/report/a/b/report.md/x", dir);
 	BAD("--out", "run", "--seconds", "1", "--out", d);
