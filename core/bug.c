@@ -13,6 +13,11 @@
 
 static vm_report_sink_fn report_sink;	/* set while single-threaded */
 static void *report_sink_arg;
+static vm_oops_fn oops_handler;		/* set while single-threaded */
+static void *oops_handler_arg;
+
+_Static_assert(VM_REPORT_MAX_HELD >= MAX_LOCK_DEPTH,
+	       "a report lists every lock a task can hold");
 static unsigned long report_counts[VM_REPORT_NR];	/* relaxed atomics */
 
 static const char *const kind_names[VM_REPORT_NR] = {
@@ -38,6 +43,12 @@ void vm_report_set_sink(vm_report_sink_fn fn, void *arg)
 	__atomic_store_n(&report_sink, fn, __ATOMIC_RELEASE);
 }
 
+void vm_oops_set_handler(vm_oops_fn fn, void *arg)
+{
+	__atomic_store_n(&oops_handler_arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&oops_handler, fn, __ATOMIC_RELEASE);
+}
+
 unsigned long vm_report_count(enum vm_report_kind kind)
 {
 	return __atomic_load_n(&report_counts[kind], __ATOMIC_RELAXED);
@@ -47,6 +58,16 @@ void vm_report_reset_counts(void)
 {
 	for (int i = 0; i < VM_REPORT_NR; i++)
 		__atomic_store_n(&report_counts[i], 0, __ATOMIC_RELAXED);
+}
+
+/* "cpu-0 in fork holding mmap_sem (core/fork.c:26) page_table_lock (...)" */
+static void print_task(FILE *f, const struct vm_report_task *t)
+{
+	fprintf(f, "task %s in %s holding", t->task, t->op ? t->op : "?");
+	for (int i = 0; i < t->nr_held; i++)
+		fprintf(f, " %s (%s:%d)", t->held[i].what,
+			t->held[i].file ? t->held[i].file : "?", t->held[i].line);
+	fprintf(f, "%s\n", t->nr_held ? "" : " nothing");
 }
 
 void vm_report_print(FILE *f, const struct vm_report *r)
@@ -63,6 +84,8 @@ void vm_report_print(FILE *f, const struct vm_report *r)
 	for (int i = 0; i < r->nr_held; i++)
 		fprintf(f, "  #%d %s at %s:%d\n", i, r->held[i].what,
 			r->held[i].file ? r->held[i].file : "?", r->held[i].line);
+	for (int i = 0; i < r->nr_tasks; i++)
+		print_task(f, &r->tasks[i]);
 	fflush(f);
 }
 
@@ -95,30 +118,40 @@ void vm_report_emit(struct vm_report *r)
 }
 
 static void report_at(enum vm_report_kind kind, const char *file, int line,
-		      const char *cond)
+		      const char *cond, struct vm_report *r)
 {
-	struct vm_report r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = kind;
-	snprintf(r.message, sizeof(r.message), "%s: %s at %s:%d",
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	snprintf(r->message, sizeof(r->message), "%s: %s at %s:%d",
 		 kind == VM_REPORT_BUG ? "BUG" : "WARNING", cond, file, line);
-	snprintf(r.signature, sizeof(r.signature), "%s:%s:%s",
+	snprintf(r->signature, sizeof(r->signature), "%s:%s:%s",
 		 vm_report_kind_name(kind), file, cond);
-	r.nr_sites = 1;
-	r.sites[0] = (struct vm_report_site){ .what = cond, .file = file, .line = line };
-	vm_report_emit(&r);
+	r->nr_sites = 1;
+	r->sites[0] = (struct vm_report_site){ .what = cond, .file = file, .line = line };
+	vm_report_emit(r);
 }
 
 void __vm_bug(const char *file, int line, const char *cond)
 {
-	report_at(VM_REPORT_BUG, file, line, cond);
-	/* An oops kills the task with its locks held: nothing sane follows. */
+	vm_oops_fn oops;
+	struct vm_report r;
+
+	report_at(VM_REPORT_BUG, file, line, cond, &r);
+	/*
+	 * An oops kills the task with its locks held: nothing sane follows
+	 * in this task. Acquire pairs with the release in
+	 * vm_oops_set_handler().
+	 */
+	oops = __atomic_load_n(&oops_handler, __ATOMIC_ACQUIRE);
+	if (oops)
+		oops(&r, __atomic_load_n(&oops_handler_arg, __ATOMIC_RELAXED));
 	abort();
 }
 
 bool __vm_warn(const char *file, int line, const char *cond)
 {
-	report_at(VM_REPORT_WARN, file, line, cond);
+	struct vm_report r;
+
+	report_at(VM_REPORT_WARN, file, line, cond, &r);
 	return true;
 }

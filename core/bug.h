@@ -5,8 +5,14 @@
  *
  * Every report is a struct vm_report handed to one sink. The harness
  * installs a sink that turns it into a failure artifact; the default sink
- * prints it. BUG_ON is always compiled in (never assert()), and after the
- * sink has seen a BUG the process aborts, as an oops would kill the task.
+ * prints it. BUG_ON is always compiled in (never assert()). After the sink
+ * has seen a BUG the task is finished, as an oops kills it with its locks
+ * held: the oops handler (the harness's) takes it out of the model for
+ * good; without one the process aborts.
+ *
+ * Paths (a site's file, __FILE__) are the path from the project root: the
+ * build maps them (meson.build), so reports read the same from any build
+ * directory.
  */
 #ifndef RT_CORE_BUG_H
 #define RT_CORE_BUG_H
@@ -30,7 +36,7 @@ enum vm_report_kind {
 };
 
 #define VM_REPORT_MAX_SITES	4
-#define VM_REPORT_MAX_HELD	16
+#define VM_REPORT_MAX_HELD	24	/* a task's whole held-lock stack (MAX_LOCK_DEPTH) */
 
 /* One place in the source, and what was taken or done there. */
 struct vm_report_site {
@@ -39,9 +45,17 @@ struct vm_report_site {
 	int line;
 };
 
+/* One task as a report about every task (a hang) describes it. */
+struct vm_report_task {
+	char task[24];		/* its name */
+	const char *op;		/* the operation in flight, or NULL */
+	int nr_held;
+	struct vm_report_site held[VM_REPORT_MAX_HELD];
+};
+
 struct vm_report {
 	enum vm_report_kind kind;
-	char message[256];
+	char message[256];	/* a headline: the lists below are kept apart */
 	/* Stable across runs: kind and names only, never addresses. */
 	char signature[192];
 	char task[24];		/* the reporting thread's name */
@@ -50,6 +64,13 @@ struct vm_report {
 	struct vm_report_site sites[VM_REPORT_MAX_SITES];
 	int nr_held;		/* the reporting thread's held locks */
 	struct vm_report_site held[VM_REPORT_MAX_HELD];
+	/*
+	 * Every task's state, however many (a hang names each CPU's held
+	 * locks): owned by the reporter, valid while the sink runs; a copy
+	 * kept after the sink returned has none.
+	 */
+	int nr_tasks;
+	const struct vm_report_task *tasks;
 };
 
 typedef void (*vm_report_sink_fn)(const struct vm_report *report, void *arg);
@@ -76,6 +97,24 @@ unsigned long vm_report_count(enum vm_report_kind kind);
 void vm_report_reset_counts(void);
 const char *vm_report_kind_name(enum vm_report_kind kind);
 void vm_report_print(FILE *f, const struct vm_report *r);
+
+/*
+ * What becomes of a task after its BUG report: never returns. It plays
+ * do_exit() after an oops: the task leaves the model for good, its locks
+ * still held.
+ */
+typedef void (*vm_oops_fn)(const struct vm_report *report, void *arg)
+	__attribute__((noreturn));
+
+/**
+ * vm_oops_set_handler() - route every task that hits BUG() to @fn
+ * @fn: called in the task that hit it, after its report reached the sink;
+ *	NULL: abort the process (the default, for unit tests and tools)
+ * @arg: passed back to @fn
+ *
+ * Context: any; not while reports are being emitted by other threads.
+ */
+void vm_oops_set_handler(vm_oops_fn fn, void *arg);
 
 __attribute__((noreturn))
 void __vm_bug(const char *file, int line, const char *cond);

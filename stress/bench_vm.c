@@ -1126,12 +1126,8 @@ int bench_all(int argc, char **argv)
 		memcpy(fbs.params, r, sizeof(r));
 		fbs.np = 4;
 	}
-	if (out_dir) {
-		struct stat st;
-
-		if (stat(out_dir, &st) ? mkdir(out_dir, 0777) : !S_ISDIR(st.st_mode))
-			rt_usage_error("--out: cannot create directory '%s'", out_dir);
-	}
+	if (out_dir)
+		rt_opt_out_dir("--out", out_dir);
 	snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-bench.XXXXXX");
 	if (!mkdtemp(workdir))
 		rt_die("mkdtemp %s", workdir);

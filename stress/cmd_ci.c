@@ -36,7 +36,9 @@
  * that consecutive positions vary the scenario, the design and the
  * schedule together. A configuration's index is its position over all
  * builds asked for; --shard I/N takes the indices with index mod N ==
- * I - 1.
+ * I - 1; `ci-merge` (cmd_ci_merge.c) reads the shards' JSON records
+ * back and judges the whole gate. What judges and writes a gate, run
+ * here or merged, is in ci_gate.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,113 +56,13 @@
 #include "inject.h"
 #include "rmap.h"
 #include "workload.h"
-#include "junit.h"
 #include "record.h"
 #include "rt_child.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
 #include "rt_sched.h"
 #include "rt_time.h"
-
-/* What each build costs and gets. */
-struct ci_build {
-	const char *name;
-	double share;		/* of the usable budget, before renormalising */
-	double min_s;		/* shortest run worth its start-up */
-	double overhead_s;	/* first guess at start-up + end audit + teardown */
-	int max_threads;	/* worker threads at most; 0: the scenario's */
-	double slack_s;		/* past T + overhead before the child is killed */
-};
-
-/*
- * The slack is the build's hang watchdog (cmd_run.c) and a margin, so
- * that a hang is reported by the run itself, with its holders named,
- * before the gate kills it.
- */
-static const struct ci_build ci_builds[] = {
-	{ "plain", 0.50, 1.5, 0.5, 0, 35 },
-	{ "tsan", 0.30, 4.0, 2.5, 8, 135 },
-	{ "asan", 0.20, 2.5, 0.7, 0, 75 },
-};
-#define CI_NR_BUILDS	((int)(sizeof(ci_builds) / sizeof(ci_builds[0])))
-
-enum ci_state {
-	CI_PLANNED,
-	CI_SKIPPED,
-	CI_PASS,
-	CI_FAIL,
-	CI_ERROR,
-};
-
-struct ci_config {
-	int index;			/* in the fixed order over the builds asked for */
-	int build;			/* ci_builds[] */
-	const struct rt_scenario *scenario;
-	enum rmap_mode mode;
-	enum rt_sched_kind sched;
-	uint64_t seed;
-	int threads, reclaim_threads;
-	bool selected;			/* planned to run */
-	enum ci_state state;
-	char skip_reason[256];
-	double seconds;			/* the run's --seconds */
-	double wall;			/* the child's wall time */
-	char verdict[128];		/* how the child ended, in words */
-	bool have_record;
-	long long ops;
-	double ops_per_sec;
-	json_t *fallbacks;		/* the run record's "trylock_fallbacks" */
-	json_t *failures;		/* [{kind, signature, message, artifact, reproduce}] */
-	char dir[4096];			/* DIR/BUILD-SCHED-SCENARIO-RMAP */
-	char rundir[4200];		/* its try-1, the run's --out */
-	char reproduce[8192];
-};
-
-struct ci_opts {
-	double budget;
-	const char *junit, *json, *out_dir;
-	int shard_i, shard_n;
-	bool build_on[CI_NR_BUILDS];
-	bool seed_set;
-	uint64_t seed;
-	bool no_build, dry_run;
-	bool filtered;			/* --scenarios, --rmaps or --scheds given */
-	const struct rt_scenario *scenarios[64];
-	int nr_scenarios;
-	enum rmap_mode modes[RMAP_NR_MODES];
-	int nr_modes;
-	enum rt_sched_kind scheds[3];
-	int nr_scheds;
-	const char *inject[64];
-	int nr_inject;
-	int argc;
-	char **argv;
-};
-
-/* The plan and what became of it. */
-struct ci_gate {
-	struct ci_opts o;
-	struct ci_config *cfgs;		/* this shard's, in index order */
-	int nr_cfgs, nr_all;		/* this shard's; all shards' */
-	double usable;			/* budget less the reserve */
-	double share[CI_NR_BUILDS];	/* seconds */
-	int nr_build[CI_NR_BUILDS];	/* configurations of this shard */
-	int nr_selected[CI_NR_BUILDS];
-	int window_start[CI_NR_BUILDS];	/* position in the build's list */
-	char binary[CI_NR_BUILDS][4096];
-	double overhead_sum[CI_NR_BUILDS];
-	int overhead_n[CI_NR_BUILDS];
-	double build_seconds;		/* building variants, not counted */
-	double wall;			/* the gate's runs, from the first child */
-	bool interrupted;
-	int usage_rc;			/* a child rejected its arguments */
-	char usage_line[1024];
-	json_t *coverage;		/* site -> fired, over every record */
-	json_t *coverage_configs;	/* site -> configurations it fired in */
-	bool coverage_judged;
-	char coverage_note[512];
-	int never_fired;
-};
+#include "ci-internal.h"
 
 static void ci_usage(FILE *f)
 {
@@ -179,7 +81,9 @@ static void ci_usage(FILE *f)
 	      "      --json FILE         the same as a JSON record\n"
 	      "      --shard I/N         only the configurations with index mod N == I-1; the\n"
 	      "                          budget is then this shard's. Fallback coverage is\n"
-	      "                          reported but not judged on a partial shard\n"
+	      "                          reported but not judged on a partial shard:\n"
+	      "                          'rmaptorture ci-merge' of every shard's --json judges\n"
+	      "                          the whole gate\n"
 	      "  -o, --out DIR           per-configuration run directories (default ci-out)\n"
 	      "      --builds LIST       some of plain,tsan,asan (default all three)\n"
 	      "      --seed X            rotates the configurations run when the budget is\n"
@@ -211,14 +115,6 @@ static uint64_t splitmix64(uint64_t x)
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
 	return x ^ (x >> 31);
-}
-
-static int build_by_name(const char *name)
-{
-	for (int b = 0; b < CI_NR_BUILDS; b++)
-		if (!strcmp(ci_builds[b].name, name))
-			return b;
-	return -1;
 }
 
 /* Split the comma list @arg into @toks (at most @max); Return: their number. */
@@ -256,25 +152,6 @@ static void parse_shard(const char *arg, struct ci_opts *o)
 		rt_usage_error("--shard: '%s' needs 1 <= I <= N <= 1000000", arg);
 	o->shard_i = (int)i;
 	o->shard_n = (int)n;
-}
-
-/* The directory of @path must exist and be writable: checked before hours of runs. */
-static void check_writable(const char *opt, const char *path)
-{
-	char dir[4096], *slash;
-
-	if (!strcmp(path, "-"))
-		return;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (access(dir, W_OK))
-		rt_usage_error("%s: cannot write '%s': %s", opt, path, strerror(errno));
 }
 
 static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
@@ -345,7 +222,7 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	if (builds) {
 		n = split_list("--builds", builds, buf, sizeof(buf), toks, 64);
 		for (int i = 0; i < n; i++) {
-			int b = build_by_name(toks[i]);
+			int b = ci_build_by_name(toks[i]);
 
 			if (b < 0)
 				rt_usage_error("--builds: unknown build '%s' (plain, tsan, asan)", toks[i]);
@@ -417,9 +294,9 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	}
 
 	if (o->junit)
-		check_writable("--junit", o->junit);
+		ci_check_writable("--junit", o->junit);
 	if (o->json)
-		check_writable("--json", o->json);
+		ci_check_writable("--json", o->json);
 	if (!o->seed_set) {
 		struct timespec ts;
 
@@ -750,39 +627,13 @@ static void judge(struct ci_gate *g, struct ci_config *c, const struct rt_try_re
 	json_decref(rec);
 }
 
-static double overhead_est(const struct ci_gate *g, int b)
-{
-	double est = ci_builds[b].overhead_s;
-
-	if (g->overhead_n[b])
-		est = g->overhead_sum[b] / g->overhead_n[b];
-	return est < 0.1 ? 0.1 : est;
-}
-
-static const char *state_name(enum ci_state s)
-{
-	switch (s) {
-	case CI_PLANNED: return "planned";
-	case CI_SKIPPED: return "skipped";
-	case CI_PASS: return "pass";
-	case CI_FAIL: return "fail";
-	case CI_ERROR: return "error";
-	}
-	return "?";
-}
-
-static void config_name(const struct ci_config *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s", c->scenario->name, rmap_mode_name(c->mode));
-}
-
 static void print_progress(const struct ci_config *c, int n, int total)
 {
 	char name[128], ops[32];
 	json_t *f;
 	size_t i;
 
-	config_name(c, name, sizeof(name));
+	ci_config_name(c, name, sizeof(name));
 	if (c->have_record)
 		snprintf(ops, sizeof(ops), "%9.0f ops/s", c->ops_per_sec);
 	else
@@ -833,7 +684,7 @@ static bool run_config(struct ci_gate *g, struct ci_config *c, int n, int total)
 		.binary = g->binary[c->build],
 		.build = cb->name,
 		.workdir = c->dir,
-		.timeout_s = c->seconds + 3 * overhead_est(g, c->build) + cb->slack_s,
+		.timeout_s = c->seconds + 3 * ci_overhead_est(g, c->build) + cb->slack_s,
 	};
 	rc = rt_try_run(&cfg, args, "", context, 1, &res);
 	snprintf(c->rundir, sizeof(c->rundir), "%s", res.dir);
@@ -895,7 +746,7 @@ static void run_gate(struct ci_gate *g)
 				continue;
 			}
 			now = rt_now_s();
-			oh = overhead_est(g, b);
+			oh = ci_overhead_est(g, b);
 			t = (build_end - now) / left - oh;
 			left--;
 			if (t < cb->min_s)
@@ -908,7 +759,7 @@ static void run_gate(struct ci_gate *g)
 				c->state = CI_SKIPPED;
 				snprintf(c->skip_reason, sizeof(c->skip_reason),
 					 "the budget ran out (%s's share)", cb->name);
-				config_name(c, name, sizeof(name));
+				ci_config_name(c, name, sizeof(name));
 				printf("ci [%3d/%d] %-5s %-6s %-28s skip  %s\n", ++n, total, cb->name,
 				       rt_sched_name(c->sched), name, c->skip_reason);
 				fflush(stdout);
@@ -920,320 +771,6 @@ static void run_gate(struct ci_gate *g)
 		}
 	}
 	g->wall = rt_now_s() - start;
-}
-
-/* Sum every record's fallbacks per site; judge coverage unless the gate is partial. */
-static void coverage(struct ci_gate *g)
-{
-	const char *key;
-	json_t *v;
-
-	g->coverage = json_object();
-	g->coverage_configs = json_object();
-	for (int s = 0; s < FB_NR_SITES; s++) {
-		const char *name = rmap_fallback_name((enum rmap_fallback_site)s);
-
-		json_object_set_new(g->coverage, name, json_integer(0));
-		json_object_set_new(g->coverage_configs, name, json_integer(0));
-	}
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		const struct ci_config *c = &g->cfgs[i];
-
-		json_object_foreach(c->fallbacks, key, v) {
-			json_int_t sum = json_integer_value(json_object_get(g->coverage, key));
-			json_int_t cfgs = json_integer_value(json_object_get(g->coverage_configs, key));
-
-			json_object_set_new(g->coverage, key, json_integer(sum + json_integer_value(v)));
-			json_object_set_new(g->coverage_configs, key,
-					    json_integer(cfgs + (json_integer_value(v) > 0)));
-		}
-	}
-	g->never_fired = 0;
-	json_object_foreach(g->coverage, key, v)
-		g->never_fired += json_integer_value(v) == 0;
-	g->coverage_judged = false;
-	if (g->o.shard_n > 1)
-		snprintf(g->coverage_note, sizeof(g->coverage_note),
-			 "not judged: shard %d/%d runs only part of the gate; sum the shards' JSON"
-			 " coverage to judge it", g->o.shard_i, g->o.shard_n);
-	else if (g->o.filtered)
-		snprintf(g->coverage_note, sizeof(g->coverage_note),
-			 "not judged: --scenarios/--rmaps/--scheds restrict the gate");
-	else if (g->interrupted)
-		snprintf(g->coverage_note, sizeof(g->coverage_note), "not judged: interrupted");
-	else if (g->usage_rc)
-		snprintf(g->coverage_note, sizeof(g->coverage_note), "not judged: the gate stopped");
-	else {
-		g->coverage_judged = true;
-		if (g->never_fired)
-			snprintf(g->coverage_note, sizeof(g->coverage_note),
-				 "FAILED: %d of %d sites never fired in the whole gate", g->never_fired,
-				 (int)json_object_size(g->coverage));
-		else
-			snprintf(g->coverage_note, sizeof(g->coverage_note),
-				 "held: every site fired");
-	}
-}
-
-static void count_states(const struct ci_gate *g, int n[5])
-{
-	memset(n, 0, 5 * sizeof(int));
-	for (int i = 0; i < g->nr_cfgs; i++)
-		n[g->cfgs[i].state]++;
-}
-
-static void failures_text(const struct ci_config *c, char *buf, size_t len)
-{
-	size_t i, n = 0;
-	json_t *f;
-
-	buf[0] = '\0';
-	json_array_foreach(c->failures, i, f) {
-		const char *art = json_string_value(json_object_get(f, "artifact"));
-
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n,
-				"%s %s\n%s\nartifact: %s\nreproduce: %s\n%s%s%s\n",
-				json_string_value(json_object_get(f, "kind")),
-				json_string_value(json_object_get(f, "signature")),
-				json_string_value(json_object_get(f, "message")),
-				art ? art : "(none: see the log)",
-				json_string_value(json_object_get(f, "reproduce")),
-				art ? "replay: rmaptorture replay " : "", art ? art : "",
-				art ? "\n" : "");
-	}
-	if (n < len)
-		snprintf(buf + n, len - n, "log: %s/output.log (%s)\n", c->rundir, c->verdict);
-}
-
-static void props(struct rt_junit *j, int suite, const struct ci_gate *g)
-{
-	char v[256];
-
-	snprintf(v, sizeof(v), "%" PRIu64, g->o.seed);
-	rt_junit_property(j, suite, "seed", v);
-	snprintf(v, sizeof(v), "%g", g->o.budget);
-	rt_junit_property(j, suite, "budget", v);
-	snprintf(v, sizeof(v), "%d/%d", g->o.shard_i, g->o.shard_n);
-	rt_junit_property(j, suite, "shard", v);
-	rt_junit_property(j, suite, "version", rt_version());
-}
-
-static int write_junit(const struct ci_gate *g)
-{
-	struct rt_junit *j = rt_junit_new("rmaptorture ci");
-	char text[16384], out[16384], name[128], cls[128], msg[256];
-	json_t *v;
-	const char *key;
-	int suite, rc;
-
-	if (!j)
-		rt_die("out of memory");
-	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		if (!g->nr_build[b])
-			continue;
-		snprintf(name, sizeof(name), "rmaptorture.%s", ci_builds[b].name);
-		suite = rt_junit_suite(j, name);
-		if (suite < 0)
-			rt_die("out of memory");
-		props(j, suite, g);
-		for (int i = 0; i < g->nr_cfgs; i++) {
-			const struct ci_config *c = &g->cfgs[i];
-			enum rt_junit_result r = RT_JUNIT_PASS;
-			const char *m = NULL, *type = NULL;
-
-			if (c->build != b)
-				continue;
-			config_name(c, name, sizeof(name));
-			snprintf(cls, sizeof(cls), "rmaptorture.%s.%s", ci_builds[b].name,
-				 rt_sched_name(c->sched));
-			out[0] = '\0';
-			if (c->state != CI_SKIPPED && c->state != CI_PLANNED)
-				snprintf(out, sizeof(out),
-					 "index %d, seed %" PRIu64 ", run %.1f s, wall %.1f s, %lld ops, %.0f ops/s, %s\n"
-					 "command: %s\ndirectory: %s\n", c->index, c->seed, c->seconds,
-					 c->wall, c->ops, c->ops_per_sec, c->verdict, c->reproduce,
-					 c->rundir);
-			text[0] = '\0';
-			if (c->state == CI_FAIL || c->state == CI_ERROR) {
-				json_t *f0 = json_array_get(c->failures, 0);
-
-				r = c->state == CI_FAIL ? RT_JUNIT_FAILURE : RT_JUNIT_ERROR;
-				m = f0 ? json_string_value(json_object_get(f0, "signature")) : c->verdict;
-				type = f0 ? json_string_value(json_object_get(f0, "kind")) : "internal";
-				failures_text(c, text, sizeof(text));
-			} else if (c->state == CI_SKIPPED || c->state == CI_PLANNED) {
-				r = RT_JUNIT_SKIPPED;
-				m = c->skip_reason;
-			}
-			if (rt_junit_case(j, suite, cls, name, c->wall, r, m, type,
-					  text[0] ? text : NULL, out[0] ? out : NULL) < 0)
-				rt_die("out of memory");
-		}
-	}
-	suite = rt_junit_suite(j, "rmaptorture.coverage");
-	if (suite < 0)
-		rt_die("out of memory");
-	props(j, suite, g);
-	json_object_foreach(g->coverage, key, v) {
-		long long fired = json_integer_value(v);
-		long long cfgs = json_integer_value(json_object_get(g->coverage_configs, key));
-		enum rt_junit_result r = RT_JUNIT_PASS;
-
-		snprintf(out, sizeof(out), "fired %lld times in %lld configurations\n", fired, cfgs);
-		msg[0] = '\0';
-		if (!g->coverage_judged) {
-			r = RT_JUNIT_SKIPPED;
-			snprintf(msg, sizeof(msg), "coverage %s", g->coverage_note);
-		} else if (!fired) {
-			r = RT_JUNIT_FAILURE;
-			snprintf(msg, sizeof(msg), "trylock fallback %s never fired in the whole gate", key);
-		}
-		if (rt_junit_case(j, suite, "rmaptorture.coverage.trylock_fallback", key, 0, r,
-				  msg[0] ? msg : NULL, r == RT_JUNIT_FAILURE ? "coverage" : NULL,
-				  r == RT_JUNIT_FAILURE ?
-				  "The gate ran every configuration it could in its budget and this"
-				  " fallback never fired: the path that copes with the failed trylock"
-				  " went unexercised.\n" : NULL, out) < 0)
-			rt_die("out of memory");
-	}
-	rc = rt_junit_write(j, g->o.junit);
-	rt_junit_free(j);
-	return rc;
-}
-
-static int write_json(const struct ci_gate *g, int exit_code)
-{
-	json_t *rec = rt_record_new("ci"), *configs = json_array(), *results = json_array();
-	json_t *cmd = json_array(), *shares = json_object(), *never = json_array(), *v;
-	const char *key;
-	char seed[32];
-	int n[5], rc;
-
-	for (int i = 0; i < g->o.argc; i++)
-		json_array_append_new(cmd, json_string(g->o.argv[i]));
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		const struct ci_config *c = &g->cfgs[i];
-		char s[32];
-
-		snprintf(s, sizeof(s), "%" PRIu64, c->seed);
-		json_array_append_new(configs, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}",
-			"index", c->index, "build", ci_builds[c->build].name,
-			"sched", rt_sched_name(c->sched), "scenario", c->scenario->name,
-			"rmap", rmap_mode_name(c->mode), "seed", s, "threads", c->threads,
-			"reclaim_threads", c->reclaim_threads, "selected", c->selected));
-		json_array_append_new(results, json_pack(
-			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:s, s:s}",
-			"index", c->index, "result", state_name(c->state),
-			"skip_reason", c->state == CI_SKIPPED || c->state == CI_PLANNED ?
-				c->skip_reason : NULL,
-			"seconds", c->seconds, "wall", c->wall, "verdict", c->verdict,
-			"ops", (json_int_t)c->ops, "ops_per_sec", c->ops_per_sec,
-			"trylock_fallbacks", c->fallbacks, "failures", c->failures,
-			"dir", c->rundir, "reproduce", c->reproduce));
-	}
-	for (int b = 0; b < CI_NR_BUILDS; b++)
-		if (g->nr_build[b])
-			json_object_set_new(shares, ci_builds[b].name, json_pack(
-				"{s:f, s:i, s:i, s:f}", "seconds", g->share[b],
-				"configs", g->nr_build[b], "selected", g->nr_selected[b],
-				"overhead_measured", g->overhead_n[b] ? overhead_est(g, b) : 0.0));
-	json_object_foreach(g->coverage, key, v)
-		if (!json_integer_value(v))
-			json_array_append_new(never, json_string(key));
-	count_states(g, n);
-	snprintf(seed, sizeof(seed), "%" PRIu64, g->o.seed);
-	json_object_update_new(rec, json_pack(
-		"{s:o, s:s, s:o, s:o,"
-		" s:{s:O, s:O, s:b, s:s, s:o},"
-		" s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i},"
-		" s:{s:f, s:f, s:f, s:f, s:o},"
-		" s:{s:i, s:i}}",
-		"command", cmd, "seed", seed, "configs", configs, "results", results,
-		"coverage", "sites", g->coverage, "configs", g->coverage_configs,
-		"judged", g->coverage_judged, "note", g->coverage_note, "never_fired", never,
-		"totals", "configs", g->nr_cfgs, "all_shards", g->nr_all,
-		"ran", n[CI_PASS] + n[CI_FAIL] + n[CI_ERROR], "passed", n[CI_PASS],
-		"failed", n[CI_FAIL], "errors", n[CI_ERROR], "skipped", n[CI_SKIPPED] + n[CI_PLANNED],
-		"coverage_failed", g->coverage_judged ? g->never_fired : 0, "exit", exit_code,
-		"budget", "seconds", g->o.budget, "usable", g->usable, "wall", g->wall,
-		"build_seconds", g->build_seconds, "shares", shares,
-		"shard", "i", g->o.shard_i, "n", g->o.shard_n));
-	rc = rt_record_write(rec, g->o.json);
-	json_decref(rec);
-	return rc;
-}
-
-static void print_skipped(const struct ci_gate *g)
-{
-	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		for (int k = 0; k < g->o.nr_scheds; k++) {
-			const char *reason = NULL;
-			int cnt = 0;
-
-			for (int i = 0; i < g->nr_cfgs; i++) {
-				const struct ci_config *c = &g->cfgs[i];
-				char name[128];
-
-				if (c->build != b || c->sched != g->o.scheds[k] ||
-				    (c->state != CI_SKIPPED && c->state != CI_PLANNED))
-					continue;
-				if (!cnt++)
-					printf("ci: skipped %s %s:", ci_builds[b].name,
-					       rt_sched_name(c->sched));
-				config_name(c, name, sizeof(name));
-				printf(" %s", name);
-				reason = c->skip_reason;
-			}
-			if (cnt)
-				printf("  (%d; e.g. %s)\n", cnt, reason);
-		}
-	}
-}
-
-static void print_summary(const struct ci_gate *g)
-{
-	int n[5];
-	const char *key;
-	json_t *v;
-
-	count_states(g, n);
-	printf("\n%-44s %12s %8s\n", "trylock fallback site", "fired", "configs");
-	json_object_foreach(g->coverage, key, v)
-		printf("%-44s %12lld %8lld%s\n", key, (long long)json_integer_value(v),
-		       (long long)json_integer_value(json_object_get(g->coverage_configs, key)),
-		       json_integer_value(v) ? "" : "   never fired");
-	printf("ci: trylock fallback coverage %s\n", g->coverage_note);
-	print_skipped(g);
-	printf("ci: %d configurations in shard %d/%d (of %d): ran %d, passed %d, failed %d,"
-	       " errors %d, skipped %d\n", g->nr_cfgs, g->o.shard_i, g->o.shard_n, g->nr_all,
-	       n[CI_PASS] + n[CI_FAIL] + n[CI_ERROR], n[CI_PASS], n[CI_FAIL], n[CI_ERROR],
-	       n[CI_SKIPPED] + n[CI_PLANNED]);
-	printf("ci: runs took %.1f s of a %g s budget", g->wall, g->o.budget);
-	if (g->build_seconds > 0.5)
-		printf(" (building the variants took %.0f s more, not counted)", g->build_seconds);
-	printf("\n");
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		const struct ci_config *c = &g->cfgs[i];
-		json_t *f;
-		size_t k;
-
-		if (c->state != CI_FAIL && c->state != CI_ERROR)
-			continue;
-		json_array_foreach(c->failures, k, f) {
-			const char *art = json_string_value(json_object_get(f, "artifact"));
-
-			printf("ci: FAILED %s %s %s/%s: %s %s\n    %s\n", ci_builds[c->build].name,
-			       rt_sched_name(c->sched), c->scenario->name, rmap_mode_name(c->mode),
-			       json_string_value(json_object_get(f, "kind")),
-			       json_string_value(json_object_get(f, "signature")),
-			       art ? art : json_string_value(json_object_get(f, "reproduce")));
-		}
-		if (!json_array_size(c->failures))
-			printf("ci: ERROR %s %s %s/%s: %s (log %s/output.log)\n",
-			       ci_builds[c->build].name, rt_sched_name(c->sched), c->scenario->name,
-			       rmap_mode_name(c->mode), c->verdict, c->rundir);
-	}
 }
 
 static void print_plan(const struct ci_gate *g)
@@ -1251,7 +788,7 @@ static void print_plan(const struct ci_gate *g)
 		const struct ci_config *c = &g->cfgs[i];
 		char name[128];
 
-		config_name(c, name, sizeof(name));
+		ci_config_name(c, name, sizeof(name));
 		if (c->selected)
 			printf("plan #%d %s %s %s seed=%" PRIu64 " threads=%d seconds=%.1f\n",
 			       c->index, ci_builds[c->build].name, rt_sched_name(c->sched), name,
@@ -1281,8 +818,6 @@ static int find_binaries(struct ci_gate *g)
 int cmd_ci(int argc, char **argv)
 {
 	struct ci_gate *g = rt_calloc(1, sizeof(*g));
-	int exit_code, n[5];
-	struct stat st;
 
 	parse_ci_opts(argc, argv, &g->o);
 	make_configs(g);
@@ -1304,11 +839,7 @@ int cmd_ci(int argc, char **argv)
 				       g->o.budget, cheapest / 0.95);
 	}
 	if (!g->o.dry_run) {
-		if (!stat(g->o.out_dir, &st) && !S_ISDIR(st.st_mode))
-			rt_usage_error("--out: '%s' is not a directory", g->o.out_dir);
-		if (mkdir(g->o.out_dir, 0777) && errno != EEXIST)
-			rt_usage_error("--out: cannot create directory '%s': %s", g->o.out_dir,
-				       strerror(errno));
+		rt_opt_out_dir("--out", g->o.out_dir);
 	}
 	printf("ci: seed %" PRIu64 " (--seed %" PRIu64 " repeats this selection and these runs),"
 	       " budget %g s, shard %d/%d, %s\n", g->o.seed, g->o.seed, g->o.budget,
@@ -1338,40 +869,5 @@ int cmd_ci(int argc, char **argv)
 		fprintf(stderr, "rmaptorture: ci: the run rejected its arguments: %s\n", g->usage_line);
 		return RT_EXIT_USAGE;
 	}
-	coverage(g);
-	print_summary(g);
-	count_states(g, n);
-	if (g->interrupted)
-		exit_code = RT_EXIT_INTERRUPTED;
-	else if (n[CI_FAIL] || (g->coverage_judged && g->never_fired))
-		exit_code = RT_EXIT_FAILURE;
-	else if (n[CI_ERROR])
-		exit_code = RT_EXIT_INTERNAL;
-	else
-		exit_code = RT_EXIT_OK;
-	if (g->o.junit && write_junit(g) && exit_code != RT_EXIT_INTERRUPTED)
-		exit_code = RT_EXIT_INTERNAL;
-	if (g->o.json && write_json(g, exit_code) && exit_code != RT_EXIT_INTERRUPTED)
-		exit_code = RT_EXIT_INTERNAL;
-	if (g->o.junit)
-		printf("ci: JUnit: %s\n", g->o.junit);
-	if (g->o.json)
-		printf("ci: JSON: %s\n", g->o.json);
-	if (exit_code == RT_EXIT_OK)
-		printf("END: SUCCESS\n");
-	else if (exit_code == RT_EXIT_INTERRUPTED)
-		printf("END: INTERRUPTED\n");
-	else
-		printf("END: FAILURE (%d failed, %d errors, %d fallback sites never fired%s)\n",
-		       n[CI_FAIL], n[CI_ERROR], g->coverage_judged ? g->never_fired : 0,
-		       g->coverage_judged ? "" : ", coverage not judged");
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		json_decref(g->cfgs[i].fallbacks);
-		json_decref(g->cfgs[i].failures);
-	}
-	json_decref(g->coverage);
-	json_decref(g->coverage_configs);
-	free(g->cfgs);
-	free(g);
-	return exit_code;
+	return ci_finish(g);
 }

@@ -286,8 +286,7 @@ int cmd_matrix(int argc, char **argv)
 	struct md_summary summary;
 
 	parse_matrix_opts(argc, argv, &o);
-	if (mkdir(o.out_dir, 0777) && errno != EEXIST)
-		rt_usage_error("--out: cannot create '%s': %s", o.out_dir, strerror(errno));
+	rt_opt_out_dir("--out", o.out_dir);
 	rt_child_catch_interrupt();
 	for (int b = 0; b < rt_bug_count(); b++) {
 		struct matrix_row *r = &rows[nr++];

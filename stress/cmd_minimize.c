@@ -802,9 +802,8 @@ int cmd_minimize(int argc, char **argv)
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	if (x.o.out_dir && mkdir(x.o.out_dir, 0777) && errno != EEXIST)
-		rt_usage_error("--out: cannot create directory '%s': %s", x.o.out_dir,
-			       strerror(errno));
+	if (x.o.out_dir)
+		rt_opt_out_dir("--out", x.o.out_dir);
 	output_path(x.o.artifact, x.o.out_dir, out, sizeof(out));
 	x.input = input;
 	x.input_args = json_object_get(input, "args");

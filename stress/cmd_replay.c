@@ -114,8 +114,8 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	if (o.out_dir && mkdir(o.out_dir, 0777) && errno != EEXIST)
-		rt_usage_error("--out: cannot create directory '%s': %s", o.out_dir, strerror(errno));
+	if (o.out_dir)
+		rt_opt_out_dir("--out", o.out_dir);
 	sched = json_string_value(json_object_get(art, "sched"));
 	sig = json_string_value(json_object_get(art, "signature"));
 	build = json_string_value(json_object_get(art, "build"));

@@ -92,12 +92,9 @@ int cmd_report(int argc, char **argv)
 				       kind ? kind : "none");
 	}
 	if (out_dir) {
-		struct stat st;
-
 		if (!no_plots && !rt_plot_available())
 			rt_usage_error("report: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
-		if (stat(out_dir, &st) ? mkdir(out_dir, 0777) : !S_ISDIR(st.st_mode))
-			rt_usage_error("--out: cannot create directory '%s'", out_dir);
+		rt_opt_out_dir("--out", out_dir);
 	}
 	f = open_memstream(&md, &mdlen);
 	if (!f)

@@ -666,15 +666,6 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 	return rec;
 }
 
-static int ensure_dir(const char *dir)
-{
-	struct stat st;
-
-	if (!stat(dir, &st))
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	return mkdir(dir, 0777) ? -errno : 0;
-}
-
 static void write_records(const struct run_opts *o, enum rmap_mode mode, json_t *rec)
 {
 	char path[4096];
@@ -759,9 +750,21 @@ static void flight_task_json(const char *task, const char *const *events, int nr
 	json_array_append_new(arg, json_pack("{s:s, s:o}", "task", task, "events", ev));
 }
 
+/* A hang report's every task: [{task, op, held: [{what, file, line}]}]. */
+static json_t *tasks_json(const struct vm_report *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->nr_tasks; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:o}", "task", r->tasks[i].task,
+			"op", r->tasks[i].op, "held",
+			sites_json(r->tasks[i].held, r->tasks[i].nr_held)));
+	return a;
+}
+
 /*
- * Every report of the model becomes an artifact at once (a BUG aborts
- * right after), deduplicated by signature.
+ * Every report of the model becomes an artifact at once (a BUG's task
+ * then leaves the model, which is abandoned), deduplicated by signature.
  * Context: the engine's report lock held; any thread.
  */
 static void on_report(const struct vm_report *r, void *arg)
@@ -789,6 +792,8 @@ static void on_report(const struct vm_report *r, void *arg)
 		"sites", sites_json(r->sites, r->nr_sites),
 		"held", sites_json(r->held, r->nr_held),
 		"flight", flight));
+	if (r->nr_tasks)
+		json_object_set_new(art, "tasks", tasks_json(r));
 	json_object_set_new(art, "elapsed_s", json_real(rt_now_s() - o->run_start));
 	ret = rt_artifact_save(art, o->out_dir, path, sizeof(path));
 	if (ret == 1) {
@@ -844,6 +849,8 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->rmap_bytes.vma_extra_now, r->rmap_bytes.vma_extra_peak, r->mapped_pages_peak);
 	fprintf(f, "audits: %lu run, %lu violations; reports: %lu; teardown: %s\n",
 		r->audits, r->audit_violations, rt_result_failures(r),
+		r->oops ? "not run (a task died in BUG holding locks)" :
+		r->hang ? "not run (hung tasks hold locks)" :
 		r->teardown_violations ? "LEAKS" : "clean");
 }
 
@@ -1027,8 +1034,8 @@ int cmd_run(int argc, char **argv)
 			rt_usage_error("--rmap: design '%s' is not built yet", rmap_mode_name(o.cfg.mode));
 		modes[nr_modes++] = o.cfg.mode;
 	}
-	if (o.out_dir && ensure_dir(o.out_dir))
-		rt_usage_error("--out: cannot use directory '%s': %s", o.out_dir, strerror(errno));
+	if (o.out_dir)
+		rt_opt_out_dir("--out", o.out_dir);
 	if (yield_filter_on)
 		o.cfg.yield_filter = yield_filter;
 	/* A sanitizer build always runs as a child: its options are set at exec. */
@@ -1070,7 +1077,7 @@ int cmd_run(int argc, char **argv)
 		fflush(out);
 		o.run_start = rt_now_s();
 		rc = rt_run(&o.cfg, res);
-		if (rc != 3 && o.check_determinism && !res->hang && !res->interrupted) {
+		if (rc != 3 && o.check_determinism && !res->hang && !res->oops && !res->interrupted) {
 			int d = check_determinism(&o, res, out);
 
 			if (d) {
@@ -1096,9 +1103,10 @@ int cmd_run(int argc, char **argv)
 			fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
 				res->failures[0].signature : "audit");
 			worst = RT_EXIT_FAILURE;
-			if (res->hang) {
+			if (res->hang || res->oops) {
+				/* The model is abandoned: stuck threads cannot be joined. */
 				fflush(NULL);
-				_exit(RT_EXIT_FAILURE);	/* hung threads cannot be joined */
+				_exit(RT_EXIT_FAILURE);
 			}
 		} else if (res->interrupted) {
 			fprintf(out, "END: INTERRUPTED\n");

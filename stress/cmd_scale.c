@@ -431,10 +431,7 @@ int cmd_scale(int argc, char **argv)
 	if (o.out_dir && !o.no_plots && !rt_plot_available())
 		rt_usage_error("scale: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
 	if (o.out_dir) {
-		struct stat st;
-
-		if (stat(o.out_dir, &st) ? mkdir(o.out_dir, 0777) : !S_ISDIR(st.st_mode))
-			rt_usage_error("--out: cannot create directory '%s'", o.out_dir);
+		rt_opt_out_dir("--out", o.out_dir);
 		snprintf(workdir, sizeof(workdir), "%s/.runs.%ld", o.out_dir, (long)getpid());
 		tmp_work = mkdir(workdir, 0777) != 0;
 	} else {

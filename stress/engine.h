@@ -43,7 +43,7 @@ struct rt_run_config {
 	unsigned long sched_steps;	/* stop after so many decisions; 0: none */
 	unsigned long sched_audit_steps;	/* audit every so many; 0: at the end */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
-	/* Called at once for every report (so a BUG's artifact precedes its abort). */
+	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);
 	void *on_report_arg;
 };
@@ -62,6 +62,7 @@ struct rt_run_result {
 	struct vm_report failures[RT_MAX_FAILURES];
 	unsigned long teardown_violations;
 	bool hang, interrupted;
+	bool oops;			/* a task hit BUG(): the model was abandoned */
 	struct lock_class_stats locks[LOCK_CLASS_MAX];
 	unsigned long fallbacks[FB_NR_SITES];
 	struct reclaim_stats reclaim;
@@ -80,7 +81,20 @@ struct rt_run_result {
 	uint64_t thread_hash[RT_MAX_THREADS];
 };
 
-/* Run once. Return: 0 clean, 1 a failure (in @res), 3 setup failed. */
+/**
+ * rt_run() - run once
+ * @cfg: the run
+ * @res: filled in
+ *
+ * After a hang (@res->hang) or a BUG (@res->oops) some task holds locks
+ * that nobody will release: the run stops the other threads where it can,
+ * collects what it measured and returns, without the audit and teardown
+ * that would need those locks. The model is then abandoned: the caller
+ * reports and leaves with _exit() (threads may still be stuck in it).
+ *
+ * Context: main; one run at a time.
+ * Return: 0 clean, 1 a failure (in @res), 3 setup failed.
+ */
 int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res);
 
 /* Set by the SIGINT handler: stop, audit, report. */

@@ -19,6 +19,7 @@ static void usage(FILE *f)
 	      "  replay       run a failure artifact again and check that it reproduces\n"
 	      "  minimize     shrink a failure artifact while the failure persists\n"
 	      "  ci           the merge gate: every configuration within a time budget\n"
+	      "  ci-merge     judge a gate run in shards (ci --shard I/N) as one\n"
 	      "  matrix       the detection matrix: every seeded bug, caught by its detector?\n"
 	      "  list         the scenarios and rmap designs\n"
 	      "  locks        torture the emulated locks along the VM's lock paths\n"
@@ -54,6 +55,8 @@ int main(int argc, char **argv)
 		return cmd_minimize(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "ci"))
 		return cmd_ci(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "ci-merge"))
+		return cmd_ci_merge(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "matrix"))
 		return cmd_matrix(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "list"))

@@ -390,7 +390,7 @@ json_t *rt_try_context(const json_t *art, const json_t *args)
 {
 	static const char *const one_failure[] = {
 		"kind", "message", "signature", "op", "task", "stack", "sites", "held",
-		"flight", "count",
+		"flight", "count", "tasks",
 	};
 	json_t *ctx = json_deep_copy(art);
 	const char *build;

@@ -142,7 +142,7 @@ int rt_copy_file(const char *from, const char *to);
  * @args: the args the try runs (replacing @art's; NULL: keep them)
  *
  * @art without what belongs to one failure (kind, message, signature, op,
- * task, stack, sites, held, flight, count), "args" set to @args and
+ * task, stack, sites, held, flight, count, tasks), "args" set to @args and
  * "reproduce" to the command they make.
  * Return: a new object.
  */

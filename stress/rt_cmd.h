@@ -19,6 +19,8 @@ int cmd_replay(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 /* `ci --budget SECONDS ...`: the merge gate (cmd_ci.c). */
 int cmd_ci(int argc, char **argv);
+/* `ci-merge SHARD.json...`: a gate's shards judged as one (cmd_ci_merge.c). */
+int cmd_ci_merge(int argc, char **argv);
 /* `matrix`: every seeded bug run in its configuration, and without it (cmd_matrix.c). */
 int cmd_matrix(int argc, char **argv);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void rt_usage_error(const char *fmt, ...)
 {
@@ -88,4 +89,41 @@ void rt_opt_bad(const char *cmd, int c, const char *arg)
 			       cmd, c, cmd);
 	rt_usage_error("%s: unknown option or missing value: '%s' (see 'rmaptorture %s --help')",
 		       cmd, arg ? arg : "?", cmd);
+}
+
+int rt_mkdir_p(const char *path)
+{
+	char buf[4096];
+	struct stat st;
+	size_t len = strlen(path);
+
+	if (!len || len >= sizeof(buf))
+		return len ? -ENAMETOOLONG : -ENOENT;
+	memcpy(buf, path, len + 1);
+	/* Each parent in turn, from the top; "a//b" and a trailing '/' are fine. */
+	for (char *p = buf + 1; ; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) && errno != EEXIST) {
+			*p = c;
+			return -errno;
+		}
+		*p = c;
+		if (!c)
+			break;
+	}
+	if (stat(path, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+void rt_opt_out_dir(const char *opt, const char *dir)
+{
+	int err = rt_mkdir_p(dir);
+
+	if (err)
+		rt_usage_error("%s: cannot create directory '%s': %s", opt, dir, strerror(-err));
 }

@@ -24,6 +24,18 @@ uint64_t rt_opt_u64(const char *opt, const char *arg);
 /* Seconds as a decimal number in (min, max]. */
 double rt_opt_seconds(const char *opt, const char *arg, double min, double max);
 
+/*
+ * mkdir -p @path: create it and its missing parents (0777 less the umask).
+ * Return: 0 (it is a directory now), or -errno (-ENOTDIR: a file in the way).
+ */
+int rt_mkdir_p(const char *path);
+
+/*
+ * An output directory option (--out DIR): rt_mkdir_p(@dir), or exit 2
+ * with one line naming @opt, @dir and why.
+ */
+void rt_opt_out_dir(const char *opt, const char *dir);
+
 /* getopt_long's error for an unknown option or missing argument: exit 2. */
 __attribute__((noreturn))
 void rt_opt_bad(const char *cmd, int optopt_char, const char *arg);

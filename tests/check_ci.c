@@ -11,6 +11,13 @@
  * configuration with a <failure> that carries the artifact path and the
  * reproduce command, exit 1; Ctrl-C exits 130 and still writes the JUnit
  * file. meson runs them as "ci-plan" (unit) and "ci" (stress).
+ *
+ * ci-merge: the stored shards of a tiny gate (tests/data/ci-shards) merge
+ * into one verdict, summary, JUnit file and JSON record, a failure in one
+ * shard failing the whole; a shard missing, given twice, of another gate
+ * or not a shard at all is refused with one line and exit 2 ("plan"). A
+ * real gate run in two shards merges to the verdict the same gate gives
+ * unsharded, with its coverage judged over both ("runs").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -59,6 +66,10 @@ static void expect_usage_error(const char *const *args, const char *needle)
 
 #define BAD(needle, ...) \
 	expect_usage_error((const char *const[]){ "ci", __VA_ARGS__, NULL }, needle)
+#define BAD_MERGE(needle, ...) \
+	expect_usage_error((const char *const[]){ "ci-merge", __VA_ARGS__, NULL }, needle)
+
+#define SHARDS RT_SOURCE_ROOT "/tests/data/ci-shards"
 
 START_TEST(test_ci_bad_options_exit_2)
 {
@@ -561,6 +572,191 @@ START_TEST(test_ci_interrupt_exits_130)
 }
 END_TEST
 
+/* Write @rec to @dir/@name; Return: the path (static buffer per call site). */
+static const char *write_copy(json_t *rec, const char *dir, const char *name, char *path,
+			      size_t len)
+{
+	snprintf(path, len, "%s/%s", dir, name);
+	ck_assert_int_eq(json_dump_file(rec, path, 0), 0);
+	return path;
+}
+
+/* The sum over @a and @b of each trylock fallback site of their coverage. */
+static void assert_coverage_summed(const json_t *merged, const json_t *a, const json_t *b)
+{
+	const json_t *sites = json_object_get(json_object_get(merged, "coverage"), "sites"), *v;
+	const json_t *sa = json_object_get(json_object_get(a, "coverage"), "sites");
+	const json_t *sb = json_object_get(json_object_get(b, "coverage"), "sites");
+	const char *key;
+
+	ck_assert_int_eq(json_object_size(sites), FB_NR_SITES);
+	json_object_foreach((json_t *)sites, key, v)
+		ck_assert_msg(json_integer_value(v) == json_integer_value(json_object_get(sa, key)) +
+			      json_integer_value(json_object_get(sb, key)), "site %s: %lld", key,
+			      (long long)json_integer_value(v));
+}
+
+START_TEST(test_ci_merge_stored_shards)
+{
+	char dir[] = "/tmp/rt-ci-merge-XXXXXX", junit[4200], json[4200], failed[4200];
+	const char *args[] = { "ci-merge", "--junit", junit, "--json", json,
+			       SHARDS "/shard-1-of-2.json", SHARDS "/shard-2-of-2.json", NULL };
+	json_t *a = json_load_file(SHARDS "/shard-1-of-2.json", 0, NULL);
+	json_t *b = json_load_file(SHARDS "/shard-2-of-2.json", 0, NULL);
+	json_t *rec, *res;
+	char *xml;
+	int rc;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	snprintf(json, sizeof(json), "%s/ci.json", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "merge: exit %d", rc);
+	ck_assert_out(strstr(out, "ci: 2 configurations from 2 shards: ran 2, passed 2"), "summary");
+	ck_assert_out(strstr(out, "trylock fallback site"), "no coverage table");
+	rec = json_load_file(json, 0, NULL);
+	ck_assert_ptr_nonnull(rec);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rec, "totals"),
+							    "configs")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rec, "merged"),
+							    "shards")), 2);
+	assert_coverage_summed(rec, a, b);
+	xml = slurp(junit);
+	ck_assert_int_eq(check_junit(xml, "rmaptorture.plain"), 2);
+	free(xml);
+	json_decref(rec);
+
+	/* One shard's configuration failed: the whole gate fails, as unsharded. */
+	res = json_array_get(json_object_get(b, "results"), 0);
+	json_object_set_new(res, "result", json_string("fail"));
+	json_object_set_new(res, "verdict", json_string("exit 1"));
+	json_object_set_new(res, "failures", json_pack("[{s:s, s:s, s:s, s:s, s:s}]",
+		"kind", "bug", "signature", "bug:core/x.c:cond", "message", "BUG: cond",
+		"artifact", "/nonexistent/failure-bug-0.json", "reproduce", "rmaptorture run"));
+	args[6] = write_copy(b, dir, "shard-2-failed.json", failed, sizeof(failed));
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1 && strstr(out, "END: FAILURE (1 failed, 0 errors"), "exit %d", rc);
+	ck_assert_out(strstr(out, "ci: FAILED plain ") && strstr(out, "bug bug:core/x.c:cond"),
+		      "the failure is not named");
+	xml = slurp(junit);
+	ck_assert_msg(strstr(xml, "<failure message=\"bug:core/x.c:cond\""), "no <failure>");
+	free(xml);
+	json_decref(a);
+	json_decref(b);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+START_TEST(test_ci_merge_refuses_bad_shards)
+{
+	char dir[] = "/tmp/rt-ci-merge-bad-XXXXXX", seed[4200], rev[4200], n3[4200], junk[4200];
+	json_t *b = json_load_file(SHARDS "/shard-2-of-2.json", 0, NULL);
+	FILE *f;
+
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	BAD_MERGE("shard 2/2 is missing", SHARDS "/shard-1-of-2.json");
+	BAD_MERGE("shard 1/2 given twice", SHARDS "/shard-1-of-2.json",
+		  SHARDS "/shard-1-of-2.json", SHARDS "/shard-2-of-2.json");
+	json_object_set_new(json_object_get(b, "gate"), "seed", json_string("6"));
+	write_copy(b, dir, "seed.json", seed, sizeof(seed));
+	BAD_MERGE("another gate", SHARDS "/shard-1-of-2.json", seed);
+	BAD_MERGE("seed 6, not 5", SHARDS "/shard-1-of-2.json", seed);
+	json_object_set_new(json_object_get(b, "gate"), "seed", json_string("5"));
+	json_object_set_new(b, "git", json_string("0123abc"));
+	write_copy(b, dir, "rev.json", rev, sizeof(rev));
+	BAD_MERGE("revision 0123abc", SHARDS "/shard-1-of-2.json", rev);
+	json_decref(b);
+	b = json_load_file(SHARDS "/shard-2-of-2.json", 0, NULL);
+	json_object_set_new(json_object_get(b, "gate"), "shards", json_integer(3));
+	json_object_set_new(json_object_get(b, "shard"), "n", json_integer(3));
+	write_copy(b, dir, "n3.json", n3, sizeof(n3));
+	BAD_MERGE("another gate", SHARDS "/shard-1-of-2.json", n3);
+	snprintf(junk, sizeof(junk), "%s/junk.json", dir);
+	f = fopen(junk, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"kind\": \"ci\", \"shard\"", f);
+	fclose(f);
+	BAD_MERGE("junk.json", SHARDS "/shard-1-of-2.json", junk);
+	BAD_MERGE("not the JSON record of a 'ci' run", RT_SOURCE_ROOT "/tests/data/artifacts/valid.json");
+	BAD_MERGE("no-such.json", SHARDS "/shard-1-of-2.json", "/nonexistent/no-such.json");
+	expect_usage_error((const char *const[]){ "ci-merge", NULL }, "no shard given");
+	BAD_MERGE("--junit", "--junit", "/nonexistent-dir/ci.xml", SHARDS "/shard-1-of-2.json");
+	json_decref(b);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/* `ci --json FILE ARGS`: its exit status; the record loaded into @rec. */
+static int gate_json(const char *const *extra, const char *json, json_t **rec)
+{
+	const char *args[32] = { "ci", "--json", json };
+	int n = 3, rc;
+
+	for (int i = 0; extra[i]; i++)
+		args[n++] = extra[i];
+	args[n] = NULL;
+	rc = rt_cli_run(args, out, sizeof(out));
+	*rec = json_load_file(json, 0, NULL);
+	ck_assert_out(*rec != NULL, "ci wrote no %s (exit %d)", json, rc);
+	return rc;
+}
+
+/*
+ * The whole gate (every scenario, design and schedule of this build), in
+ * two shards and unsharded: the merge judges the coverage the shards
+ * could not, and gives the unsharded gate's verdict. In a few seconds
+ * some fallback sites cannot fire, so both fail on coverage.
+ */
+START_TEST(test_ci_merge_equals_unsharded)
+{
+	char dir[] = "/tmp/rt-ci-shards-XXXXXX", o1[4200], o2[4200], oa[4200];
+	char j1[4200], j2[4200], ja[4200], jm[4200], end_all[256], *e;
+	const char *s1[] = { "--budget", "3", "--builds", RT_BUILD_KIND, "--seed", "1",
+			     "--shard", "1/2", "--out", o1, NULL };
+	const char *s2[] = { "--budget", "3", "--builds", RT_BUILD_KIND, "--seed", "1",
+			     "--shard", "2/2", "--out", o2, NULL };
+	const char *whole[] = { "--budget", "6", "--builds", RT_BUILD_KIND, "--seed", "1",
+				"--out", oa, NULL };
+	json_t *r1, *r2, *ra, *rm;
+	int rc_all, rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(o1, sizeof(o1), "%s/o1", dir);
+	snprintf(o2, sizeof(o2), "%s/o2", dir);
+	snprintf(oa, sizeof(oa), "%s/oa", dir);
+	snprintf(j1, sizeof(j1), "%s/s1.json", dir);
+	snprintf(j2, sizeof(j2), "%s/s2.json", dir);
+	snprintf(ja, sizeof(ja), "%s/all.json", dir);
+	snprintf(jm, sizeof(jm), "%s/merged.json", dir);
+	rc_all = gate_json(whole, ja, &ra);
+	e = strstr(out, "END: ");
+	ck_assert_ptr_nonnull(e);
+	snprintf(end_all, sizeof(end_all), "%.*s", (int)strcspn(e, " ("), e);
+	gate_json(s1, j1, &r1);
+	gate_json(s2, j2, &r2);
+	ck_assert(!json_is_true(json_object_get(json_object_get(r1, "coverage"), "judged")));
+	rc = rt_cli_run((const char *const[]){ "ci-merge", "--json", jm, j1, j2, NULL }, out,
+			sizeof(out));
+	ck_assert_out(rc == rc_all, "merged: exit %d, unsharded: exit %d", rc, rc_all);
+	ck_assert_out(strstr(out, end_all), "merged verdict is not '%s'", end_all);
+	rm = json_load_file(jm, 0, NULL);
+	ck_assert_ptr_nonnull(rm);
+	ck_assert(json_is_true(json_object_get(json_object_get(ra, "coverage"), "judged")));
+	ck_assert(json_is_true(json_object_get(json_object_get(rm, "coverage"), "judged")));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rm, "totals"), "configs")),
+			 json_integer_value(json_object_get(json_object_get(ra, "totals"), "configs")));
+	assert_coverage_summed(rm, r1, r2);
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(ra);
+	json_decref(rm);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
 /* argv[1], when given, names the one TCase to run (meson runs each apart). */
 int main(int argc, char **argv)
 {
@@ -573,6 +769,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_ci_junit_writer_escapes);
 	tcase_add_test(tc, test_ci_shards_cover_every_configuration_once);
 	tcase_add_test(tc, test_ci_short_budget_selects_by_seed);
+	tcase_add_test(tc, test_ci_merge_stored_shards);
+	tcase_add_test(tc, test_ci_merge_refuses_bad_shards);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("runs");
 	/* The gates' budgets are wall-clock; the margin is for start-up and the last child. */
@@ -581,6 +779,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_ci_coverage_is_judged);
 	tcase_add_test(tc, test_ci_failing_configuration);
 	tcase_add_test(tc, test_ci_interrupt_exits_130);
+	tcase_add_test(tc, test_ci_merge_equals_unsharded);
 	suite_add_tcase(s, tc);
 	if (argc > 1)
 		setenv("CK_RUN_CASE", argv[1], 1);

@@ -2,10 +2,18 @@
 /*
  * The command line: every bad value is one line naming the option and
  * exit status 2; list and --help work; --json is a well-formed record;
- * a hang is detected by the watchdog and reported with the held lock.
+ * a hang is detected by the watchdog and reported with every task's held
+ * locks; a BUG ends the run, not the process (exit 1, the summary, the
+ * record, the artifact, END: FAILURE); paths in reports are the project
+ * root's whatever the build directory; --out creates missing parents.
  */
+#include <dirent.h>
 #include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "rt_check.h"
 #include "rt_cli.h"
@@ -122,18 +130,265 @@ START_TEST(test_cli_run_json_record)
 }
 END_TEST
 
+/*
+ * ck_assert_msg(), with the command's output on stderr when it fails:
+ * Check's messages must stay short (and on one line for TAP).
+ */
+#define ck_assert_out(cond, ...) do {					\
+	if (!(cond))							\
+		fprintf(stderr, "---- output ----\n%s\n----\n", out);	\
+	ck_assert_msg(cond, __VA_ARGS__);				\
+} while (0)
+
+/* The one failure-*.json in @dir whose name starts with @prefix, loaded; NULL if none. */
+static json_t *load_artifact(const char *dir, const char *prefix)
+{
+	char path[4400];
+	struct dirent *de;
+	json_t *art = NULL;
+	DIR *d = opendir(dir);
+
+	ck_assert_msg(d != NULL, "no directory %s", dir);
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, prefix, strlen(prefix))) {
+			ck_assert_msg(art == NULL, "two %s* in %s", prefix, dir);
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			art = json_load_file(path, 0, NULL);
+			ck_assert_msg(art != NULL, "%s: not JSON", path);
+		}
+	closedir(d);
+	return art;
+}
+
+/* The last line of @s, without its newline, into @buf. */
+static const char *last_line(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+	const char *p;
+
+	while (n && s[n - 1] == '\n')
+		n--;
+	for (p = s + n; p > s && p[-1] != '\n'; p--)
+		;
+	snprintf(buf, len, "%.*s", (int)(s + n - p), p);
+	return buf;
+}
+
+/*
+ * Every task in flight is listed with every lock it holds, however many:
+ * the printed lines and the artifact's "tasks" agree with the headline's
+ * count of locks, and the CPU that hangs is there with its lock. The
+ * paths are the project root's (test_cli_paths_from_any_build_dir shows
+ * that they are the same from any build directory), so a deep build
+ * directory cannot lengthen them either.
+ */
 START_TEST(test_cli_hang_is_reported_with_held_lock)
 {
+	char dir[] = "/tmp/rt-cli-hang-XXXXXX";
 	const char *const args[] = { "run", "--scenario", "mixed32", "--seconds", "60",
-				     "--threads", "2", "--reclaim-threads", "0",
+				     "--threads", "6", "--reclaim-threads", "0",
 				     "--watchdog", "2", "--test-hang", "page_table_lock",
-				     "--audit-every", "0", NULL };
-	int rc = rt_cli_run(args, out, sizeof(out));
+				     "--audit-every", "0", "--no-progress", "--out", dir, NULL };
+	int rc, locks = -1, listed = 0;
+	json_t *art, *tasks, *t;
+	const char *m;
+	size_t i;
 
-	ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-	ck_assert_msg(strstr(out, "no worker progress"), "%s", out);
-	ck_assert_msg(strstr(out, "cpu-0 in test-hang holding page_table_lock"), "%s", out);
-	ck_assert_msg(strstr(out, "END: FAILURE (hang:"), "%s", out);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "no worker progress"), "no hang report");
+	ck_assert_out(strstr(out, "task cpu-0 in test-hang holding page_table_lock (stress/engine.c:"),
+		      "cpu-0's lock not listed");
+	ck_assert_out(strstr(out, "END: FAILURE (hang:"), "no END line");
+	m = strstr(out, "tasks in flight hold ");
+	ck_assert_out(m && sscanf(m, "tasks in flight hold %d locks", &locks) == 1, "no headline");
+	art = load_artifact(dir, "failure-hang-");
+	ck_assert_ptr_nonnull(art);
+	tasks = json_object_get(art, "tasks");
+	ck_assert_msg(json_array_size(tasks) >= 1, "no tasks in the artifact");
+	json_array_foreach(tasks, i, t) {
+		const json_t *held = json_object_get(t, "held"), *h;
+		char line[4096];
+		size_t k;
+		int n;
+
+		/* The printed line names the same locks, in order, none cut. */
+		n = snprintf(line, sizeof(line), "task %s in %s holding",
+			     json_string_value(json_object_get(t, "task")),
+			     json_string_value(json_object_get(t, "op")));
+		json_array_foreach(held, k, h)
+			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s (%s:%lld)",
+				      json_string_value(json_object_get(h, "what")),
+				      json_string_value(json_object_get(h, "file")),
+				      (long long)json_integer_value(json_object_get(h, "line")));
+		if (!json_array_size(held))
+			snprintf(line + n, sizeof(line) - (size_t)n, " nothing");
+		ck_assert_out(strstr(out, line), "not printed: %s", line);
+		ck_assert_msg(strncmp(json_string_value(json_object_get(json_array_get(held, 0),
+						"file")) ?: "core/", "../", 3),
+			      "a build-relative path: %s", line);
+		listed += (int)json_array_size(held);
+	}
+	ck_assert_int_eq(listed, locks);
+	json_decref(art);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A BUG ends the run, not the process: the BUGging task leaves the model,
+ * the others are stopped, and the run still prints its summary, writes
+ * its record and its artifact, and ends with END: FAILURE (signature) and
+ * exit 1 (no abort, no sanitizer report from the abandoned threads).
+ * --out creates its missing parents.
+ */
+START_TEST(test_cli_bug_ends_the_run)
+{
+	char dir[] = "/tmp/rt-cli-bug-XXXXXX", outdir[4200], path[4400], end[512], want[512];
+	const char *const args[] = { "run", "--inject", "fork-link-late", "--seed", "3",
+				     "--seconds", "5", "--no-progress", "--out", outdir, NULL };
+	json_t *rec, *art;
+	const char *sig;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(outdir, sizeof(outdir), "%s/not/yet", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "=== rmaptorture report: bug ==="), "no BUG report");
+	ck_assert_out(strstr(out, "forkbomb-cow / anonvma: "), "no summary");
+	ck_assert_out(strstr(out, "teardown: not run"), "teardown not skipped");
+	art = load_artifact(outdir, "failure-bug-");
+	ck_assert_msg(art != NULL, "no failure-bug-*.json in %s", outdir);
+	sig = json_string_value(json_object_get(art, "signature"));
+	ck_assert_msg(sig && !strncmp(sig, "bug:core/rmap_anonvma.c:", 24), "signature %s", sig);
+	snprintf(want, sizeof(want), "END: FAILURE (%s)", sig);
+	ck_assert_msg(!strcmp(last_line(out, end, sizeof(end)), want), "last line '%s', not '%s'",
+		      end, want);
+	snprintf(path, sizeof(path), "%s/run-forkbomb-cow-anonvma-3.json", outdir);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no record %s", path);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "result")), "fail");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+		json_object_get(rec, "failures"), 0), "signature")), sig);
+	json_decref(rec);
+	json_decref(art);
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * The file:line pairs that __FILE__ and __LINE__ become in
+ * core/rmap_anonvma.c as the build directory @bdir compiles it (its own
+ * compile command, preprocessing only), one per line, sorted, into @buf.
+ */
+static void file_line_pairs(const char *bdir, char *buf, size_t len)
+{
+	static const char *const obj = "core/librtcore.a.p/rmap_anonvma.c.o";
+	char cmd[8192];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; c=$(ninja -C '%s' -t commands %s | tail -n 1); cd '%s';"
+		 " eval \"$(printf '%%s\\n' \"$c\" | sed -e 's/ -MD / /' -e 's/ -MQ [^ ]* / /'"
+		 " -e 's/ -MF [^ ]* / /' -e 's/ -o [^ ]* / -o - /' -e 's/ -c / -E /')\" |"
+		 " grep -o '\"[^\"]*\\.[ch]\", [0-9]*' | sort -u", bdir, obj, bdir);
+	st = rt_run_capture(argv, NULL, buf, len);
+	if (st || !strstr(buf, "\"core/rmap_anonvma.c\", "))
+		fprintf(stderr, "---- output ----\n%s\n----\n", buf);
+	ck_assert_msg(st == 0 && strstr(buf, "\"core/rmap_anonvma.c\", "),
+		      "%s: no file:line pairs of core/rmap_anonvma.c (%#x)", bdir, st);
+}
+
+/*
+ * The same BUG's signature from two build directories at different
+ * depths. A BUG's signature is "bug:" __FILE__ ":" condition, a lock
+ * site __FILE__:__LINE__. A second build directory outside the tree,
+ * three levels down, configured by meson, preprocesses
+ * core/rmap_anonvma.c (where fork-link-late hits its BUG_ON) with its own
+ * compile command: every __FILE__ there, its own and its headers', is the
+ * path from the project root, exactly as in this build, never a path
+ * through the build directory.
+ */
+START_TEST(test_cli_paths_from_any_build_dir)
+{
+	static char here[1 << 16], there[1 << 16];
+	char dir[] = "/tmp/rt-cli-deep-XXXXXX", cmd[8192], deep[4200];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *p;
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(deep, sizeof(deep), "%s/a/b/c/build", dir);
+	snprintf(cmd, sizeof(cmd), "meson setup -Dtests=false '%s' '%s' >/dev/null", deep,
+		 RT_SOURCE_ROOT);
+	st = rt_run_capture(argv, NULL, out, sizeof(out));
+	ck_assert_out(st == 0, "the second build directory failed (%#x)", st);
+	file_line_pairs(RT_BUILD_ROOT, here, sizeof(here));
+	file_line_pairs(deep, there, sizeof(there));
+	for (const char *b = here; b; b = b == here ? there : NULL)
+		for (p = b; *p; p = strchr(p, '\n') + 1)
+			ck_assert_msg(strncmp(p, "\"../", 4) && strncmp(p, "\"/", 2),
+				      "a path through the build directory: %.*s",
+				      (int)strcspn(p, "\n"), p);
+	/* rmap_anonvma.c's own: the same in both (headers may differ by build kind). */
+	for (p = there; *p; p = strchr(p, '\n') + 1) {
+		size_t n = strcspn(p, "\n");
+		const char *q;
+
+		if (strncmp(p, "\"core/rmap_anonvma.c\", ", 23))
+			continue;
+		for (q = here; *q; q = strchr(q, '\n') + 1)
+			if (strcspn(q, "\n") == n && !strncmp(q, p, n))
+				break;
+		ck_assert_msg(*q, "this build lacks %.*s", (int)n, p);
+	}
+	rt_cli_remove_tree(dir);
+}
+END_TEST
+
+/* Every command that takes --out creates its missing parents (mkdir -p). */
+START_TEST(test_cli_out_creates_parents)
+{
+	char dir[] = "/tmp/rt-cli-out-XXXXXX", run_out[4200], d[4200], path[4400];
+	const char *const run[] = { "run", "--inject", "fork-link-late", "--no-progress",
+				    "--out", run_out, NULL };
+	struct dirent *de;
+	struct stat st;
+	DIR *dd;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(run_out, sizeof(run_out), "%s/run/a/b", dir);
+	ck_assert_int_eq(rt_cli_run(run, out, sizeof(out)), 1);
+	dd = opendir(run_out);
+	ck_assert_ptr_nonnull(dd);
+	path[0] = '\0';
+	while ((de = readdir(dd)))
+		if (!strncmp(de->d_name, "failure-bug-", 12))
+			snprintf(path, sizeof(path), "%s/%s", run_out, de->d_name);
+	closedir(dd);
+	ck_assert_msg(path[0], "no artifact in %s", run_out);
+
+	snprintf(d, sizeof(d), "%s/replay/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "replay", path, "--times", "1", "--quiet",
+					       "--out", d, NULL }, out, sizeof(out));
+	ck_assert_out(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "replay: exit %d", rc);
+	snprintf(d, sizeof(d), "%s/report/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "report", RT_SOURCE_ROOT "/results/baselines/bench.json",
+					       "--no-plots", "--out", d, NULL }, out, sizeof(out));
+	snprintf(path, sizeof(path), "%s/report.md", d);
+	ck_assert_out(rc == 0 && !stat(path, &st), "report: exit %d", rc);
+	snprintf(d, sizeof(d), "%s/matrix/a/b", dir);
+	rc = rt_cli_run((const char *const[]){ "matrix", "--bugs", "fork-link-late", "--out", d,
+					       NULL }, out, sizeof(out));
+	ck_assert_out(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "matrix: exit %d", rc);
+	/* A file in the way: one line, exit 2. */
+	snprintf(d, sizeof(d), "%s/report/a/b/report.md/x", dir);
+	BAD("--out", "run", "--seconds", "1", "--out", d);
+	rt_cli_remove_tree(dir);
 }
 END_TEST
 
@@ -150,6 +405,9 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_cli_run_json_record);
 	tcase_add_test(tc, test_cli_hang_is_reported_with_held_lock);
+	tcase_add_test(tc, test_cli_bug_ends_the_run);
+	tcase_add_test(tc, test_cli_paths_from_any_build_dir);
+	tcase_add_test(tc, test_cli_out_creates_parents);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }
