@@ -206,14 +206,14 @@ int rt_variant_path(const char *build, char *path, size_t len, bool build_if_mis
 }
 
 /*
- * Options are "NAME=VALUE" separated by ':'; a later one wins. The value
- * set is DEFAULTS:USER:REQUIRED: the user's own options (the variable as
- * this process found it on its first call) override our defaults (tuning),
- * but not what the capture depends on (where the log goes, the exit code,
- * whether to go on after a report).
+ * Options are "NAME=VALUE" separated by ':'; a later one wins, and the
+ * variable wins over the binary's built-in defaults (sanitizers/defaults).
+ * The value set is USER:REQUIRED: the user's own options (the variable as
+ * this process found it on its first call) retune the run, but not what
+ * the capture depends on (where the log goes, the exit code, whether to
+ * go on after a report).
  */
-static void set_options(const char *var, const char *defaults, const char *required,
-			char **saved)
+static void set_options(const char *var, const char *required, char **saved)
 {
 	const char *user;
 	char *val;
@@ -226,11 +226,11 @@ static void set_options(const char *var, const char *defaults, const char *requi
 			return;
 	}
 	user = *saved;
-	len = strlen(defaults) + strlen(user) + strlen(required) + 3;
+	len = strlen(user) + strlen(required) + 2;
 	val = malloc(len);
 	if (!val)
 		return;
-	snprintf(val, len, "%s%s%s:%s", defaults, user[0] ? ":" : "", user, required);
+	snprintf(val, len, "%s%s%s", user, user[0] ? ":" : "", required);
 	setenv(var, val, 1);
 	free(val);
 }
@@ -238,31 +238,22 @@ static void set_options(const char *var, const char *defaults, const char *requi
 void rt_variant_setenv(const char *build, const char *log_prefix)
 {
 	static char *user_tsan, *user_asan, *user_ubsan;
-	char req[PATH_MAX + 512], def[PATH_MAX + 256], flight[PATH_MAX + 16];
+	char req[PATH_MAX + 512], flight[PATH_MAX + 16];
 
 	if (!build || (strcmp(build, "tsan") && strcmp(build, "asan")))
 		return;
 	snprintf(flight, sizeof(flight), "%s.flight", log_prefix);
 	setenv("RT_FLIGHT_LOG", flight, 1);
 	if (!strcmp(build, "tsan")) {
-		/*
-		 * history_size=4: a longer per-thread history, so the "Previous
-		 * write" stack of a race is restored (not "[failed to restore the
-		 * stack]", which would change the signature) at a few MiB a thread.
-		 */
-		snprintf(def, sizeof(def), "second_deadlock_stack=1:history_size=4:symbolize=1:"
-			 "suppressions=%s/sanitizers/tsan.supp", RT_SOURCE_ROOT);
-		/* halt_on_error=0: one run reports every distinct race. */
+		/* halt_on_error=0 (the binary's default is 1): one run reports every distinct race. */
 		snprintf(req, sizeof(req), "log_path=%s:exitcode=66:halt_on_error=0:report_bugs=1",
 			 log_prefix);
-		set_options("TSAN_OPTIONS", def, req, &user_tsan);
+		set_options("TSAN_OPTIONS", req, &user_tsan);
 		return;
 	}
-	snprintf(def, sizeof(def), "detect_leaks=1:symbolize=1:print_summary=1");
 	snprintf(req, sizeof(req), "log_path=%s:exitcode=66:halt_on_error=1:abort_on_error=0",
 		 log_prefix);
-	set_options("ASAN_OPTIONS", def, req, &user_asan);
-	snprintf(def, sizeof(def), "print_stacktrace=1:symbolize=1:print_summary=1");
+	set_options("ASAN_OPTIONS", req, &user_asan);
 	snprintf(req, sizeof(req), "log_path=%s:exitcode=66:halt_on_error=1", log_prefix);
-	set_options("UBSAN_OPTIONS", def, req, &user_ubsan);
+	set_options("UBSAN_OPTIONS", req, &user_ubsan);
 }

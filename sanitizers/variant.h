@@ -27,19 +27,20 @@ int rt_variant_path(const char *build, char *path, size_t len, bool build_if_mis
  * @build: "tsan" or "asan" ("plain": nothing)
  * @log_prefix: the sanitizer's log_path (reports land in LOG_PREFIX.PID)
  *
- * Sets the options the capture needs (log_path, exitcode=66, halt_on_error
- * as fits, the justified suppressions file, symbolization) in this
- * process's environment, to be inherited by a child it then runs. Also sets
- * RT_FLIGHT_LOG=LOG_PREFIX.flight, where the child's report hooks append
- * its flight recorder dumps.
+ * Sets what the capture needs (log_path, exitcode=66, halt_on_error as
+ * fits) in this process's environment, to be inherited by a child it then
+ * runs. Also sets RT_FLIGHT_LOG=LOG_PREFIX.flight, where the child's
+ * report hooks append its flight recorder dumps. Nothing else: what makes
+ * a run correct (the suppressions, history_size, ...) is built into the
+ * sanitized binaries (sanitizers/defaults).
  *
  * The user's own *SAN_OPTIONS (as found at the first call) are kept: each
- * variable is DEFAULTS:USER:REQUIRED, and a later option wins, so the
- * user may retune ours (history_size, suppressions, ...) but not what the
- * capture depends on (log_path, exitcode=66, halt_on_error). TSan runs
- * with halt_on_error=0 (one run reports every distinct race), ASan and
- * UBSan halt at the first report. Use a fresh @log_prefix per run (or
- * rt_sanitizer_logs_remove() it first): the hooks append.
+ * variable is USER:REQUIRED, and a later option wins, so the user may
+ * retune the binary's defaults but not what the capture depends on
+ * (log_path, exitcode=66, halt_on_error). TSan runs with halt_on_error=0
+ * (one run reports every distinct race), ASan and UBSan halt at the first
+ * report. Use a fresh @log_prefix per run (or rt_sanitizer_logs_remove()
+ * it first): the hooks append.
  *
  * Context: not thread-safe (setenv); call before spawning the child.
  */

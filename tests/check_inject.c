@@ -24,7 +24,7 @@
 #include "rt_cli.h"
 #include "rt_inject.h"
 
-#define SANITIZER_EXIT	66	/* TSAN_OPTIONS / ASAN_OPTIONS exitcode= in the test setups */
+#define SANITIZER_EXIT	66	/* exitcode= built into the sanitized binaries (sanitizers/defaults) */
 
 static char out[1 << 20];
 

@@ -7,7 +7,10 @@
  * their flight recorder blocks; the variant lookup and environment. In
  * the TSan and ASan builds, racy_probe runs under rt_variant_setenv()'s
  * environment and its real reports are parsed into the expected
- * signatures, hooks included.
+ * signatures, hooks included; and the defaults built into every binary
+ * (sanitizers/defaults): rmaptorture and racy_probe started with an empty
+ * environment, a clean run through rcu_barrier() and real findings, each
+ * default overridden by the environment.
  *
  * The fixtures are unedited logs: tests/data/tsan-*.log and *.flight from
  * `racy_probe MODE` (and tsan-abba.log from `tsan_lock_probe abba`) in
@@ -572,7 +575,6 @@ static int count_of(const char *s, const char *what)
 START_TEST(test_sanitizers_variant_setenv)
 {
 	const char *v;
-	char supp[PATH_MAX];
 
 	setenv("TSAN_OPTIONS", "verbosity=0:history_size=2:halt_on_error=1", 1);
 	rt_variant_setenv("tsan", "/tmp/rt-x/log");
@@ -582,13 +584,10 @@ START_TEST(test_sanitizers_variant_setenv)
 	ck_assert_int_eq(count_of(v, "log_path="), 1);
 	ck_assert_msg(strstr(v, "log_path=/tmp/rt-y/log"), "%s", v);
 	ck_assert_msg(strstr(v, "exitcode=66"), "%s", v);
-	ck_assert_msg(strstr(v, "second_deadlock_stack=1"), "%s", v);
-	snprintf(supp, sizeof(supp), "suppressions=%s/sanitizers/tsan.supp", RT_SOURCE_ROOT);
-	ck_assert_msg(strstr(v, supp), "%s", v);
-	/* The user's options: kept, after our defaults (theirs win) ... */
-	ck_assert_msg(strstr(v, "verbosity=0"), "%s", v);
-	ck_assert(strstr(v, "history_size=4") && strstr(v, "history_size=2") >
-		  strstr(v, "history_size=4"));
+	/* What makes a run correct is built into the binary, not set here. */
+	ck_assert_msg(!strstr(v, "suppressions="), "%s", v);
+	/* The user's options: kept (they override the binary's defaults) ... */
+	ck_assert_msg(strstr(v, "verbosity=0") && strstr(v, "history_size=2"), "%s", v);
 	/* ... and before what the capture needs (ours win). */
 	ck_assert(strstr(v, "halt_on_error=1") && strstr(v, "halt_on_error=0") >
 		  strstr(v, "halt_on_error=1"));
@@ -598,14 +597,179 @@ START_TEST(test_sanitizers_variant_setenv)
 	v = getenv("ASAN_OPTIONS");
 	ck_assert_ptr_nonnull(v);
 	ck_assert_msg(strstr(v, "log_path=/tmp/rt-z/log") && strstr(v, "exitcode=66") &&
-		      strstr(v, "detect_leaks=1") && strstr(v, "halt_on_error=1"), "%s", v);
+		      strstr(v, "halt_on_error=1"), "%s", v);
 	v = getenv("UBSAN_OPTIONS");
 	ck_assert_ptr_nonnull(v);
-	ck_assert_msg(strstr(v, "log_path=/tmp/rt-z/log") && strstr(v, "print_stacktrace=1") &&
+	ck_assert_msg(strstr(v, "log_path=/tmp/rt-z/log") && strstr(v, "exitcode=66") &&
 		      strstr(v, "halt_on_error=1"), "%s", v);
 	ck_assert_str_eq(getenv("RT_FLIGHT_LOG"), "/tmp/rt-z/log.flight");
 }
 END_TEST
+
+/* --- the built-in defaults (sanitizers/defaults), in the sanitizer builds - */
+
+#if RT_TSAN || RT_ASAN
+static char direct_out[1 << 16];	/* the last direct run's output */
+
+/*
+ * Run @argv with no environment but @env (NULL or one "NAME=value"), as a
+ * CI job or `env -i` would: whatever the sanitizer does comes from the
+ * defaults built into the binary. Return: the exit status, -1 if none.
+ */
+static int run_direct(char *const argv[], const char *env)
+{
+	char *envp[2] = { (char *)env, NULL };
+	int st;
+
+	ck_assert_msg(access(argv[0], X_OK) == 0, "no binary at %s", argv[0]);
+	st = rt_run_capture_envp(argv, envp, direct_out, sizeof(direct_out));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A short run of the model that ends normally: its teardown calls rcu_barrier(). */
+static int run_model_direct(const char *env)
+{
+	char *argv[] = { RT_BINARY_PATH, "run", "--scenario", "mixed32", "--threads", "2",
+			 "--seconds", "1", "--no-progress", NULL };
+
+	return run_direct(argv, env);
+}
+
+static int run_racy_probe_direct(const char *mode, const char *env)
+{
+	char *argv[] = { RT_RACY_PROBE_PATH, (char *)mode, NULL };
+
+	return run_direct(argv, env);
+}
+
+/* The run's own verdict: audited and clean, whatever the sanitizer said. */
+static void assert_model_clean(int rc, const char *what)
+{
+	ck_assert_msg(rc == 0, "exit %d, want 0 (%s):\n%s", rc, what, direct_out);
+	ck_assert_msg(strstr(direct_out, "END: SUCCESS") &&
+		      strstr(direct_out, "0 violations; reports: 0"), "%s", direct_out);
+}
+#endif /* RT_TSAN || RT_ASAN */
+
+#if RT_TSAN
+const char *__tsan_default_suppressions(void);
+
+/* The built-in suppressions are tsan.supp's entries, all of them, in order. */
+START_TEST(test_sanitizers_defaults_tsan_supp)
+{
+	char path[PATH_MAX], line[1024], want[1 << 12] = "";
+	const char *off;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/sanitizers/tsan.supp", RT_SOURCE_ROOT);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t"), *e = p + strlen(p);
+
+		while (e > p && strchr(" \t\r\n", e[-1]))
+			*--e = '\0';
+		if (!*p || *p == '#')
+			continue;
+		n += (size_t)snprintf(want + n, sizeof(want) - n, "%s\n", p);
+		ck_assert(n < sizeof(want));
+	}
+	fclose(f);
+	ck_assert_msg(n > 0, "%s has no entry", path);
+	/* None when this process started with RT_TSAN_DEFAULT_SUPPRESSIONS=0. */
+	off = getenv("RT_TSAN_DEFAULT_SUPPRESSIONS");
+	ck_assert_str_eq(__tsan_default_suppressions(), off && !strcmp(off, "0") ? "" : want);
+}
+END_TEST
+
+/*
+ * The issue's case: started directly, with no TSAN_OPTIONS, a run of the
+ * model ends clean through rcu_barrier(). Without the built-in
+ * suppressions the same run reports liburcu's false race: the test can
+ * fail, and it is the suppression that makes it pass.
+ */
+START_TEST(test_sanitizers_defaults_tsan_barrier)
+{
+	int rc = run_model_direct(NULL);
+
+	assert_model_clean(rc, "empty environment");
+	ck_assert_msg(!strstr(direct_out, "WARNING: ThreadSanitizer"), "%s", direct_out);
+
+	rc = run_model_direct("RT_TSAN_DEFAULT_SUPPRESSIONS=0");
+	ck_assert_msg(rc == 66 && strstr(direct_out, "WARNING: ThreadSanitizer") &&
+		      strstr(direct_out, "liburcu-memb"),
+		      "exit %d, want 66 and liburcu's report:\n%s", rc, direct_out);
+}
+END_TEST
+
+/*
+ * A real race is still reported with the defaults alone, which halt at
+ * the first report (mode many makes two); the environment overrides them.
+ */
+START_TEST(test_sanitizers_defaults_tsan_race)
+{
+	int rc = run_racy_probe_direct("race", NULL);
+
+	ck_assert_msg(rc == 66, "exit %d:\n%s", rc, direct_out);
+	ck_assert_msg(strstr(direct_out, "WARNING: ThreadSanitizer: data race") &&
+		      strstr(direct_out, "racy_probe_writer_"), "%s", direct_out);
+
+	rc = run_racy_probe_direct("many", NULL);
+	ck_assert_msg(rc == 66 && count_of(direct_out, "WARNING: ThreadSanitizer: data race") == 1,
+		      "exit %d, want 66 and one report (halt_on_error=1):\n%s", rc, direct_out);
+	rc = run_racy_probe_direct("many", "TSAN_OPTIONS=halt_on_error=0:exitcode=7");
+	ck_assert_msg(rc == 7 && count_of(direct_out, "WARNING: ThreadSanitizer: data race") == 2,
+		      "exit %d, want 7 and two reports (TSAN_OPTIONS wins):\n%s", rc, direct_out);
+
+	rc = run_racy_probe_direct("clean", NULL);
+	ck_assert_msg(rc == 0 && !strstr(direct_out, "ThreadSanitizer"), "exit %d:\n%s", rc,
+		      direct_out);
+}
+END_TEST
+#endif /* RT_TSAN */
+
+#if RT_ASAN
+/* Started directly, a run of the model ends clean under ASan and UBSan. */
+START_TEST(test_sanitizers_defaults_asan_clean)
+{
+	int rc = run_model_direct(NULL);
+
+	assert_model_clean(rc, "empty environment");
+	ck_assert_msg(!strstr(direct_out, "Sanitizer") && !strstr(direct_out, "runtime error"),
+		      "%s", direct_out);
+}
+END_TEST
+
+/*
+ * The defaults alone: ASan, LeakSanitizer and UBSan findings exit 66 (their
+ * own default is 1), UBSan prints the stack; the environment overrides.
+ */
+START_TEST(test_sanitizers_defaults_asan_findings)
+{
+	int rc = run_racy_probe_direct("uaf", NULL);
+
+	ck_assert_msg(rc == 66 && strstr(direct_out, "ERROR: AddressSanitizer: heap-use-after-free"),
+		      "exit %d:\n%s", rc, direct_out);
+	rc = run_racy_probe_direct("uaf", "ASAN_OPTIONS=exitcode=7");
+	ck_assert_msg(rc == 7, "exit %d, want 7 (ASAN_OPTIONS wins):\n%s", rc, direct_out);
+
+	rc = run_racy_probe_direct("leak", NULL);
+	ck_assert_msg(rc == 66 && strstr(direct_out, "ERROR: LeakSanitizer: detected memory leaks"),
+		      "exit %d:\n%s", rc, direct_out);
+
+	rc = run_racy_probe_direct("overflow", NULL);
+	ck_assert_msg(rc == 66 && strstr(direct_out, "runtime error: signed integer overflow"),
+		      "exit %d:\n%s", rc, direct_out);
+	ck_assert_msg(strstr(direct_out, "in racy_probe_overflow"),
+		      "no stack (print_stacktrace=1):\n%s", direct_out);
+	rc = run_racy_probe_direct("overflow", "UBSAN_OPTIONS=print_stacktrace=0");
+	ck_assert_msg(rc == 66 && strstr(direct_out, "runtime error:") &&
+		      !strstr(direct_out, "in racy_probe_overflow"),
+		      "exit %d, want no stack (UBSAN_OPTIONS wins):\n%s", rc, direct_out);
+}
+END_TEST
+#endif /* RT_ASAN */
 
 /* --- the probes, in the sanitizer builds --------------------------------- */
 
@@ -789,6 +953,19 @@ int main(void)
 	suite_add_tcase(s, tc);
 
 #if RT_TSAN || RT_ASAN
+	/* Child runs of the model and the probe: in the sanitizer builds only. */
+	tc = tcase_create("defaults");
+	tcase_set_timeout(tc, rt_tmo(60));
+#if RT_TSAN
+	tcase_add_test(tc, test_sanitizers_defaults_tsan_supp);
+	tcase_add_test(tc, test_sanitizers_defaults_tsan_barrier);
+	tcase_add_test(tc, test_sanitizers_defaults_tsan_race);
+#else
+	tcase_add_test(tc, test_sanitizers_defaults_asan_clean);
+	tcase_add_test(tc, test_sanitizers_defaults_asan_findings);
+#endif
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("probe");
 	tcase_set_timeout(tc, rt_tmo(60));
 # if RT_TSAN

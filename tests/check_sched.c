@@ -119,7 +119,8 @@ START_TEST(test_sched_seeded_failure_replays_10_of_10)
 #if RT_TSAN
 	/*
 	 * TSan's deadlock detector rightly sees the same inversion, before
-	 * our lockdep does: let it report and go on (exit 66 at the end).
+	 * our lockdep does: let it report and go on (exit 66 at the end;
+	 * the binary's own default halts at the first report).
 	 */
 	{
 		char opts[2048];
@@ -185,7 +186,7 @@ START_TEST(test_sched_tsan_still_sees_a_race)
 		     "--threads", "2", "--reclaim-threads", "1", "--seed", "3",
 		     "--sched-steps", "5000", "--no-progress");
 
-	/* The suite's TSAN_OPTIONS: exitcode=66. */
+	/* exitcode=66: built into the binary (sanitizers/defaults). */
 	ck_assert_msg(rc == 66, "exit %d\n%s", rc, tail());
 	ck_assert_msg(strstr(out, "WARNING: ThreadSanitizer: data race"), "%s", tail());
 	ck_assert_msg(strstr(out, "rt_test_race_bump"), "%s", tail());

@@ -202,19 +202,46 @@ bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out)
 
 extern char **environ;
 
-int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen)
+int rt_run_capture_envp(char *const argv[], char *const envp[], char *out, size_t outlen)
 {
 	char tmpl[] = "/tmp/rt-probe-XXXXXX";
-	size_t nenv = 0, k = 0, got, keylen = 0;
 	posix_spawn_file_actions_t fa;
-	char **envp;
-	pid_t pid;
 	int fd, status, rc;
+	size_t got;
+	pid_t pid;
 	FILE *f;
 
 	fd = mkstemp(tmpl);
 	if (fd < 0)
 		rt_die("mkstemp: %s", rt_strerror(errno));
+	RT_PTHREAD(posix_spawn_file_actions_init(&fa));
+	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO));
+	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO));
+	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
+	if (rc)
+		rt_die("posix_spawn(%s): %s", argv[0], rt_strerror(rc));
+	RT_PTHREAD(posix_spawn_file_actions_destroy(&fa));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			rt_die("waitpid: %s", rt_strerror(errno));
+
+	f = fdopen(fd, "r");
+	if (!f)
+		rt_die("fdopen: %s", rt_strerror(errno));
+	rewind(f);
+	got = fread(out, 1, outlen - 1, f);
+	out[got] = '\0';
+	fclose(f);
+	unlink(tmpl);
+	return status;
+}
+
+int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen)
+{
+	size_t nenv = 0, k = 0, keylen = 0;
+	char **envp;
+	int status;
+
 	if (env_set)
 		keylen = (size_t)(strchr(env_set, '=') - env_set) + 1;
 	while (environ[nenv])
@@ -226,27 +253,8 @@ int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t ou
 	if (env_set)
 		envp[k++] = (char *)env_set;
 	envp[k] = NULL;
-
-	RT_PTHREAD(posix_spawn_file_actions_init(&fa));
-	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDOUT_FILENO));
-	RT_PTHREAD(posix_spawn_file_actions_adddup2(&fa, fd, STDERR_FILENO));
-	rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
-	if (rc)
-		rt_die("posix_spawn(%s): %s", argv[0], rt_strerror(rc));
-	RT_PTHREAD(posix_spawn_file_actions_destroy(&fa));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			rt_die("waitpid: %s", rt_strerror(errno));
+	status = rt_run_capture_envp(argv, envp, out, outlen);
 	free(envp);
-
-	f = fdopen(fd, "r");
-	if (!f)
-		rt_die("fdopen: %s", rt_strerror(errno));
-	rewind(f);
-	got = fread(out, 1, outlen - 1, f);
-	out[got] = '\0';
-	fclose(f);
-	unlink(tmpl);
 	return status;
 }
 

@@ -59,6 +59,8 @@ bool rt_reports_first(enum vm_report_kind kind, struct vm_report *out);
  * Return: the wait status. For probes whose sanitizer report is the result.
  */
 int rt_run_capture(char *const argv[], const char *env_set, char *out, size_t outlen);
+/* rt_run_capture() with exactly the environment @envp (NULL-terminated; { NULL }: none). */
+int rt_run_capture_envp(char *const argv[], char *const envp[], char *out, size_t outlen);
 
 /*
  * Parse a lock-ordering tree from a comment in @path (the indented form of
