@@ -298,6 +298,8 @@ void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 	bool ptl = rmap->vma_locks & VMA_LOCK_ADJUST_PTL;
 	struct anon_vma *anon_vma;
 
+	/* What makes it safe without page_table_lock: only vm_end grows. */
+	BUG_ON(start != vma->vm_start || pgoff != vma->vm_pgoff || end < vma->vm_end);
 	if (mapping)
 		down(&mapping->i_shared_sem);
 	if (ptl)
