@@ -116,7 +116,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "them without i_shared_sem, which objrmap's walkers rely on",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 1, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
