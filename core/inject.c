@@ -16,6 +16,8 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_VMA_START_UNLOCKED] = "vma-start-unlocked",
 	[INJECT_TRUNCATE_NO_RECHECK] = "truncate-no-recheck",
 	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
+	[INJECT_VMA_LINK_UNLOCKED] = "vma-link-unlocked",
+	[INJECT_EXPAND_STACK_NO_PTL] = "expand-stack-no-ptl",
 };
 
 const char *inject_name(enum inject_bug bug)

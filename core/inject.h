@@ -35,6 +35,10 @@ enum inject_bug {
 	INJECT_TRUNCATE_NO_RECHECK,
 	/* page_convert_anon() is called without lock_page(). */
 	INJECT_CONVERT_ANON_UNLOCKED,
+	/* objfile's vma_link() links the vma without page_table_lock (seed 001). */
+	INJECT_VMA_LINK_UNLOCKED,
+	/* expand_stack() without page_table_lock: seed 001 (objfile), 2.6.8 (anonvma). */
+	INJECT_EXPAND_STACK_NO_PTL,
 	INJECT_NR_BUGS,
 };
 

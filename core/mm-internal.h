@@ -62,10 +62,12 @@ struct vm_area_struct *find_vma_prev(struct mm_struct *mm, unsigned long addr,
 				     struct vm_area_struct **pprev);
 
 /*
- * Seed 001's move_vma_start(), generalised: set the bounds and pgoff of
- * @vma with the file's i_shared_sem (file vmas) and page_table_lock held,
- * so rmap walks under either see consistent values.
- * Context: mmap_sem held for write.
+ * vma_adjust(): set the bounds and pgoff of @vma under the file's
+ * i_shared_sem (file vmas), page_table_lock where the design's source
+ * took it (VMA_LOCK_ADJUST_PTL), and the anon_vma lock (anonvma), so
+ * rmap walks see consistent values. Context: mmap_sem held for write.
+ * move_vma_start(): seed 001's; the caller holds those locks already
+ * (split_vma). See core/mmap.c.
  */
 void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 		unsigned long end, unsigned long pgoff);

@@ -42,10 +42,13 @@ struct anon_vma;
 struct vm_area_struct {
 	struct mm_struct *vm_mm;	/* set at creation, then read-only */
 	/*
-	 * Bounds: mmap_sem (write) to change; for file vmas also the
+	 * Bounds: mmap_sem (write) to change, or mmap_sem (read) and
+	 * page_table_lock for expand_stack; for file vmas also the
 	 * mapping's i_shared_sem (move_vma_start), so that rmap walks under
-	 * i_shared_sem alone see them stable. Read under mmap_sem or
-	 * i_shared_sem (READ_ONCE by reclaim's trylock walks).
+	 * i_shared_sem alone see them stable; for a vma on an anon_vma also
+	 * anon_vma->lock; and page_table_lock where the design has
+	 * find_vma() under it (rmap_ops.vma_locks). Read under mmap_sem or
+	 * those locks (READ_ONCE by reclaim's trylock walks and faults).
 	 */
 	unsigned long vm_start;
 	unsigned long vm_end;
@@ -58,11 +61,12 @@ struct vm_area_struct {
 	 */
 	unsigned long vm_pgoff;
 	unsigned long vm_flags;		/* mmap_sem */
-	struct vm_area_struct *vm_next;	/* mmap_sem: the mm's sorted list */
+	/* mmap_sem: the mm's sorted list; page_table_lock too in ptechain, objfile */
+	struct vm_area_struct *vm_next;
 	struct address_space *vm_file;	/* the mapped file, NULL if anonymous */
 	/* On i_mmap, i_mmap_shared or i_mmap_nonlinear: i_shared_sem. */
 	struct list_head shared;
-	/* anonvma only (seed 002): mmap_sem plus anon_vma->lock. */
+	/* anonvma only (seed 002): mmap_sem (write), or read plus page_table_lock; anon_vma->lock. */
 	struct anon_vma *anon_vma;
 	struct list_head anon_vma_node;	/* anon_vma->lock */
 	int id;				/* for reports; read-only */
@@ -234,7 +238,8 @@ int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 /**
  * expand_stack() - grow a VM_GROWSDOWN vma down to @address
  * Context: mmap_sem held for read (as 2.6 did: the race with another
- * expand_stack is settled under page_table_lock).
+ * expand_stack, and with a fault computing a page's index, is settled
+ * under page_table_lock; see core/mmap.c).
  * Return: 0 or -ENOMEM.
  */
 int expand_stack(struct vm_area_struct *vma, unsigned long address);

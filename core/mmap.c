@@ -7,10 +7,18 @@
  * under its mapping's i_shared_sem, so objrmap's walks see them stable.
  *
  * Lock order used here (see core/lockdep.c):
- *   mmap_sem (write)
+ *   mmap_sem (write; expand_stack: read)
  *     i_shared_sem          vma_link, vma_adjust, split_vma
  *       page_table_lock     the vma list and bounds, for rmap's readers
  *         anon_vma->lock    bounds of a vma on an anon_vma (anonvma)
+ *
+ * Which page_table_lock and anon_vma sections a design has is the
+ * design's (rmap_ops.vma_locks, vma_lock_taken()): 2.6.3 took
+ * page_table_lock in vma_link, vma_merge and expand_stack for
+ * try_to_unmap_one()'s find_vma(); seed 001 took it out of all three;
+ * 2.6.8 (and the anon_vma RFC completed here) serialise expand_stack with
+ * the anon_vma lock. split_vma takes page_table_lock in every design, as
+ * 2.6.3 and seed 001 do. README "Locks by design" has the table.
  */
 #include "inject.h"
 #include "mm-internal.h"
@@ -26,6 +34,17 @@
 
 #define TASK_UNMAPPED_BASE	(1UL << 30)
 #define STACK_GROW_MAX		(256UL * PAGE_SIZE)
+
+/*
+ * Does this design take @lock (VMA_LOCK_*) here? As its source did when
+ * @bug, the seeded bug that restores the source, is injected.
+ */
+static bool vma_lock_taken(unsigned int lock, enum inject_bug bug)
+{
+	if (injected(bug))
+		return rmap->vma_locks_source & lock;
+	return rmap->vma_locks & lock;
+}
 
 static struct kmem_cache *vm_area_cachep;
 static struct kmem_cache *mm_cachep;
@@ -177,10 +196,13 @@ struct list_head *vma_file_list(struct vm_area_struct *vma)
 	return &mapping->i_mmap;
 }
 
+/*
+ * Context: mmap_sem held for write; page_table_lock held in the designs
+ * whose reclaim walks the list (VMA_LOCK_LINK_PTL), and by split_vma.
+ */
 static void __vma_link_list(struct mm_struct *mm, struct vm_area_struct *vma,
 			    struct vm_area_struct *prev)
 {
-	assert_spin_locked(&mm->page_table_lock);
 	if (prev) {
 		vma->vm_next = prev->vm_next;
 		prev->vm_next = vma;
@@ -193,21 +215,31 @@ static void __vma_link_list(struct mm_struct *mm, struct vm_area_struct *vma,
 
 /**
  * vma_link() - add @vma after @prev to its mm and to its file's vma list
- * Context: mmap_sem held for write; takes i_shared_sem, page_table_lock.
- * Mirrors mm/mmap.c:vma_link() of 2.6.3.
+ *
+ * Mirrors mm/mmap.c:vma_link() of 2.6.3 (i_shared_sem, page_table_lock)
+ * and of seed 001 (i_shared_sem only). page_table_lock is taken where
+ * reclaim looks vmas up with find_vma() under it (ptechain; objfile's
+ * anonymous pages, where seed 001's unlocked list insertion races it:
+ * the seeded bug vma-link-unlocked).
+ *
+ * Context: mmap_sem held for write; takes i_shared_sem, and
+ * page_table_lock with VMA_LOCK_LINK_PTL.
  */
 void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
 	      struct vm_area_struct *prev)
 {
 	struct address_space *mapping = vma->vm_file;
+	bool ptl = vma_lock_taken(VMA_LOCK_LINK_PTL, INJECT_VMA_LINK_UNLOCKED);
 
 	if (mapping) {
 		down(&mapping->i_shared_sem);
 		list_add_tail(&vma->shared, vma_file_list(vma));
 	}
-	spin_lock(&mm->page_table_lock);
+	if (ptl)
+		spin_lock(&mm->page_table_lock);
 	__vma_link_list(mm, vma, prev);
-	spin_unlock(&mm->page_table_lock);
+	if (ptl)
+		spin_unlock(&mm->page_table_lock);
 	if (mapping)
 		up(&mapping->i_shared_sem);
 }
@@ -245,40 +277,70 @@ void remove_vm_struct(struct vm_area_struct *vma)
 	vm_area_free(vma);
 }
 
+/**
+ * vma_adjust() - set the bounds and pgoff of @vma
+ *
+ * Mirrors the bounds change of mm/mmap.c:vma_merge() of 2.6.3
+ * (i_shared_sem, page_table_lock) and of seed 001 (i_shared_sem only);
+ * anonvma also holds the anon_vma lock, whose walkers read the bounds of
+ * every vma on the list (its deviation (3), as 2.6.8's vma_adjust()).
+ * The model's callers only grow vm_end (vma_merge after @vma, mremap in
+ * place), over a range no page is mapped in yet.
+ *
+ * Context: mmap_sem held for write; takes i_shared_sem (file vmas),
+ * page_table_lock with VMA_LOCK_ADJUST_PTL, the anon_vma lock (anonvma).
+ */
 void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 		unsigned long end, unsigned long pgoff)
 {
 	struct address_space *mapping = vma->vm_file;
 	struct mm_struct *mm = vma->vm_mm;
-
+	bool ptl = rmap->vma_locks & VMA_LOCK_ADJUST_PTL;
 	struct anon_vma *anon_vma;
 
+	/* What makes it safe without page_table_lock: only vm_end grows. */
+	BUG_ON(start != vma->vm_start || pgoff != vma->vm_pgoff || end < vma->vm_end);
 	if (mapping)
 		down(&mapping->i_shared_sem);
-	spin_lock(&mm->page_table_lock);
+	if (ptl)
+		spin_lock(&mm->page_table_lock);
 	/* anonvma: walkers under the anon_vma lock read these bounds too. */
 	anon_vma = vma_lock_anon_vma(vma);
 	WRITE_ONCE(vma->vm_start, start);
 	WRITE_ONCE(vma->vm_end, end);
 	WRITE_ONCE(vma->vm_pgoff, pgoff);
 	vma_unlock_anon_vma(anon_vma);
-	spin_unlock(&mm->page_table_lock);
+	if (ptl)
+		spin_unlock(&mm->page_table_lock);
 	if (mapping)
 		up(&mapping->i_shared_sem);
 }
 
 /**
  * move_vma_start() - move the start of @vma to @addr, keeping its pages'
- * offsets: seed 001 moved vm_start and vm_pgoff under i_shared_sem so
- * that page_referenced_obj/try_to_unmap_obj never see them half-changed
- * Context: mmap_sem held for write; takes i_shared_sem, page_table_lock.
+ * offsets, and put it back at the tail of its file's vma list
+ *
+ * Mirrors seed 001's move_vma_start(), which split_vma() calls for the
+ * upper half and vma_merge() for a merge in front (not modelled: the
+ * model merges only after a vma). The seed moved vm_start and vm_pgoff
+ * under i_shared_sem so that page_referenced_obj()/try_to_unmap_obj()
+ * never see them half-changed; 2.6.3's split_vma() wrote the same two
+ * fields inline under the same locks.
+ *
+ * Context: mmap_sem held for write; the caller holds the file's
+ * i_shared_sem (file vmas), page_table_lock (split_vma) and the anon_vma
+ * lock (anonvma: vma_lock_anon_vma()).
  */
 void move_vma_start(struct vm_area_struct *vma, unsigned long addr)
 {
-	unsigned long start = vma->vm_start;
+	struct address_space *mapping = vma->vm_file;
 
-	vma_adjust(vma, addr, vma->vm_end,
-		   vma->vm_pgoff + ((long)(addr - start) >> PAGE_SHIFT));
+	if (mapping)
+		list_del(&vma->shared);
+	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + ((long)(addr - vma->vm_start) >> PAGE_SHIFT));
+	WRITE_ONCE(vma->vm_start, addr);
+	if (mapping)
+		list_add_tail(&vma->shared, vma_file_list(vma));
 }
 
 /**
@@ -356,8 +418,7 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
 		/* Seeded bug: moved above, unlocked. */
 	} else if (new_below) {
-		WRITE_ONCE(vma->vm_start, addr);
-		WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + delta);
+		move_vma_start(vma, addr);
 	} else {
 		WRITE_ONCE(vma->vm_end, addr);
 	}
@@ -602,37 +663,72 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 	return 0;
 }
 
+/**
+ * expand_stack() - grow a VM_GROWSDOWN vma down to @address
+ * @vma: the stack vma
+ * @address: an address below vm_start, within the guard gap
+ *
+ * Mirrors mm/mmap.c:expand_stack() of 2.6.3 (under page_table_lock),
+ * seed 001 (no lock) and 2.6.8 (anon_vma_prepare(), then the anon_vma
+ * lock), as the design's rmap_ops.vma_locks say. It runs under mmap_sem
+ * for *read*, so two faults below the stack may grow it at once, and a
+ * fault elsewhere in the vma computes an anonymous page's index from
+ * vm_start and vm_pgoff under page_table_lock (anon_page_index()). The
+ * model therefore takes page_table_lock in every design: seed 001's
+ * unlocked version loses one of two concurrent updates, and 2.6.8's
+ * (the RFC completed) lets the fault read vm_start moved and vm_pgoff
+ * not; the seeded bug expand-stack-no-ptl restores either. anonvma also
+ * holds the anon_vma lock (if the vma has one), under which its walkers
+ * read the bounds (deviation (3)). The re-check under the lock ("another
+ * thread grew it") is the later kernels': 2.6.3 and 2.6.8 computed the
+ * growth from a stale address and failed with -ENOMEM (a spurious
+ * SIGSEGV), which the model's workloads could not tell from a real one.
+ *
+ * Context: mmap_sem held for read; takes page_table_lock, the anon_vma
+ * lock, as above (2.6.8's anon_vma_prepare() may allocate and sleep).
+ * Return: 0, or -ENOMEM.
+ */
 int expand_stack(struct vm_area_struct *vma, unsigned long address)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	bool ptl = vma_lock_taken(VMA_LOCK_STACK_PTL, INJECT_EXPAND_STACK_NO_PTL);
 	struct vm_area_struct *prev;
 	struct anon_vma *anon_vma;
 	unsigned long grow;
 	int ret = 0;
 
 	address &= PAGE_MASK;
+	/*
+	 * 2.6.8: "make sure the anon_vma is allocated so that the anon_vma
+	 * locking is not a noop".
+	 */
+	if (vma_lock_taken(VMA_LOCK_STACK_ANON_VMA, INJECT_EXPAND_STACK_NO_PTL) &&
+	    rmap->anon_vma_prepare(vma))
+		return -ENOMEM;
 	/* Another thread may be growing it under mmap_sem (read) too. */
 	find_vma_prev(mm, READ_ONCE(vma->vm_start), &prev);
-	spin_lock(&mm->page_table_lock);
-	if (address >= vma->vm_start)
+	if (ptl)
+		spin_lock(&mm->page_table_lock);
+	/* anonvma: its walkers read the bounds under this lock. */
+	anon_vma = vma_lock_anon_vma(vma);
+	BUG_ON(!ptl && !anon_vma && !injected(INJECT_EXPAND_STACK_NO_PTL));
+	if (address >= READ_ONCE(vma->vm_start))
 		goto out_unlock;		/* another thread grew it */
-	grow = (vma->vm_start - address) >> PAGE_SHIFT;
+	grow = (READ_ONCE(vma->vm_start) - address) >> PAGE_SHIFT;
 	if (!(vma->vm_flags & VM_GROWSDOWN) ||
 	    vma->vm_end - address > STACK_GROW_MAX ||
-	    (prev && prev->vm_end > address - PAGE_SIZE) || vma->vm_pgoff < grow) {
+	    (prev && prev->vm_end > address - PAGE_SIZE) || READ_ONCE(vma->vm_pgoff) < grow) {
 		ret = -ENOMEM;
 		goto out_unlock;
 	}
-	/*
-	 * Anonymous: keep every page's index (vm_pgoff + offset). anonvma:
-	 * under the anon_vma lock too, which walkers of its list hold
-	 * (anon_vma->lock nests inside page_table_lock).
-	 */
-	anon_vma = vma_lock_anon_vma(vma);
-	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff - grow);
+	/* Anonymous: keep every page's index (vm_pgoff + offset). */
+	WRITE_ONCE(vma->vm_pgoff, READ_ONCE(vma->vm_pgoff) - grow);
+	/* Moved vm_pgoff, not vm_start yet: what a lockless reader may see. */
+	yield_point("expand_stack:pgoff_moved");
 	WRITE_ONCE(vma->vm_start, address);
-	vma_unlock_anon_vma(anon_vma);
 out_unlock:
-	spin_unlock(&mm->page_table_lock);
+	vma_unlock_anon_vma(anon_vma);
+	if (ptl)
+		spin_unlock(&mm->page_table_lock);
 	return ret;
 }

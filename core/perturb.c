@@ -22,6 +22,7 @@ const char *const yield_point_names[] = {
 	"vmtruncate:after_unmap",
 	"move_page_tables:page",
 	"split_vma:linked",
+	"expand_stack:pgoff_moved",
 	"dup_mm:vma",
 	NULL,
 };

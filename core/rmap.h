@@ -90,9 +90,11 @@ struct rmap_ops {
 	void (*page_remove_rmap)(struct page *page, pte_t *ptep);
 
 	/*
-	 * Reclaim, with the page locked and its rmap lock held:
-	 * page_referenced() counts (and clears) young ptes, treating a failed
-	 * trylock as referenced; try_to_unmap() unmaps every pte it can.
+	 * Reclaim, with the page's rmap lock held: page_referenced() counts
+	 * (and clears) young ptes, treating a failed trylock as referenced
+	 * (shrink_list holds the page lock too; the aging of the active
+	 * list does not, as in 2.6.3 and the seeds); try_to_unmap() unmaps
+	 * every pte it can, with the page locked as well.
 	 */
 	int (*page_referenced)(struct page *page);
 	int (*try_to_unmap)(struct page *page);
@@ -103,7 +105,8 @@ struct rmap_ops {
 	 * the walk. Return: 0 when the page is not mapped, else as
 	 * page_referenced(). NULL: vmscan takes the rmap lock and calls
 	 * page_mapped() and page_referenced().
-	 * Context: page locked; no rmap lock held.
+	 * Context: no lock of the page held (neither the page lock nor the
+	 * rmap lock: 2.6.9 took neither for an anonymous page).
 	 */
 	int (*page_referenced_unlocked)(struct page *page);
 
@@ -140,7 +143,28 @@ struct rmap_ops {
 			 int (*fn)(struct page *page, struct mm_struct *mm,
 				   unsigned long address, pte_t *ptep, void *arg),
 			 void *arg);
+
+	/*
+	 * The locks core/mmap.c takes for this design's rmap readers when it
+	 * links a vma or moves its bounds (VMA_LOCK_*), beyond mmap_sem and
+	 * i_shared_sem, which every design takes the same way: @vma_locks as
+	 * the model takes them, @vma_locks_source as the design's source
+	 * did. A bit set only in @vma_locks is a lock the source lacked and
+	 * a reader of this design needs: restoring the source is a seeded
+	 * bug (vma_lock_taken() in core/mmap.c; README "Locks by design").
+	 */
+	unsigned int vma_locks;
+	unsigned int vma_locks_source;
 };
+
+/* vma_link() takes page_table_lock around the mm's vma list. */
+#define VMA_LOCK_LINK_PTL	0x1u
+/* vma_adjust() (vma_merge, mremap growing in place) takes page_table_lock. */
+#define VMA_LOCK_ADJUST_PTL	0x2u
+/* expand_stack() takes page_table_lock. */
+#define VMA_LOCK_STACK_PTL	0x4u
+/* expand_stack() gives the vma an anon_vma (anon_vma_prepare) and takes its lock. */
+#define VMA_LOCK_STACK_ANON_VMA	0x8u
 
 /* The selected design; set by rmap_select() before any thread runs. */
 extern const struct rmap_ops *rmap;

@@ -65,6 +65,15 @@
  *     (expand_stack, vma_adjust, split_vma: vma_lock_anon_vma()).
  *     split_vma links the new vma before it shrinks the old one, so a
  *     walker never finds the moved range covered by neither.
+ * (7) Locks of the vma code (rmap_ops.vma_locks; README "Locks by
+ *     design"). As seed 001, under which the RFC sits, vma_link() and
+ *     vma_adjust() take no page_table_lock (no reader of this design
+ *     walks the vma list under it). expand_stack() does take it,
+ *     besides the anon_vma lock 2.6.8 took (and no anon_vma_prepare()):
+ *     a fault computes an anonymous page's index from vm_start and
+ *     vm_pgoff under page_table_lock, and with the anon_vma lock alone
+ *     it may read one moved and the other not (a page no walk finds).
+ *     The seeded bug expand-stack-no-ptl restores 2.6.8's version.
  * (4) A page first mapped in a vma that already has an anon_vma points
  *     to that anon_vma, not PG_direct to the vma (the RFC keeps new pages
  *     direct and could only make them shared at the next fork).
@@ -89,7 +98,7 @@
  *   mmap_sem (fork, split, mremap, exit: anon_vma->lock under it)
  *     PG_locked (lock_page: reclaim)
  *       i_shared_sem (file pages: rmap_walk; reclaim only tries it)
- *         page_table_lock (page_add_rmap callers; expand_stack, vma_adjust)
+ *         page_table_lock (page_add_rmap callers; expand_stack, split_vma)
  *           PG_chainlock (not used by this design)
  *             anon_vma->lock
  *               swap_lock (in swap_duplicate, from unmap_one_pte)
@@ -99,8 +108,8 @@
  *             anon_vma->lock (the vma list; bounds of listed vmas)
  *             lru_lock
  *
- * Reclaim holds PG_locked and PG_maplock (the aging of the active list:
- * PG_locked alone), takes anon_vma->lock, and only *tries* i_shared_sem
+ * Reclaim holds PG_locked and PG_maplock (the aging of the active list
+ * holds neither across the walk), takes anon_vma->lock, and only *tries* i_shared_sem
  * and each vma's page_table_lock; a failed try is a
  * fallback counted by site (FB_*_ANON_PTL for anonymous pages,
  * FB_*_OBJ_* for file pages, nonlinear scans included). The audit's
@@ -227,21 +236,34 @@ static void __anon_vma_link(struct anon_vma *anon_vma, struct vm_area_struct *vm
  *
  * The later kernels' anon_vma_prepare(); here called where seed 002 needs
  * a vma to have an anon_vma before fork would give it one (mprotect
- * removing VM_WRITE from a private file vma, and anon_vma_prepare_split()).
+ * removing VM_WRITE from a private file vma, and anon_vma_prepare_split()),
+ * and, with the seeded bug expand-stack-no-ptl, from expand_stack() under
+ * mmap_sem for read, as 2.6.8 did: two threads may then prepare at once,
+ * so the pointer is set under page_table_lock and re-checked there (2.6.8's
+ * "page_table_lock to protect against threads"; seed 002: vma->anon_vma is
+ * "Serialized by the vma->vm_mm->page_table_lock").
  *
- * Context: mmap_sem held for write; may sleep.
+ * Context: mmap_sem held; may sleep; takes page_table_lock, anon_vma->lock.
  * Return: 0, or -ENOMEM.
  */
 static int anonvma_anon_vma_prepare(struct vm_area_struct *vma)
 {
+	struct mm_struct *mm = vma->vm_mm;
 	struct anon_vma *anon_vma;
+	bool lost;
 
-	if (vma->anon_vma)
+	if (READ_ONCE(vma->anon_vma))
 		return 0;
 	anon_vma = anon_vma_alloc();
 	if (!anon_vma)
 		return -ENOMEM;
-	__anon_vma_link(anon_vma, vma);
+	spin_lock(&mm->page_table_lock);
+	lost = READ_ONCE(vma->anon_vma) != NULL;
+	if (!lost)
+		__anon_vma_link(anon_vma, vma);
+	spin_unlock(&mm->page_table_lock);
+	if (lost)
+		anon_vma_free(anon_vma);
 	return 0;
 }
 
@@ -644,7 +666,7 @@ out_unlock:
 /*
  * page_referenced() of 2.6.3 with seeds 001/002: PG_referenced, then the
  * young bits the design can find.
- * Context: page locked, PG_maplock held.
+ * Context: PG_maplock held (shrink_list holds the page lock too).
  */
 static int anonvma_page_referenced(struct page *page)
 {
@@ -677,9 +699,11 @@ static int anonvma_page_referenced(struct page *page)
  * once: this is the walker that then touches freed memory). A PG_direct
  * or file page is answered under PG_maplock, as page_referenced().
  *
- * Context: page locked; no rmap lock held. Takes PG_maplock, then
- * rcu_read_lock() and anon_vma->lock, which it trylocks page_table_lock
- * under, as page_referenced_anon_one() does.
+ * Context: no lock of the page held (2.6.9 took no page lock for an
+ * anonymous page here, nor 2.6.8 and the RFC, which aged under the rmap
+ * lock alone). Takes PG_maplock, then rcu_read_lock() and anon_vma->lock,
+ * which it trylocks page_table_lock under, as page_referenced_anon_one()
+ * does.
  * Return: 0 when @page is not mapped, else the young ptes seen (a busy
  * page_table_lock counts as one) plus PG_referenced.
  */
@@ -918,4 +942,15 @@ const struct rmap_ops rmap_anonvma_ops = {
 	.rmap_count = anonvma_rmap_count,
 	.rmap_walk = anonvma_rmap_walk,
 	.audit_vma = anonvma_audit_vma,
+	/*
+	 * The RFC sits on seed 001's mmap.c (no page_table_lock in
+	 * vma_link, vma_merge or expand_stack) and did not post its own
+	 * mmap.c hunks; the source is taken to be what 2.6.8 did:
+	 * anon_vma_prepare() and the anon_vma lock in expand_stack(). No
+	 * rmap reader of this design walks the vma list (no pte_chain,
+	 * hence no find_vma() in reclaim). expand_stack() takes
+	 * page_table_lock instead of preparing an anon_vma (deviation (7)).
+	 */
+	.vma_locks = VMA_LOCK_STACK_PTL,
+	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
 };

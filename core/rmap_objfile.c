@@ -171,7 +171,8 @@ static void objfile_page_remove_rmap(struct page *page, pte_t *ptep)
 
 /*
  * Mirrors page_referenced() of 2.6.3 with seed 001.
- * Context: page locked, PG_chainlock held.
+ * Context: PG_chainlock held (shrink_list holds the page lock too; the
+ * aging of the active list does not, as in 2.6.3).
  */
 static int objfile_page_referenced(struct page *page)
 {
@@ -368,4 +369,17 @@ const struct rmap_ops rmap_objfile_ops = {
 	.install_nonlinear = page_convert_anon,
 	.rmap_count = objfile_rmap_count,
 	.rmap_walk = objfile_rmap_walk,
+	/*
+	 * Seed 001 took page_table_lock out of vma_link(), vma_merge() and
+	 * expand_stack(). vma_merge() only moves vm_end of a vma whose pages
+	 * all lie below the old end, one word that find_vma() reads whole
+	 * either way: safe, and gone here too. The other two are races the
+	 * seed opened, kept closed here (seeded bugs restore them):
+	 * try_to_unmap_one() of an anonymous page still walks the vma list
+	 * with find_vma() under page_table_lock (vma-link-unlocked), and
+	 * two faults below a stack grow it at once under mmap_sem for read
+	 * (expand-stack-unlocked).
+	 */
+	.vma_locks = VMA_LOCK_LINK_PTL | VMA_LOCK_STACK_PTL,
+	.vma_locks_source = 0,
 };

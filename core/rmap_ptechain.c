@@ -407,7 +407,8 @@ static void ptechain_page_remove_rmap(struct page *page, pte_t *ptep)
 
 /*
  * Mirrors mm/rmap.c:page_referenced() of 2.6.3.
- * Context: page locked, PG_chainlock held.
+ * Context: PG_chainlock held (shrink_list holds the page lock too; 2.6.3's
+ * refill_inactive_zone() did not).
  */
 static int ptechain_page_referenced(struct page *page)
 {
@@ -537,4 +538,11 @@ const struct rmap_ops rmap_ptechain_ops = {
 	.page_mapped = ptechain_page_mapped,
 	.rmap_count = ptechain_rmap_count,
 	.rmap_walk = ptechain_rmap_walk,
+	/*
+	 * 2.6.3's vma_link(), vma_merge() and expand_stack() hold
+	 * page_table_lock: try_to_unmap_one() looks the vma up with
+	 * find_vma() under it.
+	 */
+	.vma_locks = VMA_LOCK_LINK_PTL | VMA_LOCK_ADJUST_PTL | VMA_LOCK_STACK_PTL,
+	.vma_locks_source = VMA_LOCK_LINK_PTL | VMA_LOCK_ADJUST_PTL | VMA_LOCK_STACK_PTL,
 };

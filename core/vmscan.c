@@ -42,9 +42,8 @@
  *
  * The model differs from 2.6.3 where noted: pages are handled one at a
  * time (shrink_page()) rather than as a pagevec list; I/O is synchronous;
- * refill_inactive_zone() always reclaims mapped pages (no swap_tendency)
- * and locks the page before page_referenced(), as the model's rmap ops
- * require; a clean page-cache page is removed with its count frozen (the
+ * refill_inactive_zone() always reclaims mapped pages (no swap_tendency);
+ * a clean page-cache page is removed with its count frozen (the
  * later kernels' remove_mapping()/page_freeze_refs()), because the
  * model's find_get_page() is lock-free.
  */
@@ -404,28 +403,36 @@ static unsigned long isolate_lru_pages(struct zone *zone, struct list_head *list
 /*
  * Whether an isolated active page stays active: mapped and referenced
  * since the last look (a failed trylock in the rmap counts as
- * referenced), or locked by someone else (it is in use: 2.6.3 did not
- * lock the page here, but the model's rmap ops want it locked), or
- * anonymous memory when there is no swap to write it to. The anonvma
- * design answers without its rmap lock held across the walk, as 2.6.9
- * did (rmap_ops.page_referenced_unlocked); the others under it.
+ * referenced), or anonymous memory when there is no swap to write it to.
+ *
+ * No page lock: 2.6.3's refill_inactive_zone() asked page_referenced()
+ * under pte_chain_lock() alone, seed 001 and 2.6.8 under their rmap bit
+ * lock alone (the page lock came with 2.6.9, and only for file pages,
+ * as a trylock). Nothing the rmap reads here needs it: mapcount, the
+ * pte_chain, PG_anon/PG_direct and page->as are the rmap lock's, a
+ * mapped page keeps its index, objrmap's page->as.mapping is read once
+ * and only i_shared_sem (tried) guards its vma lists, and young bits
+ * are cleared atomically. The anonvma design answers without its rmap
+ * lock held across the walk, as 2.6.9 did
+ * (rmap_ops.page_referenced_unlocked); the others under it.
+ *
+ * Context: no lock held; takes the page's rmap lock.
  */
 static bool page_stays_active(struct page *page)
 {
-	bool active = false;
+	bool active, anon;
 
-	if (TestSetPageLocked(page))
-		return true;
 	if (rmap->page_referenced_unlocked) {
 		active = rmap->page_referenced_unlocked(page) > 0;
+		/* page_in_file_cache() reads only PG_anon outside objfile. */
+		anon = page_is_anon_memory(page);
 	} else {
 		rmap_lock(page);
-		if (rmap->page_mapped(page) && rmap->page_referenced(page))
-			active = true;
+		active = rmap->page_mapped(page) && rmap->page_referenced(page);
+		anon = page_is_anon_memory(page);
 		rmap_unlock(page);
 	}
-	unlock_page(page);
-	if (!active && nr_swap_slots() == 0 && page_is_anon_memory(page))
+	if (!active && nr_swap_slots() == 0 && anon)
 		active = true;
 	return active;
 }

@@ -143,11 +143,22 @@ static int name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Two entries of rt_child_artifacts()'s list: the earlier finding first. */
+static int found_cmp(const void *a, const void *b)
+{
+	json_t *x = json_object_get(*(json_t *const *)a, "artifact");
+	json_t *y = json_object_get(*(json_t *const *)b, "artifact");
+	double tx = json_number_value(json_object_get(x, "elapsed_s"));
+	double ty = json_number_value(json_object_get(y, "elapsed_s"));
+
+	return (tx > ty) - (tx < ty);
+}
+
 json_t *rt_child_artifacts(const char *dir)
 {
-	json_t *list = json_array();
+	json_t *list = json_array(), **entries;
 	char **names = NULL;
-	size_t n = 0, cap = 0;
+	size_t n = 0, cap = 0, nr = 0;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -173,6 +184,7 @@ json_t *rt_child_artifacts(const char *dir)
 	closedir(d);
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);
+	entries = n ? calloc(n, sizeof(*entries)) : NULL;
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
 		json_t *art;
@@ -180,16 +192,27 @@ json_t *rt_child_artifacts(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		free(names[i]);
 		art = json_load_file(path, 0, NULL);
-		if (!json_is_object(art)) {
+		if (!entries || !json_is_object(art)) {
 			json_decref(art);
 			continue;
 		}
-		json_array_append_new(list, json_pack("{s:s, s:s?, s:s?, s:o}", "path", path,
+		entries[nr++] = json_pack("{s:s, s:s?, s:s?, s:o}", "path", path,
 			"kind", json_string_value(json_object_get(art, "kind")),
 			"signature", json_string_value(json_object_get(art, "signature")),
-			"artifact", art));
+			"artifact", art);
 	}
 	free(names);
+	/* Insertion sort: stable, so equal times keep the name order. */
+	for (size_t i = 1; i < nr; i++)
+		for (size_t j = i; j > 0 && found_cmp(&entries[j - 1], &entries[j]) > 0; j--) {
+			json_t *t = entries[j];
+
+			entries[j] = entries[j - 1];
+			entries[j - 1] = t;
+		}
+	for (size_t i = 0; i < nr; i++)
+		json_array_append_new(list, entries[i]);
+	free(entries);
 	return list;
 }
 

@@ -60,9 +60,11 @@ int rt_child_run(const char *binary, char *const argv[], double timeout_s,
  * rt_child_artifacts() - the failure artifacts in @dir
  * @dir: an output directory of `run --out`
  *
- * Reads every failure-*.json in @dir, in name order. Files that are not
- * JSON objects are skipped (a partial write cannot be seen: they are
- * written by rename).
+ * Reads every failure-*.json in @dir, in the order the run found them
+ * (the artifact's elapsed_s; name order between equal times), so that
+ * the first is the finding and a later one (a hang the first bug led
+ * to) comes after it. Files that are not JSON objects are skipped (a
+ * partial write cannot be seen: they are written by rename).
  *
  * Return: a new JSON array of objects {"path", "kind", "signature",
  * "artifact"} ("artifact": the whole object); empty when there are none

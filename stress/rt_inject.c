@@ -116,7 +116,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "them without i_shared_sem, which objrmap's walkers rely on",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 1, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
@@ -145,6 +145,37 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
 			  "before any race; the model's files live for the whole run, so there is "
 			  "no dying mapping for ASan or TSan to see",
+	},
+	[INJECT_VMA_LINK_UNLOCKED] = {
+		.name = "vma-link-unlocked",
+		.summary = "objfile's vma_link() links the vma into its mm's list without "
+			   "page_table_lock",
+		.history = "seed 001 took page_table_lock out of 2.6.3's vma_link(); 2.6.3's "
+			   "try_to_unmap_one() still finds an anonymous page's vma with find_vma() "
+			   "under page_table_lock alone",
+		.scenario = "mixed32", .rmap = "objfile", .sched = "free", .build = "tsan",
+		.detector = "tsan", .expect = "tsan",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 8, .reclaim_threads = 2,
+		.caveat = "TSan only: the model's vma list is a plain list, not 2.6.3's rbtree, "
+			  "so the racing find_vma() still finds the right vma; the race on the "
+			  "list pointers is the finding",
+	},
+	[INJECT_EXPAND_STACK_NO_PTL] = {
+		.name = "expand-stack-no-ptl",
+		.summary = "expand_stack() moves vm_pgoff and vm_start without page_table_lock "
+			   "(objfile: no lock; anonvma: the anon_vma lock alone)",
+		.history = "seed 001 took page_table_lock out of expand_stack(), which runs "
+			   "under mmap_sem for read; 2.6.8 serialised it with the anon_vma lock, "
+			   "which a fault computing a page's index does not take",
+		.scenario = "shm", .rmap = "anonvma", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "expand_stack:pgoff_moved",
+		.caveat = "a fault that reads vm_pgoff moved and vm_start not gives its page "
+			  "an index that does not map back to its address: the audit's page-index "
+			  "check reports it. In objfile two growths at once lose an update (the "
+			  "audit, or exit's rss BUG). The window is two stores: the run perturbs "
+			  "that one yield point; --sched random (4 threads, 20000 steps) misses it",
 	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };

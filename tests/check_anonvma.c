@@ -66,20 +66,6 @@ static void teardown(void)
 	rt_task_detach();
 }
 
-/* The page mapped at @addr, or NULL. */
-static struct page *page_at(struct mm_struct *mm, unsigned long addr)
-{
-	struct page *page = NULL;
-	pte_t *ptep;
-
-	spin_lock(&mm->page_table_lock);
-	ptep = pte_offset(mm->pgd, addr);
-	if (ptep && pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) != ZERO_PAGE_PFN)
-		page = pfn_to_page(pte_pfn(ptep_get(ptep)));
-	spin_unlock(&mm->page_table_lock);
-	return page;
-}
-
 static int nr_vmas(struct mm_struct *mm)
 {
 	int n = 0;
@@ -141,7 +127,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 			ck_assert_int_eq(rt_access(mms[0], a + i * P, true, &st[i]), ACCESS_OK);
 
 		/* Before any fork: PG_direct, no anon_vma allocated (seed 002). */
-		pg = page_at(mms[0], a);
+		pg = rt_page_at(mms[0], a);
 		ck_assert(PageAnon(pg) && PageDirect(pg));
 		ck_assert_ptr_eq(pg->as.vma, mms[0]->mmap);
 		ck_assert_ptr_null(mms[0]->mmap->anon_vma);
@@ -157,7 +143,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		ck_assert_int_eq(anon_vma_nr_vmas(av), 2);
 		ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 		for (int i = 0; i < 16; i++) {
-			pg = page_at(mms[0], a + i * P);
+			pg = rt_page_at(mms[0], a + i * P);
 			ck_assert(!PageDirect(pg));
 			ck_assert_ptr_eq(pg->as.anon_vma, av);
 			ck_assert_int_eq(rmap->rmap_count(pg), 2);
@@ -171,8 +157,8 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 		ck_assert_uint_eq(bytes().vma_extra_now, 3 * ANON_VMA_VMA_EXTRA_BYTES);
 		for (int i = 0; i < 16; i++) {
-			pg = page_at(mms[0], a + i * P);
-			ck_assert_ptr_eq(page_at(mms[2], a + i * P), pg);
+			pg = rt_page_at(mms[0], a + i * P);
+			ck_assert_ptr_eq(rt_page_at(mms[2], a + i * P), pg);
 			ck_assert_int_eq(rmap->rmap_count(pg), 3);
 			ck_assert_int_eq(rt_access(mms[2], a + i * P, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
@@ -199,7 +185,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 					ck_assert_int_eq(rt_access(alive[0], a + i * P, false, &v),
 							 ACCESS_OK);
 					ck_assert_uint_eq(v, st[i]);
-					ck_assert_int_eq(rmap->rmap_count(page_at(alive[0], a + i * P)),
+					ck_assert_int_eq(rmap->rmap_count(rt_page_at(alive[0], a + i * P)),
 							 nr);
 				}
 			}
@@ -221,7 +207,7 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_eq(rt_access(mm, a, true, &w), ACCESS_OK);	/* a COW copy */
-	pg = page_at(mm, a);
+	pg = rt_page_at(mm, a);
 	ck_assert(PageAnon(pg) && PageDirect(pg));
 	down_write(&mm->mmap_sem);
 	ck_assert_int_eq(do_mprotect(mm, a, 8 * P, 0, VM_WRITE), 0);
@@ -278,9 +264,9 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 		ck_assert_ptr_eq(vma->anon_vma, par->mmap->anon_vma);
 	for (int i = 0; i < 32; i++) {
 		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * P : a + i * P;
-		struct page *pg = page_at(par, b + i * P);
+		struct page *pg = rt_page_at(par, b + i * P);
 
-		ck_assert_ptr_eq(page_at(chi, ca), pg);
+		ck_assert_ptr_eq(rt_page_at(chi, ca), pg);
 		ck_assert_int_eq(rmap->rmap_count(pg), 2);
 		ck_assert_uint_eq(pg->index, ((unsigned long)a >> PAGE_SHIFT) + i);
 	}
@@ -325,8 +311,8 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	orig = mm->mmap;
 	orig_id = orig->id;
 	ck_assert_ptr_null(orig->anon_vma);
-	ck_assert(PageDirect(page_at(mm, a + 12 * P)));
-	ck_assert_ptr_eq(page_at(mm, a + 12 * P)->as.vma, orig);
+	ck_assert(PageDirect(rt_page_at(mm, a + 12 * P)));
+	ck_assert_ptr_eq(rt_page_at(mm, a + 12 * P)->as.vma, orig);
 
 	down_write(&mm->mmap_sem);
 	ck_assert_int_eq(do_mprotect(mm, a + 8 * P, 8 * P, 0, VM_WRITE), 0);
@@ -338,7 +324,7 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	ck_assert_ptr_nonnull(orig->anon_vma);
 	ck_assert_ptr_eq(half->anon_vma, orig->anon_vma);
 	for (int i = 0; i < 16; i++) {
-		struct page *pg = page_at(mm, a + i * P);
+		struct page *pg = rt_page_at(mm, a + i * P);
 
 		ck_assert(!PageDirect(pg));
 		ck_assert_ptr_eq(pg->as.anon_vma, half->anon_vma);
@@ -452,7 +438,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	 * An anon_vma page in two mms, the parent's page_table_lock busy:
 	 * the child's (old) pte is unmapped, the parent's is a fallback.
 	 */
-	pg = page_at(par, a);
+	pg = rt_page_at(par, a);
 	get_page(pg);
 	run_fallback(par, pg, &c);
 	ck_assert_int_eq(c.referenced, 1);
@@ -463,13 +449,13 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert_int_eq(c.mapcount, 1);
 	ck_assert_uint_eq(par->rss, 4);
 	ck_assert_uint_eq(chi->rss, 3);
-	ck_assert_ptr_eq(page_at(par, a), pg);
-	ck_assert_ptr_null(page_at(chi, a));
+	ck_assert_ptr_eq(rt_page_at(par, a), pg);
+	ck_assert_ptr_null(rt_page_at(chi, a));
 	put_page(pg);
 	rt_audit_ok(mms, 3, NULL, 0);
 
 	/* A PG_direct page, its mm's page_table_lock busy. */
-	pg = page_at(solo, s);
+	pg = rt_page_at(solo, s);
 	ck_assert(PageDirect(pg));
 	get_page(pg);
 	run_fallback(solo, pg, &c);
@@ -564,7 +550,7 @@ START_TEST(test_anonvma_stale_pointer_reused_object)
 	ck_assert_int_eq(rt_access(c.par, a, true, NULL), ACCESS_OK);
 	c.chi = dup_mm(c.par);
 	ck_assert_ptr_nonnull(c.chi);
-	c.page = page_at(c.par, a);
+	c.page = rt_page_at(c.par, a);
 	get_page(c.page);		/* reclaim's isolation reference */
 
 	/* The lookup works while the page is mapped through it. */
@@ -630,8 +616,8 @@ START_TEST(test_anonvma_aging_walk_unlocked)
 	mms[2] = solo;
 
 	/* An anon_vma page, young in both mms: the walk sees both ptes. */
-	pg = page_at(par, a);
-	ck_assert_ptr_eq(page_at(chi, a), pg);
+	pg = rt_page_at(par, a);
+	ck_assert_ptr_eq(rt_page_at(chi, a), pg);
 	ck_assert(!PageDirect(pg));
 	get_page(pg);
 	ClearPageReferenced(pg);
@@ -651,7 +637,7 @@ START_TEST(test_anonvma_aging_walk_unlocked)
 	ck_assert(!PageReferenced(pg));
 
 	/* A PG_direct page is answered under PG_maplock. */
-	direct = page_at(solo, s);
+	direct = rt_page_at(solo, s);
 	ck_assert(PageDirect(direct));
 	get_page(direct);
 	ClearPageReferenced(direct);

@@ -94,14 +94,14 @@ static void count_hold(int cls)
 static const struct perturb_ops counting = { .yield = count_yield, .long_hold = count_hold };
 
 /*
- * Faults, COW, reclaim (both lists), swap-in, split, mremap and truncate
- * in @mode, with the counting hooks installed.
+ * Faults, stack growth, COW, reclaim (both lists), swap-in, split, mremap
+ * and truncate in @mode, with the counting hooks installed.
  */
 static void exercise(enum rmap_mode mode)
 {
 	struct address_space *f;
 	struct mm_struct *mm, *child;
-	long a, s;
+	long a, s, st;
 
 	rt_task_attach("perturb");
 	ck_assert_int_eq(rmap_select(mode), 0);
@@ -112,12 +112,16 @@ static void exercise(enum rmap_mode mode)
 	f = file_create("p", 16, 16);
 	mm = mm_alloc();
 	down_write(&mm->mmap_sem);
+	/* First, so that no vma lies below the stack to stop its growth. */
+	st = do_mmap(mm, NULL, 0, 4 * PAGE_SIZE, VM_READ | VM_WRITE | VM_GROWSDOWN, 0);
 	a = do_mmap(mm, NULL, 0, 64 * PAGE_SIZE, VM_READ | VM_WRITE, 0);
 	s = do_mmap(mm, f, 0, 16 * PAGE_SIZE, VM_READ | VM_WRITE | VM_SHARED, 0);
 	up_write(&mm->mmap_sem);
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_gt(s, 0);
+	ck_assert_int_gt(st, 0);
 	down_read(&mm->mmap_sem);
+	ck_assert_int_eq(mm_access(mm, st - PAGE_SIZE, true, NULL), ACCESS_OK);	/* expand_stack */
 	for (int i = 0; i < 64; i++)
 		mm_access(mm, a + i * PAGE_SIZE, true, NULL);
 	for (int i = 0; i < 16; i++)

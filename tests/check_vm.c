@@ -15,6 +15,8 @@
 #include "audit.h"
 #include "die.h"
 #include "fs.h"
+#include "inject.h"
+#include "lockdep.h"
 #include "mm-internal.h"
 #include "mm.h"
 #include "page_alloc.h"
@@ -251,6 +253,156 @@ START_TEST(test_vm_expand_stack)
 		ck_assert_int_eq(rt_access(mm, s - 3 * P - 64 * P, true, NULL), ACCESS_SEGV);
 		ck_assert_int_eq(rt_access(mm, s, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
+		rt_audit_ok(&mm, 1, NULL, 0);
+		mmput(mm);
+	});
+}
+END_TEST
+
+/* ---- the locks each design takes, against its source ---- */
+
+/* Acquisitions of @cls (blocking and successful tries) so far, all tasks. */
+static unsigned long acquired(int cls)
+{
+	struct lock_class_stats st;
+
+	lock_stats_read(cls, &st);
+	return st.acquired;
+}
+
+/* page_table_lock and anon_vma->lock taken by one call of @fn. */
+struct taken {
+	unsigned long ptl, anon_vma;
+};
+
+#define TAKEN(call) ({							\
+	unsigned long __p = acquired(LOCK_CLASS_PAGE_TABLE_LOCK);	\
+	unsigned long __a = acquired(LOCK_CLASS_ANON_VMA_LOCK);		\
+	call;								\
+	(struct taken){ acquired(LOCK_CLASS_PAGE_TABLE_LOCK) - __p,	\
+			acquired(LOCK_CLASS_ANON_VMA_LOCK) - __a };	\
+})
+
+/* expand_stack() of @mm's first vma down to @addr, under mmap_sem for read. */
+static int grow_stack(struct mm_struct *mm, unsigned long addr)
+{
+	int ret;
+
+	down_read(&mm->mmap_sem);
+	ret = expand_stack(mm->mmap, addr);
+	up_read(&mm->mmap_sem);
+	return ret;
+}
+
+/*
+ * page_table_lock sections of vma_link (a new vma), vma_adjust (a merge
+ * after a vma) and expand_stack, as README "Locks by design" lists them:
+ * 2.6.3 took all three; seed 001 none, and objfile keeps the link's and
+ * the stack's for its readers (seeded bugs restore the seed); anonvma
+ * (seed 001, and 2.6.8's expand_stack under the anon_vma lock) keeps the
+ * stack's only.
+ */
+static const struct taken ptl_model[RMAP_NR_MODES][3] = {
+	[RMAP_PTECHAIN] = { { 1, 0 }, { 1, 0 }, { 1, 0 } },
+	[RMAP_OBJFILE] = { { 1, 0 }, { 0, 0 }, { 1, 0 } },
+	[RMAP_ANONVMA] = { { 0, 0 }, { 0, 0 }, { 1, 0 } },
+};
+
+static void check_vma_locks(const struct taken want[3], const char *what)
+{
+	struct mm_struct *mm = mm_alloc();
+	struct taken got[3];
+	long s, a, b;
+
+	/* The stack first: nothing below it stops its growth. */
+	s = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE | VM_GROWSDOWN, 0);
+	ck_assert_int_gt(s, 0);
+	got[0] = TAKEN(a = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0));
+	got[1] = TAKEN(b = rt_mmap(mm, NULL, a + 4 * P, 4, VM_READ | VM_WRITE, 0));
+	ck_assert_int_eq(b, a + 4 * P);
+	ck_assert_int_eq(nr_vmas(mm), 2);	/* merged */
+	got[2] = TAKEN(ck_assert_int_eq(grow_stack(mm, s - 2 * P), 0));
+	ck_assert_uint_eq(mm->mmap->vm_start, s - 2 * P);
+	for (int i = 0; i < 3; i++) {
+		static const char *const fn[] = { "vma_link", "vma_adjust", "expand_stack" };
+
+		ck_assert_msg(got[i].ptl == want[i].ptl && got[i].anon_vma == want[i].anon_vma,
+			      "[%s%s] %s took page_table_lock %lu times, anon_vma->lock %lu; "
+			      "want %lu, %lu", rmap_mode_name(cur_mode), what, fn[i],
+			      got[i].ptl, got[i].anon_vma, want[i].ptl, want[i].anon_vma);
+	}
+	rt_audit_ok(&mm, 1, NULL, 0);
+	mmput(mm);
+}
+
+START_TEST(test_vm_locks_by_design)
+{
+	FOR_EACH_MODE({
+		check_vma_locks(ptl_model[cur_mode], "");
+	});
+}
+END_TEST
+
+/*
+ * The seeded bugs give back the source's locks: objfile's vma_link and
+ * expand_stack without page_table_lock (seed 001), anonvma's expand_stack
+ * with anon_vma_prepare() (page_table_lock, once, to set the pointer) and
+ * the anon_vma lock alone (2.6.8).
+ */
+START_TEST(test_vm_locks_by_design_as_the_sources)
+{
+	static const struct taken objfile_seed[3] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
+	/* Prepare: page_table_lock and the new anon_vma's lock; then the growth's. */
+	static const struct taken anonvma_268[3] = { { 0, 0 }, { 0, 0 }, { 1, 2 } };
+
+	__atomic_store_n(&inject_mask, (1ULL << INJECT_VMA_LINK_UNLOCKED) |
+			 (1ULL << INJECT_EXPAND_STACK_NO_PTL), __ATOMIC_RELAXED);
+	FOR_EACH_MODE({
+		if (cur_mode == RMAP_OBJFILE)
+			check_vma_locks(objfile_seed, " as seed 001");
+		else if (cur_mode == RMAP_ANONVMA)
+			check_vma_locks(anonvma_268, " as 2.6.8");
+		else
+			check_vma_locks(ptl_model[cur_mode], " as 2.6.3");
+	});
+	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
+}
+END_TEST
+
+/*
+ * The aging of the active list takes no page lock (2.6.3 and the seeds
+ * held the rmap lock alone there): a mapped page we hold locked and
+ * nobody referenced still goes to the inactive list, where shrink_list's
+ * trylock of the page lock, the only one, fails.
+ */
+START_TEST(test_vm_aging_takes_no_page_lock)
+{
+	FOR_EACH_MODE({
+		struct mm_struct *mm = mm_alloc();
+		long a = rt_mmap(mm, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+		struct lock_class_stats before, after;
+		struct reclaim_stats rs;
+		struct page *page;
+
+		ck_assert_int_eq(rt_access(mm, a, true, NULL), ACCESS_OK);
+		page = rt_page_at(mm, a);
+		ck_assert_ptr_nonnull(page);
+		ck_assert(PageActive(page));
+		/* The fault's young bit keeps it active once, and is cleared. */
+		shrink_zone(&contig_zone, 8);
+		ck_assert(PageActive(page));
+		lock_page(page);
+		reclaim_stats_reset();
+		lock_stats_read(LOCK_CLASS_PG_LOCKED, &before);
+		shrink_zone(&contig_zone, 8);
+		lock_stats_read(LOCK_CLASS_PG_LOCKED, &after);
+		reclaim_stats_read(&rs);
+		ck_assert_msg(rs.refilled == 1 && rs.locked_skip == 1 && !PageActive(page),
+			      "[%s] refilled %lu, shrink_list's trylock failed %lu times",
+			      rmap_mode_name(cur_mode), rs.refilled, rs.locked_skip);
+		/* shrink_list's TestSetPageLocked, and nothing else. */
+		ck_assert_uint_eq(after.try_attempts - before.try_attempts, 1);
+		unlock_page(page);
 		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
@@ -789,6 +941,13 @@ static Suite *vm_suite(void)
 	tcase_add_test(tc, test_vm_mmap_merges_adjacent);
 	tcase_add_test(tc, test_vm_mremap_grow_move_and_overlap);
 	tcase_add_test(tc, test_vm_expand_stack);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("locks");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_vm_locks_by_design);
+	tcase_add_test(tc, test_vm_locks_by_design_as_the_sources);
+	tcase_add_test(tc, test_vm_aging_takes_no_page_lock);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("process");

@@ -38,3 +38,16 @@ enum mm_access_result rt_access(struct mm_struct *mm, unsigned long addr, bool w
 	up_read(&mm->mmap_sem);
 	return r;
 }
+
+struct page *rt_page_at(struct mm_struct *mm, unsigned long addr)
+{
+	struct page *page = NULL;
+	pte_t *ptep;
+
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_offset(mm->pgd, addr);
+	if (ptep && pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) != ZERO_PAGE_PFN)
+		page = pfn_to_page(pte_pfn(ptep_get(ptep)));
+	spin_unlock(&mm->page_table_lock);
+	return page;
+}

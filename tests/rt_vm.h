@@ -21,4 +21,7 @@ long rt_mmap(struct mm_struct *mm, struct address_space *f, unsigned long addr,
 enum mm_access_result rt_access(struct mm_struct *mm, unsigned long addr, bool write,
 				uint64_t *stamp);
 
+/* The page mapped at @addr (not the zero page), or NULL. Takes page_table_lock. */
+struct page *rt_page_at(struct mm_struct *mm, unsigned long addr);
+
 #endif /* RT_TESTS_RT_VM_H */
