@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rt_child.h"
 
+#include "die.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,6 +187,8 @@ json_t *rt_child_artifacts(const char *dir)
 	if (n)
 		qsort(names, n, sizeof(*names), name_cmp);
 	entries = n ? calloc(n, sizeof(*entries)) : NULL;
+	if (n && !entries)
+		rt_die("calloc");
 	for (size_t i = 0; i < n; i++) {
 		char path[4096];
 		json_t *art;
@@ -192,7 +196,7 @@ json_t *rt_child_artifacts(const char *dir)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		free(names[i]);
 		art = json_load_file(path, 0, NULL);
-		if (!entries || !json_is_object(art)) {
+		if (!json_is_object(art)) {
 			json_decref(art);
 			continue;
 		}
