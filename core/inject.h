@@ -35,6 +35,8 @@ enum inject_bug {
 	INJECT_TRUNCATE_NO_RECHECK,
 	/* page_convert_anon() is called without lock_page(). */
 	INJECT_CONVERT_ANON_UNLOCKED,
+	/* install_page() maps a page truncate took: seed 001 had no re-check. */
+	INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK,
 	INJECT_NR_BUGS,
 };
 

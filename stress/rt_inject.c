@@ -146,6 +146,19 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "before any race; the model's files live for the whole run, so there is "
 			  "no dying mapping for ASan or TSan to see",
 	},
+	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = {
+		.name = "install-page-no-truncate-check",
+		.summary = "install_page() maps a page without re-checking under page_table_lock "
+			   "that truncate has not taken it (page->mapping, i_size)",
+		.history = "seed 001's install_page() (2.6.3 + objrmap): page_convert_anon() returns "
+			   "when \"truncate won the lock_page() race\" and the page is mapped all the "
+			   "same; 2.6.8's install_page() re-checks \"This page may have been truncated\"",
+		.scenario = "nonlinear", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit|corruption",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.caveat = "the orphaned pte maps a page out of the page cache (or beyond i_size); a "
+			  "read of it may report a data-integrity error before the audit does",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 
