@@ -17,6 +17,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_TRUNCATE_NO_RECHECK] = "truncate-no-recheck",
 	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
 	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = "install-page-no-truncate-check",
+	[INJECT_FILE_FREE_NOW] = "file-free-now",
 };
 
 const char *inject_name(enum inject_bug bug)

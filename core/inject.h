@@ -37,6 +37,8 @@ enum inject_bug {
 	INJECT_CONVERT_ANON_UNLOCKED,
 	/* install_page() maps a page truncate took: seed 001 had no re-check. */
 	INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK,
+	/* A file's address_space is freed at its last iput(), not after RCU. */
+	INJECT_FILE_FREE_NOW,
 	INJECT_NR_BUGS,
 };
 

@@ -23,6 +23,7 @@ const char *const yield_point_names[] = {
 	"move_page_tables:page",
 	"split_vma:linked",
 	"dup_mm:vma",
+	"igrab:rcu",
 	NULL,
 };
 

@@ -159,6 +159,23 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.caveat = "the orphaned pte maps a page out of the page cache (or beyond i_size); a "
 			  "read of it may report a data-integrity error before the audit does",
 	},
+	[INJECT_FILE_FREE_NOW] = {
+		.name = "file-free-now",
+		.summary = "a file's address_space is free()d at its last iput(), with no RCU "
+			   "grace period",
+		.history = "2.6.3 freed inodes at once (destroy_inode()): its lookups held "
+			   "dcache_lock or a dentry reference; the model's lookup is lock-free, "
+			   "as RCU path walk made it, and needs the RCU-delayed free that came "
+			   "with it (i_callback(), 2.6.38)",
+		.scenario = "truncate-race", .rmap = "objfile", .sched = "free", .build = "asan",
+		.detector = "asan", .expect = "asan",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 1,
+		.perturb = 3, .yield_points = "igrab:rcu",
+		.caveat = "the reader is the workload's igrab() of a file it found under "
+			  "rcu_read_lock(), racing the unlink that drops the last reference; "
+			  "reclaim and truncate hold the page lock or a reference, which the "
+			  "last iput()'s truncate_inode_pages() waits for",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

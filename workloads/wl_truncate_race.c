@@ -32,6 +32,7 @@ const struct rt_scenario wl_truncate_race = {
 		[WL_EXIT] = 2,
 		[WL_TRUNCATE] = 20,
 		[WL_REMAP] = 1,
+		[WL_UNLINK] = 3,
 	},
 	.params = {
 		.pages = 4096,
