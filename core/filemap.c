@@ -520,7 +520,9 @@ static void file_free_rcu(struct rcu_head *head)
  * are dropped, each under its page lock, so a reclaimer that locked one
  * of them before the last iput() (shrink_page() reads page->as.mapping
  * and takes tree_lock under the page lock) is done with the file before
- * truncate_inode_pages() gets past that page. The memory goes back only
+ * truncate_inode_pages() gets past that page; one that emptied the slot
+ * first is done once its tree_lock is released, which a last look under
+ * tree_lock waits for. The memory goes back only
  * after an RCU grace period: a lookup that read the pointer under
  * rcu_read_lock() before the name was removed may still igrab() it,
  * and must find i_count 0 in valid memory (the seeded bug
@@ -538,7 +540,16 @@ static void generic_delete_inode(struct address_space *mapping)
 	BUG_ON(!list_empty(&mapping->i_mmap_shared));
 	BUG_ON(!list_empty(&mapping->i_mmap_nonlinear));
 	truncate_inode_pages_range(mapping, 0, mapping->max_pages);
-	BUG_ON(READ_ONCE(mapping->nrpages) != 0);
+	/*
+	 * The last lookup under tree_lock, as 2.6's truncate_inode_pages()
+	 * ends with a pagevec_lookup() that finds nothing: a reclaimer whose
+	 * remove_mapping() emptied a slot before we looked at it (under its
+	 * page lock, which we then never took) has let go of tree_lock, its
+	 * last touch of the file, once we hold it.
+	 */
+	spin_lock(&mapping->tree_lock);
+	BUG_ON(mapping->nrpages != 0);
+	spin_unlock(&mapping->tree_lock);
 	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
 	list_del(&mapping->i_list);
 	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));

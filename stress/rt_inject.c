@@ -116,7 +116,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "them without i_shared_sem, which objrmap's walkers rely on",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 4, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
@@ -143,8 +143,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
-			  "before any race; the model's files live for the whole run, so there is "
-			  "no dying mapping for ASan or TSan to see",
+			  "before any race can",
 	},
 	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = {
 		.name = "install-page-no-truncate-check",
@@ -153,11 +152,13 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001's install_page() (2.6.3 + objrmap): page_convert_anon() returns "
 			   "when \"truncate won the lock_page() race\" and the page is mapped all the "
 			   "same; 2.6.8's install_page() re-checks \"This page may have been truncated\"",
-		.scenario = "nonlinear", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit|corruption",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.caveat = "the orphaned pte maps a page out of the page cache (or beyond i_size); a "
-			  "read of it may report a data-integrity error before the audit does",
+			  "read of it usually reports a data-integrity error before the audit's "
+			  "orphaned-pte check. truncate-race, whose truncates outnumber its "
+			  "remap_file_pages calls, finds it faster than nonlinear",
 	},
 	[INJECT_FILE_FREE_NOW] = {
 		.name = "file-free-now",

@@ -416,14 +416,46 @@ static enum wl_result op_exec(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng)
+/*
+ * ftruncate() through a shared mapping of a process: the file it maps,
+ * named or already unlinked, with a reference. Libraries are mapped
+ * private: only data files are found.
+ */
+static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int worker)
+{
+	struct mm_struct *mm = get_proc(w, rng, worker);
+	struct vm_area_struct *v;
+	struct address_space *f = NULL;
+
+	if (!mm)
+		return NULL;
+	down_read(&mm->mmap_sem);
+	v = pick_vma(mm, rng, VM_SHARED, 0);
+	if (v && v->vm_file) {
+		f = v->vm_file;
+		__iget(f);		/* the vma's reference keeps it alive here */
+	}
+	up_read(&mm->mmap_sem);
+	mmput(mm);
+	return f;
+}
+
+/*
+ * truncate, then extend back: half the time a file by name, half the
+ * time one a process maps (so unlinked files still mapped are truncated
+ * too, racing their death).
+ */
+static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct address_space *f;
 	unsigned long size;
 
 	if (!w->p.nr_files)
 		return WL_SKIPPED;
-	f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
+	if (wl_rand(rng) & 1)
+		f = mapped_file(w, rng, worker);
+	else
+		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
 	if (!f)
 		return WL_SKIPPED;
 	size = rnd_below(rng, f->max_pages);
@@ -508,7 +540,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	case WL_EXEC:
 		return op_exec(w, rng);
 	case WL_TRUNCATE:
-		return op_truncate(w, rng);
+		return op_truncate(w, rng, worker);
 	case WL_UNLINK:
 		return op_unlink(w, rng);
 	default:
