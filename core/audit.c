@@ -381,6 +381,8 @@ unsigned long vm_teardown_check(void)
 		violation(&a, AUDIT_LEAK, "%lu vmas left", vm_area_count());
 	if (mm_count_live())
 		violation(&a, AUDIT_LEAK, "%lu mms left", mm_count_live());
+	if (file_count_live())
+		violation(&a, AUDIT_LEAK, "%lu files left (not destroyed)", file_count_live());
 	if (nr_swap_slots() && nr_swap_used())
 		violation(&a, AUDIT_LEAK, "%lu swap slots in use", nr_swap_used());
 	if (nr_swap_slots() && swap_cache_pages())

@@ -22,6 +22,7 @@
  * add_to_page_cache() and dropped by whoever calls remove_from_page_cache().
  */
 #include "fs.h"
+#include "inject.h"
 #include "perturb.h"
 
 #include <errno.h>
@@ -39,8 +40,18 @@
 #include "rmap.h"
 #include "semaphore.h"
 #include "spinlock.h"
+#include "task.h"
 
 static int file_next_id;		/* atomic */
+
+/*
+ * Every live file, for the audit: the super block's inode list. A
+ * harness mutex, not an emulated lock: only file_create(), the last
+ * iput() and the audit's snapshot take it.
+ */
+static pthread_mutex_t file_list_lock = PTHREAD_MUTEX_INITIALIZER;
+static LIST_HEAD(file_list);		/* file_list_lock */
+static unsigned long nr_files_live;	/* atomic */
 
 /**
  * file_create() - a file of @size pages that may grow to @max_pages
@@ -80,6 +91,11 @@ struct address_space *file_create(const char *name, unsigned long size,
 	INIT_LIST_HEAD(&mapping->i_mmap_nonlinear);
 	mapping->id = __atomic_fetch_add(&file_next_id, 1, __ATOMIC_RELAXED);
 	snprintf(mapping->name, sizeof(mapping->name), "%s", name ? name : "file");
+	mapping->i_count = 1;		/* the name's */
+	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
+	list_add_tail(&mapping->i_list, &file_list);
+	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));
+	__atomic_fetch_add(&nr_files_live, 1, __ATOMIC_RELAXED);
 	return mapping;
 }
 
@@ -484,28 +500,195 @@ void file_extend(struct address_space *mapping, unsigned long new_size)
 	up(&mapping->i_sem);
 }
 
-/**
- * file_destroy() - free a file no vma maps any more
- * @mapping: the file
- *
- * Pages still in its cache are dropped first (iput()'s
- * truncate_inode_pages(mapping, 0)).
- *
- * Mirrors fs/inode.c:clear_inode() / destroy_inode().
- *
- * Context: may sleep (lock_page); no other thread uses the file.
- */
-void file_destroy(struct address_space *mapping)
+/* The memory of a file nobody can reach any more. */
+static void file_free(struct address_space *mapping)
 {
-	if (!mapping)
-		return;
-	BUG_ON(!list_empty(&mapping->i_mmap));
-	BUG_ON(!list_empty(&mapping->i_mmap_shared));
-	BUG_ON(!list_empty(&mapping->i_mmap_nonlinear));
-	truncate_inode_pages_range(mapping, 0, mapping->max_pages);
-	BUG_ON(READ_ONCE(mapping->nrpages) != 0);
 	free(mapping->page_tree);
 	free(mapping->backing);
 	free(mapping->shadow);
 	free(mapping);
+}
+
+static void file_free_rcu(struct rcu_head *head)
+{
+	file_free(container_of(head, struct address_space, rcu));
+}
+
+/*
+ * The last reference is gone: no vma maps the file (each held one) and
+ * no lookup can find it (its name went first). Pages still in its cache
+ * are dropped, each under its page lock, so a reclaimer that locked one
+ * of them before the last iput() (shrink_page() reads page->as.mapping
+ * and takes tree_lock under the page lock) is done with the file before
+ * truncate_inode_pages() gets past that page; one that emptied the slot
+ * first is done once its tree_lock is released, which a last look under
+ * tree_lock waits for. The memory goes back only
+ * after an RCU grace period: a lookup that read the pointer under
+ * rcu_read_lock() before the name was removed may still igrab() it,
+ * and must find i_count 0 in valid memory (the seeded bug
+ * file-free-now frees it at once).
+ *
+ * Mirrors fs/inode.c:generic_delete_inode() (truncate_inode_pages(),
+ * clear_inode(), destroy_inode()), with the RCU-delayed free of later
+ * kernels (i_callback()).
+ *
+ * Context: may sleep (lock_page); no spinlock held.
+ */
+static void generic_delete_inode(struct address_space *mapping)
+{
+	BUG_ON(!list_empty(&mapping->i_mmap));
+	BUG_ON(!list_empty(&mapping->i_mmap_shared));
+	BUG_ON(!list_empty(&mapping->i_mmap_nonlinear));
+	truncate_inode_pages_range(mapping, 0, mapping->max_pages);
+	/*
+	 * The last lookup under tree_lock, as 2.6's truncate_inode_pages()
+	 * ends with a pagevec_lookup() that finds nothing: a reclaimer whose
+	 * remove_mapping() emptied a slot before we looked at it (under its
+	 * page lock, which we then never took) has let go of tree_lock, its
+	 * last touch of the file, once we hold it.
+	 */
+	spin_lock(&mapping->tree_lock);
+	BUG_ON(mapping->nrpages != 0);
+	spin_unlock(&mapping->tree_lock);
+	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
+	list_del(&mapping->i_list);
+	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));
+	__atomic_fetch_sub(&nr_files_live, 1, __ATOMIC_RELAXED);
+	if (injected(INJECT_FILE_FREE_NOW))
+		file_free(mapping);	/* seeded bug: no grace period */
+	else
+		call_rcu(&mapping->rcu, file_free_rcu);
+}
+
+/**
+ * __iget() - take another reference to a file
+ * @mapping: a file the caller holds a reference to (its vma's, its own)
+ *
+ * Mirrors fs/inode.c:__iget() (and get_file() of a vma's vm_file: the
+ * model has no struct file, the vma's reference is the inode's).
+ *
+ * Context: any.
+ */
+void __iget(struct address_space *mapping)
+{
+	int old = __atomic_fetch_add(&mapping->i_count, 1, __ATOMIC_RELAXED);
+
+	BUG_ON(old <= 0);
+}
+
+/**
+ * igrab() - a reference to a file found without one, unless it is dying
+ * @mapping: read under rcu_read_lock() from an RCU-published pointer
+ *
+ * Mirrors fs/inode.c:igrab() (which refuses an inode being freed), with
+ * the lookup lock-free as the dcache's d_lookup() was: the name may be
+ * removed and the last reference dropped between the caller's read of
+ * the pointer and this call, and only RCU keeps the memory a file whose
+ * i_count reads 0.
+ *
+ * Context: inside rcu_read_lock().
+ * Return: true when the caller now holds a reference.
+ */
+bool igrab(struct address_space *mapping)
+{
+	int old = __atomic_load_n(&mapping->i_count, __ATOMIC_RELAXED);
+
+	do {
+		if (old <= 0)
+			return false;
+		/* Acquire pairs with the release of iput(). */
+	} while (!__atomic_compare_exchange_n(&mapping->i_count, &old, old + 1, true,
+					      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+	return true;
+}
+
+/**
+ * iput() - drop a reference to a file; the last one destroys it
+ * @mapping: the file; NULL is allowed
+ *
+ * Mirrors fs/inode.c:iput() of an unlinked inode (iput_final() ->
+ * generic_delete_inode()).
+ *
+ * Context: may sleep when it is the last (lock_page); no spinlock held.
+ */
+void iput(struct address_space *mapping)
+{
+	int left;
+
+	if (!mapping)
+		return;
+	/*
+	 * Release: our accesses to the file happen before its destruction;
+	 * acquire (the last): everybody else's too.
+	 */
+	left = __atomic_sub_fetch(&mapping->i_count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(left < 0);
+	if (left == 0) {
+		might_sleep("iput");
+		generic_delete_inode(mapping);
+	}
+}
+
+/**
+ * file_destroy() - unlink and close: drop the name's reference
+ * @mapping: the file; NULL is allowed
+ *
+ * The file dies now if nothing else holds it, else with its last
+ * reference (the last vma that maps it, the last lookup).
+ *
+ * Mirrors sys_unlink() + the closing fput() of 2.6, in one.
+ *
+ * Context: may sleep (lock_page); no spinlock held.
+ */
+void file_destroy(struct address_space *mapping)
+{
+	iput(mapping);
+}
+
+/**
+ * file_lookup() - a reference to the file an RCU-published pointer names
+ * @slot: an RCU-published file pointer (a name: the world's file table)
+ *
+ * Mirrors the lock-free name lookup of the dcache (d_lookup() under RCU)
+ * and the igrab() of the inode it finds: an unlink may replace @slot and
+ * drop the file's last reference between the read and igrab(); only the
+ * RCU grace period of the file's free keeps that igrab() on valid memory.
+ *
+ * Context: any task registered with RCU; lock-free.
+ * Return: the file with a reference for the caller, or NULL.
+ */
+struct address_space *file_lookup(struct address_space **slot)
+{
+	struct address_space *mapping;
+
+	rcu_read_lock();
+	mapping = rcu_dereference(*slot);
+	/* An unlink may replace the slot and free the file meanwhile. */
+	yield_point("igrab:rcu");
+	if (mapping && !igrab(mapping))
+		mapping = NULL;
+	rcu_read_unlock();
+	return mapping;
+}
+
+unsigned long file_count_live(void)
+{
+	return __atomic_load_n(&nr_files_live, __ATOMIC_RELAXED);
+}
+
+struct address_space **file_list_snapshot(int *nr)
+{
+	struct address_space **all, *mapping;
+	int n = 0;
+
+	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
+	list_for_each_entry(mapping, &file_list, i_list)
+		n++;
+	all = rt_calloc((size_t)n + 1, sizeof(*all));
+	n = 0;
+	list_for_each_entry(mapping, &file_list, i_list)
+		all[n++] = mapping;
+	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));
+	*nr = n;
+	return all;
 }

@@ -37,6 +37,8 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		tmp->vm_pgoff = vma->vm_pgoff;
 		tmp->vm_flags = vma->vm_flags & ~VM_LOCKED;	/* mlock is not inherited */
 		tmp->vm_file = mapping;
+		if (mapping)
+			__iget(mapping);	/* get_file() */
 		if (rmap->anon_vma_fork && !injected(INJECT_FORK_LINK_LATE)) {
 			err = rmap->anon_vma_fork(tmp, vma);
 			if (err) {

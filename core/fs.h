@@ -15,6 +15,7 @@
 #include "list.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "rcu.h"
 #include "semaphore.h"
 #include "spinlock.h"
 
@@ -62,6 +63,17 @@ struct address_space {
 	spinlock_t shadow_lock;
 	int id;				/* read-only */
 	char name[32];			/* read-only */
+
+	/*
+	 * The inode's i_count, atomic: the name's reference (file_create()
+	 * to file_destroy(): unlink), one per vma mapping the file
+	 * (vm_file), and one per lookup in progress. The last iput()
+	 * truncates the page cache (locking each page) and frees the
+	 * file after an RCU grace period.
+	 */
+	int i_count;
+	struct list_head i_list;	/* file_list_lock (harness): live files */
+	struct rcu_head rcu;		/* the free after the grace period */
 };
 
 /**
@@ -70,13 +82,56 @@ struct address_space {
  */
 struct address_space *file_create(const char *name, unsigned long size,
 				  unsigned long max_pages);
-/*
- * Free a file: no vma may map it. Pages still in its cache (a fault that
- * raced a truncate may leave one beyond i_size) are dropped first, as
- * iput()'s truncate_inode_pages(mapping, 0) does.
- * Context: may sleep (lock_page); no thread may use the file any more.
+/**
+ * file_destroy() - unlink and close: drop the reference file_create()
+ * gave (the name's); the file dies with its last reference (iput())
+ * Context: may sleep (lock_page, when it is the last); no spinlock held.
  */
 void file_destroy(struct address_space *mapping);
+
+/**
+ * __iget() - take another reference to a file the caller holds one to
+ * (a vma's vm_file: get_file())
+ * Context: any.
+ */
+void __iget(struct address_space *mapping);
+
+/**
+ * igrab() - take a reference to a file found without one, unless it is
+ * already dying (i_count 0)
+ * @mapping: read under rcu_read_lock() from an RCU-published pointer
+ * Context: inside rcu_read_lock(), which keeps the memory valid.
+ * Return: true when the caller now holds a reference.
+ */
+bool igrab(struct address_space *mapping);
+
+/**
+ * iput() - drop a reference; the last one destroys the file: its page
+ * cache is truncated (truncate_inode_pages(), which locks every page, so
+ * a reclaimer holding one of them keeps the file alive until it lets
+ * go), then it is freed after an RCU grace period
+ * Context: may sleep (lock_page, when it is the last); no spinlock held;
+ * no vma maps the file when it is the last.
+ */
+void iput(struct address_space *mapping);
+
+/**
+ * file_lookup() - the file an RCU-published pointer names, with a
+ * reference (iput() it), or NULL when there is none or it is dying
+ * @slot: written with rcu_assign_pointer() by whoever replaces the file
+ * Context: any task registered with RCU; lock-free.
+ */
+struct address_space *file_lookup(struct address_space **slot);
+
+/* Files created and not yet destroyed (teardown's leak check). Context: any. */
+unsigned long file_count_live(void);
+
+/*
+ * Every live file, named or unlinked and still mapped, into a new array
+ * of *@nr (the caller frees it): the audit's list. Context: a quiescent
+ * point; takes file_list_lock.
+ */
+struct address_space **file_list_snapshot(int *nr);
 
 /**
  * find_get_page() - the cached page at @index with a reference, or NULL

@@ -18,6 +18,8 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
 	[INJECT_VMA_LINK_UNLOCKED] = "vma-link-unlocked",
 	[INJECT_EXPAND_STACK_NO_PTL] = "expand-stack-no-ptl",
+	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = "install-page-no-truncate-check",
+	[INJECT_FILE_FREE_NOW] = "file-free-now",
 };
 
 const char *inject_name(enum inject_bug bug)

@@ -39,6 +39,10 @@ enum inject_bug {
 	INJECT_VMA_LINK_UNLOCKED,
 	/* expand_stack() without page_table_lock: seed 001 (objfile), 2.6.8 (anonvma). */
 	INJECT_EXPAND_STACK_NO_PTL,
+	/* install_page() maps a page truncate took: seed 001 had no re-check. */
+	INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK,
+	/* A file's address_space is freed at its last iput(), not after RCU. */
+	INJECT_FILE_FREE_NOW,
 	INJECT_NR_BUGS,
 };
 

@@ -296,38 +296,6 @@ retry:
 		put_page(page);
 		return VM_FAULT_OOM;
 	}
-	if ((vma->vm_flags & VM_NONLINEAR) && rmap->install_nonlinear &&
-	    !PageAnon(page) && page->index != linear_page_index(vma, address)) {
-		/*
-		 * objfile: seed 001's install_page() converts a page mapped
-		 * out of place with page_convert_anon(), lock_page ->
-		 * i_shared_sem. If truncate won, the truncate_count re-check
-		 * below sends us round again.
-		 */
-		int err;
-
-		if (injected(INJECT_CONVERT_ANON_UNLOCKED)) {
-			/*
-			 * Seeded bug: the conversion without lock_page(), so
-			 * truncate and reclaim, which hold the page lock, run
-			 * alongside it (seed 001: "try_to_unmap might
-			 * erroneously return success, but it will never be
-			 * called because the page_convert_anon() caller has
-			 * locked the page").
-			 */
-			err = rmap->install_nonlinear(page);
-		} else {
-			lock_page(page);
-			err = rmap->install_nonlinear(page);
-			unlock_page(page);
-		}
-		if (err) {
-			chain_free(chain);
-			put_page(page);
-			return VM_FAULT_OOM;
-		}
-	}
-
 	if (write && !shared) {
 		/* Private write: copy-on-write right away (break_cow). */
 		new_page = alloc_page(GFP_KERNEL);
@@ -384,6 +352,35 @@ retry:
 		lru_cache_add_active(page);
 	spin_unlock(&mm->page_table_lock);
 	chain_free(chain);
+	return VM_FAULT_MAJOR;
+}
+
+/*
+ * do_file_page() - a fault on a file pte of a nonlinear vma, which
+ * remembers the file offset. page_table_lock held on entry, dropped on
+ * return. The page is read in and mapped by filemap_populate() through
+ * install_page() (core/fremap.c), which re-checks truncate under
+ * page_table_lock: no truncate_count retry here. A private write (a
+ * nonlinear vma is shared in the model, so never) falls back to
+ * do_no_page() at the pte's offset.
+ *
+ * Mirrors mm/memory.c:do_file_page() of 2.6.3/2.6.8 (populate).
+ */
+static int do_file_page(struct mm_struct *mm, struct vm_area_struct *vma,
+			unsigned long address, pte_t orig, bool write)
+{
+	unsigned long pgoff = pte_to_pgoff(orig);
+	int err;
+
+	if (write && !(vma->vm_flags & VM_SHARED))
+		return do_no_page(mm, vma, address, orig, pgoff, write);
+	spin_unlock(&mm->page_table_lock);
+
+	err = filemap_populate(vma, address, PAGE_SIZE, pgoff, false);
+	if (err == -ENOMEM)
+		return VM_FAULT_OOM;
+	if (err)
+		return VM_FAULT_SIGBUS;
 	return VM_FAULT_MAJOR;
 }
 
@@ -593,7 +590,7 @@ int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 			return do_anonymous_page(mm, vma, ptep, address, write);
 		}
 		if (pte_file(pte))
-			return do_no_page(mm, vma, address, pte, pte_to_pgoff(pte), write);
+			return do_file_page(mm, vma, address, pte, write);
 		return do_swap_page(mm, vma, address, pte, write);
 	}
 	if (write && !pte_write(pte))

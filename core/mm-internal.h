@@ -119,6 +119,23 @@ void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address);
 void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 			 unsigned long last);
 
+/*
+ * Map a file page at @addr of a nonlinear vma (core/fremap.c: seed 001's
+ * page_convert_anon() call, 2.6.8's truncate check). Context: mmap_sem
+ * held; may sleep. Return: 0, -ENOMEM, or -EINVAL (truncated).
+ */
+int install_page(struct mm_struct *mm, struct vm_area_struct *vma,
+		 unsigned long addr, struct page *page);
+
+/*
+ * Map [@addr, @addr + @len) of a nonlinear vma from file offset @pgoff:
+ * install_page() for pages in the cache (all of them, read in, unless
+ * @nonblock), file ptes for the rest. Context: mmap_sem held; may sleep.
+ * Return: 0, -ENOMEM, or -EINVAL (beyond i_size, or truncated).
+ */
+int filemap_populate(struct vm_area_struct *vma, unsigned long addr,
+		     unsigned long len, unsigned long pgoff, bool nonblock);
+
 /* Move the ptes (and shadow) of [old, old + len) to [new, new + len). */
 int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
 		     unsigned long old_addr, unsigned long len);

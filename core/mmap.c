@@ -94,8 +94,14 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 	return vma;
 }
 
+/*
+ * Free a vma, and drop its file reference (remove_vm_struct()'s fput()):
+ * the last reference to an unlinked file destroys it (iput()).
+ * Context: may sleep; no spinlock held.
+ */
 void vm_area_free(struct vm_area_struct *vma)
 {
+	iput(vma->vm_file);
 	__atomic_fetch_sub(&nr_vmas, 1, __ATOMIC_RELAXED);
 	kmem_cache_free(vm_area_cachep, vma);
 }
@@ -378,6 +384,8 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		return -ENOMEM;
 	new->vm_flags = vma->vm_flags;
 	new->vm_file = vma->vm_file;
+	if (new->vm_file)
+		__iget(new->vm_file);	/* get_file() */
 	new->anon_vma = vma->anon_vma;
 	delta = (addr - vma->vm_start) >> PAGE_SHIFT;
 	if (new_below) {
@@ -506,6 +514,8 @@ long do_mmap(struct mm_struct *mm, struct address_space *file, unsigned long add
 	vma->vm_flags = flags;
 	vma->vm_pgoff = vm_pgoff;
 	vma->vm_file = file;
+	if (file)
+		__iget(file);		/* get_file() */
 	vma_link(mm, vma, prev);
 	return (long)addr;
 }

@@ -100,6 +100,8 @@ static long move_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	new_vma->vm_pgoff = vma->vm_pgoff + ((addr - vma->vm_start) >> PAGE_SHIFT);
 	new_vma->vm_flags = vma->vm_flags;
 	new_vma->vm_file = vma->vm_file;
+	if (new_vma->vm_file)
+		__iget(new_vma->vm_file);	/* get_file() */
 	new_vma->anon_vma = vma->anon_vma;
 	find_vma_prev(mm, new_addr, &prev);
 	vma_link(mm, new_vma, prev);

@@ -24,6 +24,7 @@
 #include "die.h"
 #include "lockdep.h"
 #include "task.h"
+#include "vmscan.h"
 
 struct page *mem_map;
 unsigned long max_mapnr;
@@ -162,11 +163,23 @@ static void wakeup_low_hook(struct zone *zone)
  * the allocation, or none was left, the low hook runs (outside
  * zone->lock) and nr_low_wakeups counts it.
  *
+ * Direct reclaim: when free pages are at or below pages_min, an
+ * allocation that may sleep (__GFP_WAIT, not in atomic context) and is
+ * not itself made by reclaim (PF_MEMALLOC) first wakes kswapd and then
+ * reclaims a batch itself with try_to_free_pages(), holding whatever
+ * its caller holds, and takes a page afterwards. GFP_ATOMIC allocations
+ * (under a spinlock) and PF_MEMALLOC ones never reclaim: they dip below
+ * the minimum, as 2.6's reserves let them. After one round of direct
+ * reclaim the allocation takes whatever is left (2.6 would retry, and
+ * at the end kill a process: the model fails with NULL instead, and the
+ * caller takes the VM_FAULT_OOM path).
+ *
  * Mirrors mm/page_alloc.c:__alloc_pages() for order 0.
  *
  * Context: any when !__GFP_WAIT; process context with __GFP_WAIT (the
- * model never sleeps in it, but reports the call in atomic context as the
- * kernel's might_sleep() does). Takes zone->lock.
+ * model reports the call in atomic context as the kernel's might_sleep()
+ * does, and then does not reclaim). Takes zone->lock; with __GFP_WAIT
+ * below pages_min, the locks of try_to_free_pages().
  * Return: the page, or NULL when memory is exhausted (nr_alloc_fail).
  */
 struct page *__alloc_page(gfp_t gfp, const char *file, int line)
@@ -174,9 +187,18 @@ struct page *__alloc_page(gfp_t gfp, const char *file, int line)
 	struct zone *zone = &contig_zone;
 	struct page *page = NULL;
 	unsigned long free;
+	bool may_reclaim = gfp & __GFP_WAIT;
 
-	if ((gfp & __GFP_WAIT) && unlikely(in_atomic()))
+	if ((gfp & __GFP_WAIT) && unlikely(in_atomic())) {
 		__might_sleep("alloc_page(GFP_KERNEL)", file, line);
+		may_reclaim = false;
+	}
+	if (may_reclaim && (current->flags & PF_MEMALLOC))
+		may_reclaim = false;
+	if (may_reclaim && nr_free_pages() <= zone->pages_min) {
+		wakeup_low_hook(zone);
+		try_to_free_pages(zone, gfp);
+	}
 
 	spin_lock(&zone->lock);
 	free = zone->free_pages;

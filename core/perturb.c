@@ -24,6 +24,7 @@ const char *const yield_point_names[] = {
 	"split_vma:linked",
 	"expand_stack:pgoff_moved",
 	"dup_mm:vma",
+	"igrab:rcu",
 	NULL,
 };
 

@@ -20,6 +20,9 @@
 
 #define TASK_COMM_LEN	24
 
+/* task_struct.flags, as 2.6's current->flags. */
+#define PF_MEMALLOC	0x1u	/* reclaiming: its allocations do not reclaim again */
+
 struct task_struct {
 	/* Written only by the owning thread; read by reports and the watchdog. */
 	int preempt_count;		/* owner; raised by every spinlock */
@@ -31,6 +34,7 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];	/* set at attach, then read-only */
 	int id;				/* set at attach, then read-only */
 	int sched_slot;			/* owner: deterministic scheduler slot, -1 none */
+	unsigned int flags;		/* owner: PF_MEMALLOC */
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;

@@ -59,6 +59,7 @@
 #include "rmap.h"
 #include "spinlock.h"
 #include "swap.h"
+#include "task.h"
 
 /* Pages isolated per lru_lock round trip, as 2.6's SWAP_CLUSTER_MAX. */
 #define SWAP_CLUSTER_MAX	32UL
@@ -94,6 +95,8 @@ void reclaim_stats_read(struct reclaim_stats *out)
 	out->refilled = READ_ONCE(stats.refilled);
 	out->mapped_scanned = READ_ONCE(stats.mapped_scanned);
 	out->unmap_tried = READ_ONCE(stats.unmap_tried);
+	out->direct_calls = READ_ONCE(stats.direct_calls);
+	out->direct_freed = READ_ONCE(stats.direct_freed);
 }
 
 /**
@@ -118,6 +121,8 @@ void reclaim_stats_reset(void)
 	WRITE_ONCE(stats.refilled, 0UL);
 	WRITE_ONCE(stats.mapped_scanned, 0UL);
 	WRITE_ONCE(stats.unmap_tried, 0UL);
+	WRITE_ONCE(stats.direct_calls, 0UL);
+	WRITE_ONCE(stats.direct_freed, 0UL);
 }
 
 /*
@@ -518,5 +523,53 @@ unsigned long shrink_zone(struct zone *zone, unsigned long nr_to_scan)
 		for (unsigned long i = 0; i < n; i++)
 			freed += shrink_page(batch[i]);
 	}
+	return freed;
+}
+
+/* 2.6's DEF_PRIORITY: the first pass scans nr_inactive >> 12 pages. */
+#define DEF_PRIORITY	12
+
+/**
+ * try_to_free_pages() - direct reclaim by the allocating task
+ * @zone: the zone below its minimum watermark
+ * @gfp: the allocation's flags; must include __GFP_WAIT
+ *
+ * Scans the zone with rising priority (nr_inactive >> priority pages, at
+ * least SWAP_CLUSTER_MAX) until SWAP_CLUSTER_MAX pages are freed or the
+ * priorities run out. The task is PF_MEMALLOC meanwhile, so allocations
+ * made inside reclaim do not recurse into it. Nothing the caller holds
+ * is dropped: its mmap_sem, page lock or i_shared_sem stay held across
+ * the scan, and reclaim's trylocks against them simply fail (and are
+ * counted at their fallback sites), as on a loaded 2.6 machine. lockdep
+ * and the atomic-context check see every lock reclaim takes, on top of
+ * the caller's.
+ *
+ * Mirrors mm/vmscan.c:try_to_free_pages() of 2.6.3 (one zone; no
+ * slab shrinking, no congestion wait, no OOM kill: the allocator takes
+ * whatever is left, or fails with the VM_FAULT_OOM path).
+ *
+ * Context: may sleep; no spinlock held; not PF_MEMALLOC. Takes the
+ * locks of shrink_zone() on top of whatever the caller holds.
+ * Return: the number of pages freed.
+ */
+unsigned long try_to_free_pages(struct zone *zone, gfp_t gfp)
+{
+	struct task_struct *tsk = current;
+	unsigned long freed = 0;
+
+	BUG_ON(!(gfp & __GFP_WAIT));
+	BUG_ON(tsk->flags & PF_MEMALLOC);
+	BUG_ON(in_atomic());
+	tsk->flags |= PF_MEMALLOC;
+	stat_inc(&stats.direct_calls);
+	for (int priority = DEF_PRIORITY; priority >= 0 && freed < SWAP_CLUSTER_MAX; priority--) {
+		unsigned long scan = READ_ONCE(zone->nr_inactive) >> priority;
+
+		if (scan < SWAP_CLUSTER_MAX)
+			scan = SWAP_CLUSTER_MAX;
+		freed += shrink_zone(zone, scan);
+	}
+	tsk->flags &= ~PF_MEMALLOC;
+	__atomic_fetch_add(&stats.direct_freed, freed, __ATOMIC_RELAXED);
 	return freed;
 }

@@ -27,6 +27,8 @@ struct reclaim_stats {
 	unsigned long refilled;		/* active -> inactive moves */
 	unsigned long mapped_scanned;	/* scanned pages mapped when locked */
 	unsigned long unmap_tried;	/* of those, reached try_to_unmap() */
+	unsigned long direct_calls;	/* try_to_free_pages(): direct reclaim */
+	unsigned long direct_freed;	/* pages those calls freed */
 };
 
 /**
@@ -36,6 +38,14 @@ struct reclaim_stats {
  * Return: the number of pages freed.
  */
 unsigned long shrink_zone(struct zone *zone, unsigned long nr_to_scan);
+
+/**
+ * try_to_free_pages() - direct reclaim: the allocating task frees a batch
+ * itself, holding whatever it holds (mmap_sem, a page lock, ...)
+ * Context: may sleep; no spinlock held; the task is not PF_MEMALLOC.
+ * Return: the number of pages freed.
+ */
+unsigned long try_to_free_pages(struct zone *zone, gfp_t gfp);
 
 /**
  * shrink_page() - reclaim one page the caller isolated (reference held,

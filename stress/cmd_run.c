@@ -607,7 +607,7 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 	reproduce_line(o, mode, repro, sizeof(repro));
 	json_object_update_new(rec, json_pack(
 		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
+		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I},"
 		" s:{s:I, s:I}, s:o,"
 		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
 		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
@@ -639,6 +639,8 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"mapped_scanned", (json_int_t)res->reclaim.mapped_scanned,
 		"unmap_tried", (json_int_t)res->reclaim.unmap_tried,
 		"unmap_share", rt_unmap_share(&res->reclaim),
+		"direct_calls", (json_int_t)res->reclaim.direct_calls,
+		"direct_freed", (json_int_t)res->reclaim.direct_freed,
 		"audits", "passed", (json_int_t)(res->audits - (res->audit_violations ? 1 : 0)),
 		"violations", (json_int_t)res->audit_violations,
 		"failures", fails,
@@ -842,6 +844,8 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->reclaim.unmap_fail, r->reclaim.locked_skip, r->reclaim.busy, r->reclaim.swap_full);
 	fprintf(f, "reclaim: %lu scanned pages were mapped, %lu of them reached try_to_unmap (%.1f%%)\n",
 		r->reclaim.mapped_scanned, r->reclaim.unmap_tried, 100.0 * rt_unmap_share(&r->reclaim));
+	fprintf(f, "reclaim: direct reclaim (try_to_free_pages) %lu calls, %lu pages freed\n",
+		r->reclaim.direct_calls, r->reclaim.direct_freed);
 	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu / %lu, vma fields %lu / %lu;"
 		" %lu pages mapped at the peak audit\n",
 		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,

@@ -112,11 +112,14 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 	[INJECT_VMA_START_UNLOCKED] = {
 		.name = "vma-start-unlocked",
 		.summary = "split_vma() moves vm_start and vm_pgoff before taking i_shared_sem",
-		.history = "seed 001's move_vma_start(): 2.6.3's split_vma() and vma_merge() moved "
-			   "them without i_shared_sem, which objrmap's walkers rely on",
+		.history = "seed 001's move_vma_start() \"requires that the relevant i_shared_sem be "
+			   "held by the caller\": objrmap's find_pte() reads the bounds under it. "
+			   "No source broke the rule (2.6.3's split_vma() and vma_merge() already "
+			   "moved them under i_shared_sem and page_table_lock): a regression "
+			   "of the rule, not a bug of the era",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 4, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
@@ -143,8 +146,39 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
-			  "before any race; the model's files live for the whole run, so there is "
-			  "no dying mapping for ASan or TSan to see",
+			  "before any race can",
+	},
+	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = {
+		.name = "install-page-no-truncate-check",
+		.summary = "install_page() maps a page without re-checking under page_table_lock "
+			   "that truncate has not taken it (page->mapping, i_size)",
+		.history = "seed 001's install_page() (2.6.3 + objrmap): page_convert_anon() returns "
+			   "when \"truncate won the lock_page() race\" and the page is mapped all the "
+			   "same; 2.6.8's install_page() re-checks \"This page may have been truncated\"",
+		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit|corruption",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.caveat = "the orphaned pte maps a page out of the page cache (or beyond i_size); a "
+			  "read of it usually reports a data-integrity error before the audit's "
+			  "orphaned-pte check. truncate-race, whose truncates outnumber its "
+			  "remap_file_pages calls, finds it faster than nonlinear",
+	},
+	[INJECT_FILE_FREE_NOW] = {
+		.name = "file-free-now",
+		.summary = "a file's address_space is free()d at its last iput(), with no RCU "
+			   "grace period",
+		.history = "2.6.3 freed inodes at once (destroy_inode()): its lookups held "
+			   "dcache_lock or a dentry reference; the model's lookup is lock-free, "
+			   "as RCU path walk made it, and needs the RCU-delayed free that came "
+			   "with it (i_callback(), 2.6.38)",
+		.scenario = "truncate-race", .rmap = "objfile", .sched = "free", .build = "asan",
+		.detector = "asan", .expect = "asan",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 1,
+		.perturb = 3, .yield_points = "igrab:rcu",
+		.caveat = "the reader is the workload's igrab() of a file it found under "
+			  "rcu_read_lock(), racing the unlink that drops the last reference; "
+			  "reclaim and truncate hold the page lock or a reference, which the "
+			  "last iput()'s truncate_inode_pages() waits for",
 	},
 	[INJECT_VMA_LINK_UNLOCKED] = {
 		.name = "vma-link-unlocked",

@@ -464,6 +464,12 @@ static void storm_worker(int idx, void *arg)
 	uint64_t stamp[STORM_BATCH];
 	unsigned long nulls = 0, allocs = 0;
 
+	/*
+	 * The storm tests the free list, and checks that each page it holds
+	 * has its reference alone: no direct reclaim, whose isolation would
+	 * take a second one off the LRU (PF_MEMALLOC, as reclaim itself).
+	 */
+	current->flags |= PF_MEMALLOC;
 	for (int round = 0; round < STORM_ROUNDS && !rt_first_failure(); round++) {
 		int n = 1 + (int)(rt_rand(&rng) % STORM_BATCH);
 		int got = 0;
@@ -513,6 +519,7 @@ static void storm_worker(int idx, void *arg)
 			put_page(batch[i]);
 		}
 	}
+	current->flags &= ~PF_MEMALLOC;
 	__atomic_fetch_add(&st->null_allocs, nulls, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->allocs, allocs, __ATOMIC_RELAXED);
 }

@@ -143,6 +143,14 @@ static void exercise(enum rmap_mode mode)
 	do_mremap(mm, a, 4 * PAGE_SIZE, 40 * PAGE_SIZE, 0);	/* move */
 	up_write(&mm->mmap_sem);
 	vmtruncate(f, 8);
+	{
+		struct address_space *slot, *g;
+
+		rcu_assign_pointer(slot, f);
+		g = file_lookup(&slot);		/* igrab:rcu */
+		ck_assert_ptr_eq(g, f);
+		iput(g);
+	}
 	perturb_install(NULL, 0);
 
 	mmput(child);

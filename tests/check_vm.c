@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "mm-internal.h"
 #include "mm.h"
 #include "page_alloc.h"
+#include "rcu.h"
 #include "rmap.h"
 #include "rt_check.h"
 #include "rt_vm.h"
@@ -101,6 +103,21 @@ static unsigned long reclaim_hard(unsigned long want)
 		vm_teardown();						\
 	}								\
 } while (0)
+
+/* Reports of every kind so far (none is expected in a clean test). */
+static int reports_total(void)
+{
+	struct vm_report r;
+	int n = 0;
+
+	for (int k = 0; k < VM_REPORT_NR; k++) {
+		n += rt_reports_count((enum vm_report_kind)k);
+		if (rt_reports_first((enum vm_report_kind)k, &r))
+			fprintf(stderr, "# report: %s: %s\n",
+				vm_report_kind_name((enum vm_report_kind)k), r.message);
+	}
+	return n;
+}
 
 /* ---- anonymous memory ---- */
 
@@ -929,6 +946,229 @@ START_TEST(test_vm_threads_everything_at_once)
 }
 END_TEST
 
+/* ---- direct reclaim, install_page, files that die ---- */
+
+/*
+ * A fault below the minimum watermark reclaims on the faulting thread,
+ * with mmap_sem (read) and a page lock held, as 2.6's try_to_free_pages()
+ * did: pages are freed, the held page stays locked (reclaim's trylock on
+ * it fails), and lockdep and the atomic-context check stay quiet.
+ */
+START_TEST(test_vm_direct_reclaim_under_held_locks)
+{
+	FOR_EACH_MODE({
+		struct address_space *f = file_create("dr", 8, 8);
+		struct mm_struct *mm = mm_alloc();
+		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long a = rt_mmap(mm, NULL, 0, 1024, VM_READ | VM_WRITE, 0);
+		struct reclaim_stats rs;
+		struct page *held;
+
+		ck_assert_int_gt(s, 0);
+		ck_assert_int_gt(a, 0);
+		ck_assert_int_eq(rt_access(mm, s, true, NULL), ACCESS_OK);
+		held = find_get_page(f, 0);
+		ck_assert_ptr_nonnull(held);
+		down_read(&mm->mmap_sem);
+		lock_page(held);
+		for (unsigned long i = 0; i < 1024; i++) {
+			reclaim_stats_read(&rs);
+			if (rs.direct_freed)
+				break;
+			/* OOM is allowed: reclaim may find nothing yet. */
+			mm_access(mm, (unsigned long)a + i * P, true, NULL);
+		}
+		reclaim_stats_read(&rs);
+		ck_assert_uint_gt(rs.direct_calls, 0);
+		ck_assert_uint_gt(rs.direct_freed, 0);
+		ck_assert(PageLocked(held));
+		unlock_page(held);
+		up_read(&mm->mmap_sem);
+		put_page(held);
+		ck_assert_int_eq(reports_total(), 0);
+		rt_audit_ok(&mm, 1, &f, 1);
+		mmput(mm);
+		file_destroy(f);
+	});
+}
+END_TEST
+
+/*
+ * install_page() of a page truncate took after the lookup: "truncate
+ * won the race" (objfile: page_convert_anon() finds no mapping and does
+ * nothing), and 2.6.8's re-check under page_table_lock refuses to map
+ * it. The same call before the truncate maps the page.
+ */
+START_TEST(test_vm_install_page_truncate_won)
+{
+	FOR_EACH_MODE({
+		struct address_space *f = file_create("ip", 16, 16);
+		struct mm_struct *mm = mm_alloc();
+		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		struct vm_area_struct *vma;
+		struct page *page;
+		pte_t pte;
+
+		ck_assert_int_gt(s, 0);
+		/* Nonlinear: offset 12 at the window's first page. */
+		ck_assert_int_eq(remap_file_pages(mm, (unsigned long)s, P, 12), 0);
+
+		/* Before the truncate: mapped (objfile: converted). */
+		page = filemap_nopage(f, 11);
+		ck_assert_ptr_nonnull(page);
+		ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
+		down_read(&mm->mmap_sem);
+		vma = find_vma(mm, (unsigned long)s + P);
+		ck_assert_int_eq(install_page(mm, vma, (unsigned long)s + P, page), 0);
+		up_read(&mm->mmap_sem);
+		ck_assert_uint_eq(mm->rss, 1);
+
+		/* Looked up, then truncated before install_page(). */
+		page = filemap_nopage(f, 12);
+		ck_assert_ptr_nonnull(page);
+		ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
+		vmtruncate(f, 10);
+		ck_assert_ptr_null(READ_ONCE(page->as.mapping));
+		ck_assert_uint_eq(mm->rss, 0);		/* offset 11 went too */
+		down_read(&mm->mmap_sem);
+		vma = find_vma(mm, (unsigned long)s);
+		ck_assert_int_eq(install_page(mm, vma, (unsigned long)s, page), -EINVAL);
+		pte = ptep_get(pte_offset(mm->pgd, (unsigned long)s));
+		up_read(&mm->mmap_sem);
+		ck_assert(!pte_present(pte));
+		ck_assert_uint_eq(mm->rss, 0);
+		ck_assert(!PageAnon(page));		/* not converted */
+		put_page(page);				/* the lookup's: frees it */
+		rt_audit_ok(&mm, 1, &f, 1);
+		ck_assert_int_eq(reports_total(), 0);
+		mmput(mm);
+		file_destroy(f);
+	});
+}
+END_TEST
+
+struct unlink_race {
+	struct address_space *file;
+	struct page *page;		/* at offset 3, with the test's reference */
+	int locked;			/* release by the reclaimer, acquire by the destroyer */
+	int done;			/* release by the destroyer, acquire by the reclaimer */
+};
+
+static void unlink_race_destroyer(struct unlink_race *r)
+{
+	while (!__atomic_load_n(&r->locked, __ATOMIC_ACQUIRE))
+		sched_yield();
+	file_destroy(r->file);		/* the last reference: blocks on the page lock */
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A file unlinked (its last reference dropped) while a reclaimer holds
+ * one of its pages locked: the last iput()'s truncate_inode_pages()
+ * removes the pages before it and waits on the held one, so the
+ * reclaimer may still use page->as.mapping (tree_lock, the backing
+ * store); the file is freed only once the page is unlocked. The ASan
+ * build is the detector for a file freed too early.
+ */
+static void unlink_race_reclaimer(struct unlink_race *r)
+{
+	struct address_space *mapping;
+
+	lock_page(r->page);
+	__atomic_store_n(&r->locked, 1, __ATOMIC_RELEASE);
+	/* Wait until the destroyer has dropped pages 0..2: it is at page 3. */
+	while (READ_ONCE(r->file->nrpages) > 1)
+		sched_yield();
+	mapping = READ_ONCE(r->page->as.mapping);
+	rt_check(mapping == r->file);
+	spin_lock(&mapping->tree_lock);
+	rt_check(rcu_dereference_protected(mapping->page_tree[3],
+					   spin_is_locked(&mapping->tree_lock)) == r->page);
+	spin_unlock(&mapping->tree_lock);
+	writeback_page(r->page);
+	rt_check(!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE));
+	unlock_page(r->page);
+}
+
+static void unlink_race_worker(int idx, void *arg)
+{
+	if (idx == 0)
+		unlink_race_destroyer(arg);
+	else
+		unlink_race_reclaimer(arg);
+}
+
+START_TEST(test_vm_file_unlinked_under_a_locked_page)
+{
+	FOR_EACH_MODE({
+		unsigned long live = file_count_live();
+		struct unlink_race r = { .file = file_create("ul", 4, 4) };
+
+		for (unsigned long i = 0; i < 4; i++) {
+			struct page *p = filemap_nopage(r.file, i);
+
+			ck_assert_ptr_nonnull(p);
+			ck_assert_ptr_ne(p, FILEMAP_SIGBUS);
+			if (i == 3)
+				r.page = p;
+			else
+				put_page(p);
+		}
+		rt_run_threads(2, unlink_race_worker, &r);
+		ck_assert_no_worker_failure();
+		ck_assert_int_eq(__atomic_load_n(&r.done, __ATOMIC_ACQUIRE), 1);
+		ck_assert_uint_eq(file_count_live(), live);
+		ck_assert_ptr_null(READ_ONCE(r.page->as.mapping));
+		put_page(r.page);		/* out of the cache: freed */
+		rcu_barrier();			/* the file's memory goes back */
+		ck_assert_int_eq(reports_total(), 0);
+	});
+}
+END_TEST
+
+/*
+ * Files unlinked while still mapped live on until their last vma goes
+ * (munmap, exit); then each is destroyed, and teardown finds nothing.
+ */
+START_TEST(test_vm_dead_files_die_with_their_last_mapping)
+{
+	FOR_EACH_MODE({
+		unsigned long live = file_count_live();
+		struct address_space *f = file_create("dead", 8, 8);
+		struct mm_struct *mm = mm_alloc();
+		struct mm_struct *child;
+		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		long p = rt_mmap(mm, f, 0, 4, VM_READ | VM_WRITE, 2);
+
+		ck_assert_int_gt(s, 0);
+		ck_assert_int_gt(p, 0);
+		for (int i = 0; i < 8; i++)
+			ck_assert_int_eq(rt_access(mm, (unsigned long)s + (unsigned long)i * P,
+						   true, NULL), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, (unsigned long)p, true, NULL), ACCESS_OK);
+		child = dup_mm(mm);
+		ck_assert_ptr_nonnull(child);
+		file_destroy(f);			/* unlinked, still mapped */
+		ck_assert_uint_eq(file_count_live(), live + 1);
+		{
+			struct mm_struct *both[2] = { mm, child };
+
+			rt_audit_ok(both, 2, &f, 1);
+		}
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_munmap(mm, (unsigned long)s, 8 * P), 0);
+		ck_assert_int_eq(do_munmap(mm, (unsigned long)p, 4 * P), 0);
+		up_write(&mm->mmap_sem);
+		ck_assert_uint_eq(file_count_live(), live + 1);	/* the child's */
+		mmput(child);
+		ck_assert_uint_eq(file_count_live(), live);
+		mmput(mm);
+		rcu_barrier();
+		ck_assert_int_eq(reports_total(), 0);
+	});
+}
+END_TEST
+
 static Suite *vm_suite(void)
 {
 	Suite *s = suite_create("vm");
@@ -960,6 +1200,9 @@ static Suite *vm_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_vm_shared_file_and_truncate);
 	tcase_add_test(tc, test_vm_nonlinear_remap_file_pages);
+	tcase_add_test(tc, test_vm_install_page_truncate_won);
+	tcase_add_test(tc, test_vm_file_unlinked_under_a_locked_page);
+	tcase_add_test(tc, test_vm_dead_files_die_with_their_last_mapping);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reclaim");
@@ -968,6 +1211,7 @@ static Suite *vm_suite(void)
 	tcase_add_test(tc, test_vm_mlock_is_not_reclaimed);
 	tcase_add_test(tc, test_vm_file_pages_dropped_and_reread);
 	tcase_add_test(tc, test_vm_oom_backs_off);
+	tcase_add_test(tc, test_vm_direct_reclaim_under_held_locks);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("property");

@@ -37,6 +37,7 @@ const struct rt_scenario wl_mixed32 = {
 		[WL_TRUNCATE] = 2,
 		[WL_REMAP] = 2,
 		[WL_STACK] = 2,
+		[WL_UNLINK] = 1,
 	},
 	.params = {
 		.pages = 4096,

@@ -29,6 +29,7 @@ const struct rt_scenario wl_nonlinear = {
 		[WL_MUNMAP] = 3,
 		[WL_REMAP] = 25,
 		[WL_TRUNCATE] = 4,
+		[WL_UNLINK] = 2,
 	},
 	.params = {
 		.pages = 4096,

@@ -29,6 +29,7 @@ enum wl_op {
 	WL_TRUNCATE,	/* truncate a shared file, then extend it back */
 	WL_REMAP,	/* remap_file_pages on a shared mapping */
 	WL_STACK,	/* touch below the stack: expand_stack */
+	WL_UNLINK,	/* unlink a data file (it dies with its last mapping), create its successor */
 	WL_NR_OPS,
 };
 

@@ -5,6 +5,12 @@
  * rcu_read_lock(), so an exit racing the lookup is safe), shared library
  * files that exec maps, data files, and the operations of enum wl_op,
  * each a short sequence of the model's system calls on a random target.
+ *
+ * Data files live in RCU-published slots too: a worker finds one with
+ * igrab() under rcu_read_lock() (the dcache's lock-free lookup), and
+ * unlink replaces a slot's file with a new one and drops the old file's
+ * name; the old file dies at once if nothing maps it, else with its last
+ * vma (munmap, exit), while faults, truncates and reclaim run.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -33,7 +39,9 @@ struct wl_world {
 	int nr_procs;				/* slot_lock */
 	pthread_mutex_t slot_lock;
 	struct address_space **libs;		/* read-only after create */
-	struct address_space **files;		/* read-only after create */
+	/* RCU-published; writers (unlink) under slot_lock. */
+	struct address_space **files;
+	unsigned long file_generation;		/* slot_lock */
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -42,7 +50,7 @@ static const char *const op_names[WL_NR_OPS] = {
 	[WL_MUNMAP] = "munmap", [WL_MPROTECT] = "mprotect", [WL_MLOCK] = "mlock",
 	[WL_MREMAP] = "mremap", [WL_FORK] = "fork", [WL_EXEC] = "exec",
 	[WL_EXIT] = "exit", [WL_TRUNCATE] = "truncate", [WL_REMAP] = "remap_file_pages",
-	[WL_STACK] = "expand_stack",
+	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink",
 };
 
 const char *wl_op_name(enum wl_op op)
@@ -62,26 +70,39 @@ static unsigned long rnd_below(uint64_t *rng, unsigned long n)
 	return n ? (unsigned long)(wl_rand(rng) % n) : 0;
 }
 
+/*
+ * The data file in @slot, with a reference (iput() it), or NULL when
+ * the lookup met a file on its way out (its last reference gone after
+ * an unlink replaced it: the caller skips).
+ */
+static struct address_space *world_file(struct wl_world *w, int slot)
+{
+	return file_lookup(&w->files[slot]);
+}
+
 /* exec: a fresh image, plus the scenario's shared mappings. */
 static struct mm_struct *new_image(struct wl_world *w)
 {
 	struct mm_struct *mm = exec_mm(w->libs, w->p.nr_libs, w->p.heap_pages,
 				       w->p.stack_pages);
+	struct address_space *f;
 
 	if (!mm || !w->p.nr_files)
 		return mm;
+	f = world_file(w, 0);
+	if (!f)
+		return mm;
 	down_write(&mm->mmap_sem);
 	if (w->p.shm_pages)
-		do_mmap(mm, w->files[0], 0, w->p.shm_pages * P,
-			VM_READ | VM_WRITE | VM_SHARED, 0);
+		do_mmap(mm, f, 0, w->p.shm_pages * P, VM_READ | VM_WRITE | VM_SHARED, 0);
 	for (int i = 0; i < w->p.vmas_per_proc; i++) {
 		/* One-page windows on the file, never adjacent: no merging. */
 		unsigned long pgoff = (unsigned long)i % w->p.file_pages;
 
-		do_mmap(mm, w->files[0], 0, P, VM_READ | ((i & 1) ? VM_SHARED | VM_WRITE : 0),
-			pgoff);
+		do_mmap(mm, f, 0, P, VM_READ | ((i & 1) ? VM_SHARED | VM_WRITE : 0), pgoff);
 	}
 	up_write(&mm->mmap_sem);
+	iput(f);
 	return mm;
 }
 
@@ -107,7 +128,7 @@ struct wl_world *wl_world_create(const struct rt_scenario *s,
 	}
 	for (int i = 0; i < w->p.nr_files; i++) {
 		snprintf(name, sizeof(name), "data%d", i);
-		w->files[i] = file_create(name, w->p.file_pages, w->p.file_pages);
+		rcu_assign_pointer(w->files[i], file_create(name, w->p.file_pages, w->p.file_pages));
 	}
 	for (int i = 0; i < w->p.procs_initial; i++) {
 		struct mm_struct *mm = new_image(w);
@@ -222,7 +243,9 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 	if (op != WL_MMAP_ANON) {
 		if (!w->p.nr_files)
 			return WL_SKIPPED;
-		f = w->files[rnd_below(rng, (unsigned long)w->p.nr_files)];
+		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
+		if (!f)
+			return WL_SKIPPED;
 		if (pages > f->max_pages)
 			pages = f->max_pages;
 		pgoff = rnd_below(rng, f->max_pages - pages + 1);
@@ -232,10 +255,12 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 	down_write(&mm->mmap_sem);
 	if (mm->map_count >= w->p.max_vmas) {
 		up_write(&mm->mmap_sem);
+		iput(f);
 		return WL_SKIPPED;
 	}
 	r = do_mmap(mm, f, 0, pages * P, flags, pgoff);
 	up_write(&mm->mmap_sem);
+	iput(f);		/* the vma holds its own */
 	return r == -ENOMEM ? WL_OOM : r < 0 ? WL_SKIPPED : WL_DONE;
 }
 
@@ -391,17 +416,78 @@ static enum wl_result op_exec(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng)
+/*
+ * ftruncate() through a shared mapping of a process: the file it maps,
+ * named or already unlinked, with a reference. Libraries are mapped
+ * private: only data files are found.
+ */
+static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int worker)
+{
+	struct mm_struct *mm = get_proc(w, rng, worker);
+	struct vm_area_struct *v;
+	struct address_space *f = NULL;
+
+	if (!mm)
+		return NULL;
+	down_read(&mm->mmap_sem);
+	v = pick_vma(mm, rng, VM_SHARED, 0);
+	if (v && v->vm_file) {
+		f = v->vm_file;
+		__iget(f);		/* the vma's reference keeps it alive here */
+	}
+	up_read(&mm->mmap_sem);
+	mmput(mm);
+	return f;
+}
+
+/*
+ * truncate, then extend back: half the time a file by name, half the
+ * time one a process maps (so unlinked files still mapped are truncated
+ * too, racing their death).
+ */
+static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct address_space *f;
 	unsigned long size;
 
 	if (!w->p.nr_files)
 		return WL_SKIPPED;
-	f = w->files[rnd_below(rng, (unsigned long)w->p.nr_files)];
+	if (wl_rand(rng) & 1)
+		f = mapped_file(w, rng, worker);
+	else
+		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
+	if (!f)
+		return WL_SKIPPED;
 	size = rnd_below(rng, f->max_pages);
 	vmtruncate(f, size);
 	file_extend(f, f->max_pages);
+	iput(f);
+	return WL_DONE;
+}
+
+/*
+ * unlink + close of a data file, and a new file of the same size under
+ * its name: the old one dies now if nothing maps it (its page cache
+ * truncated under reclaim's feet), else with its last vma.
+ */
+static enum wl_result op_unlink(struct wl_world *w, uint64_t *rng)
+{
+	int slot;
+	struct address_space *old, *f;
+	char name[32];
+
+	if (!w->p.nr_files)
+		return WL_SKIPPED;
+	slot = (int)rnd_below(rng, (unsigned long)w->p.nr_files);
+	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
+	snprintf(name, sizeof(name), "data%d.%lu", slot, ++w->file_generation);
+	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
+	f = file_create(name, w->p.file_pages, w->p.file_pages);
+	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
+	old = rcu_dereference_protected(w->files[slot], true);
+	rcu_assign_pointer(w->files[slot], f);
+	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
+	file_destroy(old);	/* the name's reference */
 	return WL_DONE;
 }
 
@@ -454,7 +540,9 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	case WL_EXEC:
 		return op_exec(w, rng);
 	case WL_TRUNCATE:
-		return op_truncate(w, rng);
+		return op_truncate(w, rng, worker);
+	case WL_UNLINK:
+		return op_unlink(w, rng);
 	default:
 		break;
 	}
@@ -505,18 +593,15 @@ unsigned long wl_world_audit(struct wl_world *w, unsigned long *mapped_pages)
 {
 	struct vm_audit_stats st;
 	struct mm_struct **mms = rt_calloc((size_t)w->p.procs_max, sizeof(*mms));
-	struct address_space **all = rt_calloc((size_t)(w->p.nr_libs + w->p.nr_files) + 1,
-					       sizeof(*all));
+	struct address_space **all;
 	int n = 0, nf = 0;
 	unsigned long v;
 
 	for (int i = 0; i < w->p.procs_max; i++)
 		if (w->procs[i])
 			mms[n++] = w->procs[i];
-	for (int i = 0; i < w->p.nr_libs; i++)
-		all[nf++] = w->libs[i];
-	for (int i = 0; i < w->p.nr_files; i++)
-		all[nf++] = w->files[i];
+	/* Every live file: the named ones, and unlinked ones still mapped. */
+	all = file_list_snapshot(&nf);
 	v = vm_audit(mms, n, all, nf, &st);
 	if (mapped_pages)
 		*mapped_pages = st.pages_mapped;
@@ -538,8 +623,11 @@ unsigned long wl_world_destroy(struct wl_world *w)
 		file_destroy(w->libs[i]);
 	}
 	for (int i = 0; i < w->p.nr_files; i++) {
-		vmtruncate(w->files[i], 0);
-		file_destroy(w->files[i]);
+		struct address_space *f = rcu_dereference_protected(w->files[i], true);
+
+		vmtruncate(f, 0);
+		file_destroy(f);
+		rcu_assign_pointer(w->files[i], NULL);
 	}
 	/* Swap cache pages whose last user exited under a page-lock try. */
 	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
