@@ -16,6 +16,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_VMA_START_UNLOCKED] = "vma-start-unlocked",
 	[INJECT_TRUNCATE_NO_RECHECK] = "truncate-no-recheck",
 	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
+	[INJECT_TLB_FLUSH_SKIP] = "tlb-flush-skip",
 };
 
 const char *inject_name(enum inject_bug bug)

@@ -35,6 +35,8 @@ enum inject_bug {
 	INJECT_TRUNCATE_NO_RECHECK,
 	/* page_convert_anon() is called without lock_page(). */
 	INJECT_CONVERT_ANON_UNLOCKED,
+	/* flush_tlb_*() returns without waiting for the CPUs using the old pte. */
+	INJECT_TLB_FLUSH_SKIP,
 	INJECT_NR_BUGS,
 };
 

@@ -31,6 +31,7 @@ struct task_struct {
 	char comm[TASK_COMM_LEN];	/* set at attach, then read-only */
 	int id;				/* set at attach, then read-only */
 	int sched_slot;			/* owner: deterministic scheduler slot, -1 none */
+	int tlb_cpu;			/* owner: its slot in tlbflush.c, -1 before its first access */
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;

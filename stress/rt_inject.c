@@ -146,6 +146,26 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "before any race; the model's files live for the whole run, so there is "
 			  "no dying mapping for ASan or TSan to see",
 	},
+	[INJECT_TLB_FLUSH_SKIP] = {
+		.name = "tlb-flush-skip",
+		.summary = "flush_tlb_mm/page/range() return without waiting for the CPUs still "
+			   "inside an access that walked the old pte (the model's IPI handshake "
+			   "skipped)",
+		.history = "the missed and lazily deferred TLB shootdowns of the era: a CPU "
+			   "that keeps a stale translation stores into a page that zap, reclaim "
+			   "or COW already freed; 2.6's flush_tlb_others() spins until every "
+			   "CPU of mm->cpu_vm_mask acknowledged for exactly this reason",
+		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "mm_access:after_mmu",
+		.caveat = "the access window is a few instructions: the run perturbs the yield "
+			  "point inside it (after the MMU step, before the load or store). The "
+			  "access itself reports the page freed under it, or a later read the "
+			  "lost store (data integrity); pages live in mem_map, so ASan sees "
+			  "nothing; under --sched the young bit a fresh access leaves makes "
+			  "reclaim skip the page, and truncate rarely meets the window",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 
