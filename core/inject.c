@@ -17,6 +17,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_TRUNCATE_NO_RECHECK] = "truncate-no-recheck",
 	[INJECT_CONVERT_ANON_UNLOCKED] = "convert-anon-unlocked",
 	[INJECT_TLB_FLUSH_SKIP] = "tlb-flush-skip",
+	[INJECT_COW_ESTABLISH] = "cow-establish",
 };
 
 const char *inject_name(enum inject_bug bug)

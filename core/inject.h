@@ -37,6 +37,8 @@ enum inject_bug {
 	INJECT_CONVERT_ANON_UNLOCKED,
 	/* flush_tlb_*() returns without waiting for the CPUs using the old pte. */
 	INJECT_TLB_FLUSH_SKIP,
+	/* COW installs the copy's pte first and flushes the old one after. */
+	INJECT_COW_ESTABLISH,
 	INJECT_NR_BUGS,
 };
 

@@ -314,6 +314,18 @@ static void chain_free(struct pte_chain *chain)
 }
 
 /*
+ * establish_pte() of 2.6.3: replace a present pte (a COW copy, or the
+ * same page made writable) and flush the old translation.
+ * Context: page_table_lock held.
+ */
+static void establish_pte(struct vm_area_struct *vma, unsigned long address,
+			  pte_t *ptep, pte_t entry)
+{
+	set_pte(ptep, entry);
+	flush_tlb_page(vma, address);
+}
+
+/*
  * do_anonymous_page() - page_table_lock held on entry, dropped on return.
  * A read maps the zero page; a write a new zeroed anonymous page.
  */
@@ -356,15 +368,21 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	}
 	page->index = anon_page_index(vma, address);
 	mm->rss++;
-	if (pte_present(ptep_get(ptep))) {
-		/*
-		 * A reader may still see the zero page: its translation goes
-		 * before the new page's comes (see do_wp_page()).
-		 */
-		ptep_get_and_clear(ptep);
-		flush_tlb_page(vma, address);
+	if (pte_present(ptep_get(ptep)) && injected(INJECT_COW_ESTABLISH)) {
+		/* Seeded bug: the new page first, the zero page's flush after. */
+		establish_pte(vma, address, ptep,
+			      pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
+	} else {
+		if (pte_present(ptep_get(ptep))) {
+			/*
+			 * A reader may still see the zero page: its translation
+			 * goes before the new page's comes (see do_wp_page()).
+			 */
+			ptep_get_and_clear(ptep);
+			flush_tlb_page(vma, address);
+		}
+		set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
 	}
-	set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
 	chain = rmap->page_add_rmap(page, vma, address, ptep, true, chain);
 	lru_cache_add_active(page);
 	spin_unlock(&mm->page_table_lock);
@@ -500,18 +518,6 @@ retry:
 }
 
 /*
- * establish_pte() of 2.6.3: replace a present pte (a COW copy, or the
- * same page made writable) and flush the old translation.
- * Context: page_table_lock held.
- */
-static void establish_pte(struct vm_area_struct *vma, unsigned long address,
-			  pte_t *ptep, pte_t entry)
-{
-	set_pte(ptep, entry);
-	flush_tlb_page(vma, address);
-}
-
-/*
  * do_wp_page() - a write to a present read-only pte. page_table_lock held
  * on entry, dropped on return. Mirrors mm/memory.c of 2.6.3: reuse an
  * exclusive anonymous page, else copy it.
@@ -586,15 +592,23 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		 * flushes first, then installs the copy, as later kernels'
 		 * ptep_clear_flush() there does.
 		 */
-		ptep_get_and_clear(ptep);
-		flush_tlb_page(vma, address);
+		if (!injected(INJECT_COW_ESTABLISH)) {
+			ptep_get_and_clear(ptep);
+			flush_tlb_page(vma, address);
+		}
 		if (PageReserved(old_page))
 			mm->rss++;
 		else
 			rmap->page_remove_rmap(old_page, ptep);
 		new_page->index = anon_page_index(vma, address);
-		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
-			mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		if (injected(INJECT_COW_ESTABLISH)) {
+			/* Seeded bug: 2.6.3's ptep_establish(), copy first. */
+			establish_pte(vma, address, ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
+				mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		} else {
+			set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
+				mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		}
 		/* The pte's reference, once no CPU can use the old pte. */
 		if (!PageReserved(old_page))
 			put_page(old_page);

@@ -166,6 +166,23 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "nothing; under --sched the young bit a fresh access leaves makes "
 			  "reclaim skip the page, and truncate rarely meets the window",
 	},
+	[INJECT_COW_ESTABLISH] = {
+		.name = "cow-establish",
+		.summary = "do_wp_page() (and a write fault replacing the zero page) installs "
+			   "the copy's pte and only then flushes the old translation",
+		.history = "2.6.3's break_cow() used ptep_establish(): set_pte() then "
+			   "flush_tlb_page(), so a CPU still holding the old translation reads "
+			   "the old page after another CPU of the process wrote the copy; later "
+			   "kernels clear and flush first (ptep_clear_flush() in do_wp_page())",
+		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "mm_access:after_mmu",
+		.caveat = "a load through the old translation, stalled inside its access "
+			  "window, checks the old page against the stamp a store through the "
+			  "copy already recorded (data integrity); nothing is freed early, so "
+			  "no sanitizer sees it",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 
