@@ -16,7 +16,7 @@
  *       page_table_lock
  *         tree_lock       page_tree slots and nrpages
  *     lru_lock            (lru_cache_add() of a new page)
- * shadow_lock             the shadow stamps: innermost, under page_table_lock
+ * (the shadow stamps take no lock: the accesses' protocol in page.h)
  *
  * References: the page cache holds one reference per cached page, taken in
  * add_to_page_cache() and dropped by whoever calls remove_from_page_cache().
@@ -83,7 +83,6 @@ struct address_space *file_create(const char *name, unsigned long size,
 	mapping->nrpages = 0;
 	mapping->truncate_count = 0;
 	spin_lock_init(&mapping->tree_lock, LOCK_CLASS_TREE_LOCK);
-	spin_lock_init(&mapping->shadow_lock, LOCK_CLASS_DATA_SHADOW);
 	sema_init(&mapping->i_shared_sem, 1, LOCK_CLASS_I_SHARED_SEM);
 	sema_init(&mapping->i_sem, 1, LOCK_CLASS_I_SEM);
 	INIT_LIST_HEAD(&mapping->i_mmap);
@@ -419,10 +418,15 @@ static void truncate_backing(struct address_space *mapping,
 {
 	for (unsigned long index = start; index < end; index++)
 		__atomic_store_n(&mapping->backing[index], 0, __ATOMIC_RELEASE);
-	spin_lock(&mapping->shadow_lock);
-	for (unsigned long index = start; index < end; index++)
-		WRITE_ONCE(mapping->shadow[index], 0);
-	spin_unlock(&mapping->shadow_lock);
+	/*
+	 * The ptes are gone and flushed: no access stores here any more,
+	 * but one that raced the truncate as a seeded bug may, so wait out
+	 * its half-done store (page.h) rather than tear it.
+	 */
+	for (unsigned long index = start; index < end; index++) {
+		shadow_update_begin(&mapping->shadow[index]);
+		shadow_update_end(&mapping->shadow[index], 0);
+	}
 }
 
 /* Raise i_size to @new_size (clamped). Caller holds i_sem. */
@@ -460,7 +464,7 @@ static void __file_extend(struct address_space *mapping, unsigned long new_size)
  * i_sem.
  *
  * Context: may sleep; takes i_sem, then i_shared_sem and page_table_locks
- * (in unmap_mapping_range()), lock_page, tree_lock, shadow_lock. No
+ * (in unmap_mapping_range()), lock_page, tree_lock. No
  * emulated lock held.
  */
 void vmtruncate(struct address_space *mapping, unsigned long new_size)

@@ -10,6 +10,7 @@
 #include "inject.h"
 #include "mm-internal.h"
 #include "perturb.h"
+#include "tlbflush.h"
 
 #include <errno.h>
 
@@ -78,6 +79,11 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 				break;
 		}
 	}
+	/*
+	 * dup_mmap() of 2.6.3: one flush of the parent for every pte
+	 * copy_page_range() write-protected, before mmap_sem is released.
+	 */
+	flush_tlb_mm(oldmm);
 	up_write(&oldmm->mmap_sem);
 	if (err) {
 		mmput(mm);	/* exit_mmap() undoes the partial copy */

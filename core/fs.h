@@ -56,11 +56,11 @@ struct address_space {
 	uint64_t *backing;		/* atomic words */
 	/*
 	 * Expected contents per offset (the data-integrity check): the stamp
-	 * last written through a shared mapping, 0 after truncate. Updated with
-	 * the page's data word under shadow_lock.
+	 * last written through a shared mapping, 0 after truncate. Atomic
+	 * words, updated with the page's data word by the accesses' own
+	 * protocol (page.h: shadow_update_begin()), no lock.
 	 */
 	uint64_t *shadow;
-	spinlock_t shadow_lock;
 	int id;				/* read-only */
 	char name[32];			/* read-only */
 

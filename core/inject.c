@@ -20,6 +20,8 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_EXPAND_STACK_NO_PTL] = "expand-stack-no-ptl",
 	[INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK] = "install-page-no-truncate-check",
 	[INJECT_FILE_FREE_NOW] = "file-free-now",
+	[INJECT_TLB_FLUSH_SKIP] = "tlb-flush-skip",
+	[INJECT_COW_ESTABLISH] = "cow-establish",
 };
 
 const char *inject_name(enum inject_bug bug)

@@ -43,6 +43,10 @@ enum inject_bug {
 	INJECT_INSTALL_PAGE_NO_TRUNCATE_CHECK,
 	/* A file's address_space is freed at its last iput(), not after RCU. */
 	INJECT_FILE_FREE_NOW,
+	/* flush_tlb_*() returns without waiting for the CPUs using the old pte. */
+	INJECT_TLB_FLUSH_SKIP,
+	/* COW installs the copy's pte first and flushes the old one after. */
+	INJECT_COW_ESTABLISH,
 	INJECT_NR_BUGS,
 };
 

@@ -22,10 +22,10 @@
  *             lru_lock
  *
  * i_sem is 2.6's inode semaphore, held by truncate (and by a write whose
- * copy_from_user() faults, hence above mmap_sem). zone->lock,
- * kmem_cache->lock and data_shadow (the harness's lock pairing a page's
- * data with its expected stamp) are innermost: allocation may happen
- * under any lock above (GFP_ATOMIC), and nothing is taken under them.
+ * copy_from_user() faults, hence above mmap_sem). zone->lock and
+ * kmem_cache->lock are innermost: allocation may happen under any lock
+ * above (GFP_ATOMIC), and nothing is taken under them. A user access
+ * (mm_access()) takes none of these: see core/tlbflush.c.
  *
  * This comment is parsed by tests/check_lockdep.c and compared with
  * order_parents[] below: change both or neither.
@@ -98,7 +98,6 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
 	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
 	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
-	{ LOCK_CLASS_DATA_SHADOW, "data_shadow", { -1, -1 }, true },
 };
 
 static pthread_once_t classes_once = PTHREAD_ONCE_INIT;

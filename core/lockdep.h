@@ -36,7 +36,6 @@ enum lock_class_id {
 	LOCK_CLASS_TREE_LOCK,		/* mapping->tree_lock */
 	LOCK_CLASS_ZONE_LOCK,		/* zone->lock (buddy free lists) */
 	LOCK_CLASS_SLAB_LOCK,		/* kmem_cache->lock */
-	LOCK_CLASS_DATA_SHADOW,		/* the harness's expected-contents lock */
 	LOCK_CLASS_NR_STATIC,
 	/* Classes registered at run time (tests, demos) follow. */
 	LOCK_CLASS_MAX = 40,

@@ -11,7 +11,7 @@
  *       i_shared_sem                 unmap_mapping_range
  *         page_table_lock            every pte change
  *           PG_chainlock/PG_maplock  inside page_add_rmap/page_remove_rmap
- *             lru_lock, swap_lock, data_shadow
+ *             lru_lock, swap_lock
  * A fault drops page_table_lock to allocate or to read a page, then
  * re-checks the pte it sampled before installing anything.
  */
@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "swap.h"
+#include "tlbflush.h"
 
 /* ---- zapping ---- */
 
@@ -42,31 +43,128 @@ static void free_page_and_swap_cache(struct page *page)
 	put_page(page);
 }
 
-/* Unmap one pte (zap_page_range, remap_file_pages). page_table_lock held. */
-void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address)
+/*
+ * The mmu_gather of 2.6 (include/asm-generic/tlb.h): the pages whose
+ * ptes a zap cleared wait here for the TLB flush, and only then lose the
+ * pte's reference, as tlb_finish_mmu() frees them after flush_tlb_mm();
+ * the data shadow of their addresses changes after the flush too (an
+ * access still using the old pte checks against it). A full batch is
+ * flushed early, as tlb_remove_page() does.
+ */
+#define FREE_PTE_NR	64
+
+struct mmu_gather {
+	struct mm_struct *mm;
+	unsigned int nr;
+	struct {
+		struct page *page;	/* the pte's reference; NULL: the zero page */
+		bool dirty;		/* the pte was dirty */
+		unsigned long address;
+		uint64_t shadow;	/* the address's shadow slot after the flush */
+	} batch[FREE_PTE_NR];
+};
+
+static void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
+{
+	tlb->mm = mm;
+	tlb->nr = 0;
+}
+
+static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_t v)
+{
+	uint64_t *s = v ? shadow_slot(mm, address) : shadow_slot_lookup(mm, address);
+
+	if (s)
+		__atomic_store_n(s, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * tlb_flush_mmu(): flush, then drop what the batch held. The shadow slots
+ * change with page_table_lock still held, so no fault maps the address
+ * again before its new stamp is in place.
+ */
+static void tlb_flush_mmu(struct mmu_gather *tlb)
+{
+	if (!tlb->nr)
+		return;
+	flush_tlb_mm(tlb->mm);
+	for (unsigned int i = 0; i < tlb->nr; i++) {
+		struct page *page = tlb->batch[i].page;
+
+		set_shadow_slot(tlb->mm, tlb->batch[i].address, tlb->batch[i].shadow);
+		if (!page)
+			continue;
+		/*
+		 * The dirty bit reaches the page only now: a store through
+		 * the old pte that lands before the flush returns must not
+		 * find the page cleaned by a writeback that ran since the
+		 * pte was cleared. (2.6 moved it at the clear; the store
+		 * then could be lost, which only a racing munmap or
+		 * truncate, whose data goes anyway, could see. The audit
+		 * counts every store that returned, so the model waits.)
+		 */
+		if (tlb->batch[i].dirty)
+			set_page_dirty(page);
+		free_page_and_swap_cache(page);
+	}
+	tlb->nr = 0;
+}
+
+static void tlb_remove_page(struct mmu_gather *tlb, struct page *page, bool dirty,
+			    unsigned long address, uint64_t shadow)
+{
+	tlb->batch[tlb->nr].page = page;
+	tlb->batch[tlb->nr].dirty = dirty;
+	tlb->batch[tlb->nr].address = address;
+	tlb->batch[tlb->nr].shadow = shadow;
+	if (++tlb->nr == FREE_PTE_NR)
+		tlb_flush_mmu(tlb);
+}
+
+static void tlb_finish_mmu(struct mmu_gather *tlb)
+{
+	tlb_flush_mmu(tlb);
+}
+
+/*
+ * Clear one pte (zap_pte_range()'s body): rmap, rss and dirty/young bits
+ * now; a present pte's page reference and the address's shadow, which
+ * becomes @shadow, once the TLB is flushed. page_table_lock held.
+ */
+static void zap_pte(struct mmu_gather *tlb, pte_t *ptep, unsigned long address,
+		    uint64_t shadow)
 {
 	pte_t pte = ptep_get_and_clear(ptep);
-	uint64_t *shadow = shadow_slot_lookup(mm, address);
 
-	if (shadow)
-		__atomic_store_n(shadow, 0, __ATOMIC_RELAXED);
-	if (pte_none(pte))
-		return;
 	if (pte_present(pte)) {
 		struct page *page = pfn_to_page(pte_pfn(pte));
 
-		if (PageReserved(page))
-			return;		/* the zero page: no rmap, no rss */
-		if (pte_dirty(pte))
-			set_page_dirty(page);
+		if (PageReserved(page)) {
+			/* The zero page: no rmap, no rss; the flush still counts. */
+			tlb_remove_page(tlb, NULL, false, address, shadow);
+			return;
+		}
 		if (pte_young(pte))
 			SetPageReferenced(page);
 		rmap->page_remove_rmap(page, ptep);
-		mm->rss--;
-		free_page_and_swap_cache(page);
-	} else if (!pte_file(pte)) {
-		free_swap_and_cache(pte_to_swp_entry(pte));
+		tlb->mm->rss--;
+		tlb_remove_page(tlb, page, pte_dirty(pte), address, shadow);
+		return;
 	}
+	/* No translation to flush: the shadow may change at once. */
+	set_shadow_slot(tlb->mm, address, shadow);
+	if (!pte_none(pte) && !pte_file(pte))
+		free_swap_and_cache(pte_to_swp_entry(pte));
+}
+
+/* Unmap one pte and flush (remap_file_pages). page_table_lock held. */
+void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address)
+{
+	struct mmu_gather tlb;
+
+	tlb_gather_mmu(&tlb, mm);
+	zap_pte(&tlb, ptep, address, 0);
+	tlb_finish_mmu(&tlb);
 }
 
 void zap_page_range(struct vm_area_struct *vma, unsigned long address,
@@ -74,8 +172,10 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long address,
 {
 	struct mm_struct *mm = vma->vm_mm;
 	unsigned long end = address + size;
+	struct mmu_gather tlb;
 
 	spin_lock(&mm->page_table_lock);
+	tlb_gather_mmu(&tlb, mm);
 	for (unsigned long a = address; a < end; a += PAGE_SIZE) {
 		pte_t *ptep = pte_offset(mm->pgd, a);
 
@@ -84,8 +184,10 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long address,
 			a = pgd_addr_end(a, end) - PAGE_SIZE;
 			continue;
 		}
-		zap_one_pte(mm, ptep, a);
+		zap_pte(&tlb, ptep, a, 0);
 	}
+	/* Flush and free with page_table_lock held, as 2.6.3 did. */
+	tlb_finish_mmu(&tlb);
 	spin_unlock(&mm->page_table_lock);
 }
 
@@ -93,11 +195,14 @@ void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 			 unsigned long last)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	struct mmu_gather tlb;
 
 	spin_lock(&mm->page_table_lock);
+	tlb_gather_mmu(&tlb, mm);
 	for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
 		pte_t *ptep = pte_offset(mm->pgd, a);
 		struct page *page;
+		unsigned long pgoff;
 		pte_t pte;
 
 		if (!ptep)
@@ -117,15 +222,11 @@ void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 		 * As 2.6.9's zap_pte_range() with details->nonlinear_vma: the
 		 * page goes, the offset stays in a file pte.
 		 */
-		{
-			unsigned long pgoff = page->index;
-
-			zap_one_pte(mm, ptep, a);
-			set_pte(ptep, pgoff_to_pte(pgoff));
-			__atomic_store_n(shadow_slot(mm, a), SHADOW_NONLINEAR | pgoff,
-					 __ATOMIC_RELAXED);
-		}
+		pgoff = page->index;
+		zap_pte(&tlb, ptep, a, SHADOW_NONLINEAR | pgoff);
+		set_pte(ptep, pgoff_to_pte(pgoff));
 	}
+	tlb_finish_mmu(&tlb);
 	spin_unlock(&mm->page_table_lock);
 }
 
@@ -213,6 +314,18 @@ static void chain_free(struct pte_chain *chain)
 }
 
 /*
+ * establish_pte() of 2.6.3: replace a present pte (a COW copy, or the
+ * same page made writable) and flush the old translation.
+ * Context: page_table_lock held.
+ */
+static void establish_pte(struct vm_area_struct *vma, unsigned long address,
+			  pte_t *ptep, pte_t entry)
+{
+	set_pte(ptep, entry);
+	flush_tlb_page(vma, address);
+}
+
+/*
  * do_anonymous_page() - page_table_lock held on entry, dropped on return.
  * A read maps the zero page; a write a new zeroed anonymous page.
  */
@@ -255,7 +368,21 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	}
 	page->index = anon_page_index(vma, address);
 	mm->rss++;
-	set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
+	if (pte_present(ptep_get(ptep)) && injected(INJECT_COW_ESTABLISH)) {
+		/* Seeded bug: the new page first, the zero page's flush after. */
+		establish_pte(vma, address, ptep,
+			      pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
+	} else {
+		if (pte_present(ptep_get(ptep))) {
+			/*
+			 * A reader may still see the zero page: its translation
+			 * goes before the new page's comes (see do_wp_page()).
+			 */
+			ptep_get_and_clear(ptep);
+			flush_tlb_page(vma, address);
+		}
+		set_pte(ptep, pte_mkdirty(pte_mkwrite(mk_pte(page_to_pfn(page), PAGE_SHARED))));
+	}
 	chain = rmap->page_add_rmap(page, vma, address, ptep, true, chain);
 	lru_cache_add_active(page);
 	spin_unlock(&mm->page_table_lock);
@@ -304,9 +431,12 @@ retry:
 			put_page(page);
 			return VM_FAULT_OOM;
 		}
-		spin_lock(&mapping->shadow_lock);
+		/*
+		 * The copy reads the data word once, as the kernel's
+		 * copy_user_highpage() reads the page: a store racing it
+		 * lands before or after, and the copy's stamp is what it read.
+		 */
 		cow_value = page_data_read(page);
-		spin_unlock(&mapping->shadow_lock);
 		page_data_write(new_page, cow_value);
 		put_page(page);
 		page = new_page;
@@ -399,7 +529,7 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 
 	if (vma->vm_flags & VM_SHARED) {
 		/* A shared page after mprotect(PROT_WRITE): no copy. */
-		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
+		establish_pte(vma, address, ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
 		spin_unlock(&mm->page_table_lock);
 		return VM_FAULT_MINOR;
 	}
@@ -414,7 +544,8 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 
 		unlock_page(old_page);
 		if (reuse) {
-			set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
+			establish_pte(vma, address, ptep,
+				      pte_mkyoung(pte_mkdirty(pte_mkwrite(pte))));
 			spin_unlock(&mm->page_table_lock);
 			return VM_FAULT_MINOR;
 		}
@@ -436,28 +567,48 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	    (pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) == pte_pfn(pte) &&
 	     !pte_write(ptep_get(ptep)))) {
 		uint64_t *s = shadow_slot(mm, address);
-		struct address_space *mapping = vma->vm_file;
-		bool file_page = mapping && !PageReserved(old_page) &&
-				 !(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE);
 
-		/* The copy: the value this mm sees now. */
-		if (file_page)
-			spin_lock(&mapping->shadow_lock);
+		/*
+		 * The copy: the value this mm sees now, read once (a store
+		 * through another mm's shared mapping may race it: it lands
+		 * before or after). The new page's stamp is in its shadow
+		 * slot before its pte is: an access through the new pte
+		 * checks against the slot, one through the old pte (a file
+		 * page) against the file's shadow (mm_access()).
+		 */
 		value = PageReserved(old_page) ? 0 : page_data_read(old_page);
-		if (file_page)
-			spin_unlock(&mapping->shadow_lock);
 		page_data_write(new_page, value);
 		if (!(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE))
 			__atomic_store_n(s, SHADOW_PRIVATE | value, __ATOMIC_RELAXED);
-		if (PageReserved(old_page)) {
-			mm->rss++;
-		} else {
-			rmap->page_remove_rmap(old_page, ptep);
-			put_page(old_page);	/* the pte's reference */
+		/*
+		 * break_cow(): 2.6.3's ptep_establish() installs the copy and
+		 * then flushes, so for a moment a CPU may still read the old
+		 * page through its stale translation after another has
+		 * written the copy: an ordering anomaly the data-integrity
+		 * check cannot tell from corruption. The model clears and
+		 * flushes first, then installs the copy, as later kernels'
+		 * ptep_clear_flush() there does.
+		 */
+		if (!injected(INJECT_COW_ESTABLISH)) {
+			ptep_get_and_clear(ptep);
+			flush_tlb_page(vma, address);
 		}
+		if (PageReserved(old_page))
+			mm->rss++;
+		else
+			rmap->page_remove_rmap(old_page, ptep);
 		new_page->index = anon_page_index(vma, address);
-		set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
-			mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		if (injected(INJECT_COW_ESTABLISH)) {
+			/* Seeded bug: 2.6.3's ptep_establish(), copy first. */
+			establish_pte(vma, address, ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
+				mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		} else {
+			set_pte(ptep, pte_mkyoung(pte_mkdirty(pte_mkwrite(
+				mk_pte(page_to_pfn(new_page), PAGE_SHARED)))));
+		}
+		/* The pte's reference, once no CPU can use the old pte. */
+		if (!PageReserved(old_page))
+			put_page(old_page);
 		chain = rmap->page_add_rmap(new_page, vma, address, ptep, true, chain);
 		lru_cache_add_active(new_page);
 		new_page = NULL;
@@ -595,7 +746,16 @@ int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 	}
 	if (write && !pte_write(pte))
 		return do_wp_page(mm, vma, address, ptep, pte);	/* zero page too */
-	set_pte(ptep, write ? pte_mkdirty(pte_mkyoung(pte)) : pte_mkyoung(pte));
+	/*
+	 * Another CPU mapped it meanwhile. 2.6.3 rewrites the pte here
+	 * (establish_pte() of the value it read); the model only adds the
+	 * bits, atomically, as the MMU does: a CPU's lock-free dirty bit set
+	 * since the read would otherwise be lost with no flush to notice.
+	 */
+	if (write)
+		ptep_mkdirty(ptep, NULL);
+	else
+		ptep_mkyoung(ptep, NULL);
 	spin_unlock(&mm->page_table_lock);
 	return VM_FAULT_MINOR;
 }
@@ -731,6 +891,21 @@ static void report_wrong_page(struct mm_struct *mm, unsigned long address,
 	vm_report_emit(&r);
 }
 
+static void report_freed_page(struct mm_struct *mm, unsigned long address,
+			      struct page *page, bool write)
+{
+	struct vm_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_AUDIT;
+	snprintf(r.message, sizeof(r.message),
+		 "data integrity: mm %d address %#lx: a %s through a stale translation reached "
+		 "pfn %lu after it was freed (a TLB flush returned before the access ended)",
+		 mm->id, address, write ? "store" : "load", page_to_pfn(page));
+	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
+	vm_report_emit(&r);
+}
+
 enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				bool write, uint64_t *stamp)
 {
@@ -751,17 +926,25 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 		return ACCESS_SEGV;
 
 	for (int tries = 0; tries < ACCESS_TRIES; tries++) {
-		pte_t *ptep = pte_offset(mm->pgd, address);
 		struct address_space *mapping = vma->vm_file;
+		uint64_t *s = shadow_slot(mm, address), *w;
 		bool file_shadow;
 		struct page *page;
-		uint64_t *s, expected;
+		pte_t *ptep;
 		pte_t orig = 0;
 		bool ok;
 
-		/* The MMU: lock-free walk, young/dirty set as hardware does. */
+		/*
+		 * The MMU: lock-free walk, young/dirty set as hardware does,
+		 * inside the window a TLB flush of this mm waits for
+		 * (core/tlbflush.c). No emulated lock from here to
+		 * tlb_access_end().
+		 */
+		tlb_access_begin(mm);
+		ptep = pte_offset(mm->pgd, address);
 		ok = ptep && (write ? ptep_mkdirty(ptep, &orig) : ptep_mkyoung(ptep, &orig));
 		if (!ok) {
+			tlb_access_end();
 			switch (handle_mm_fault(mm, vma, address, write)) {
 			case VM_FAULT_OOM:
 				return ACCESS_OOM;
@@ -771,65 +954,51 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				continue;
 			}
 		}
-
+		/*
+		 * The translation is in this CPU's TLB: a zap, reclaim or COW
+		 * may clear the pte from here on, but its flush waits until
+		 * the load or store below has landed, and only then frees or
+		 * reuses the page.
+		 */
 		yield_point("mm_access:after_mmu");
-		/*
-		 * The load or store itself, with its check. page_table_lock
-		 * makes "the pte still maps this page" and the data access one
-		 * step, as a TLB shootdown would; data_shadow pairs a shared
-		 * page's data with its expected stamp.
-		 */
-		spin_lock(&mm->page_table_lock);
-		/*
-		 * A store needs the dirty bit still set: reclaim may have
-		 * written the page back and a read fault mapped it again clean
-		 * since the MMU set it, and a store through a clean pte would
-		 * be lost at the next writeback.
-		 */
-		if (!pte_present(ptep_get(ptep)) ||
-		    pte_pfn(ptep_get(ptep)) != pte_pfn(orig) ||
-		    (write && (!pte_write(ptep_get(ptep)) || !pte_dirty(ptep_get(ptep))))) {
-			spin_unlock(&mm->page_table_lock);
-			continue;	/* unmapped under us: access again */
-		}
+
 		page = pfn_to_page(pte_pfn(orig));
-		s = shadow_slot(mm, address);
 		/*
 		 * Shared file vmas see the file; private file vmas see it
-		 * until their first copy-on-write, which records the copy's
-		 * value as the page's private stamp.
+		 * through the file's page, and their own stamp through the
+		 * private copy COW made of it (whose stamp do_wp_page() put
+		 * in the slot before the copy's pte). Which one is decided by
+		 * the page this access reached, not by the slot, so an access
+		 * still using the old pte during a COW checks the file page
+		 * against the file. A page of the file has its mapping set
+		 * before any pte maps it; a copy never has (page_add_rmap()
+		 * makes it anonymous only after its pte is in place).
 		 */
 		file_shadow = mapping && !PageReserved(page) &&
 			      ((vma->vm_flags & VM_SHARED) ||
-			       !(__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE));
-		if (file_shadow && page->index != file_offset_at(mm, vma, address)) {
+			       READ_ONCE(page->as.mapping) == mapping);
+		if (file_shadow &&
+		    READ_ONCE(page->index) != file_offset_at(mm, vma, address)) {
 			/* The wrong page of the file: what the address must show is elsewhere. */
 			report_wrong_page(mm, address, page, file_offset_at(mm, vma, address));
-			spin_unlock(&mm->page_table_lock);
+			tlb_access_end();
 			return ACCESS_CORRUPT;
 		}
-		if (file_shadow)
-			spin_lock(&mapping->shadow_lock);
+		w = file_shadow ? &mapping->shadow[READ_ONCE(page->index)] : s;
 		if (write) {
 			uint64_t v = new_stamp(mm);
 
+			shadow_update_begin(w);
 			page_data_write(page, v);
-			if (file_shadow)
-				__atomic_store_n(&mapping->shadow[page->index], v, __ATOMIC_RELAXED);
-			else
-				__atomic_store_n(s, SHADOW_PRIVATE | v, __ATOMIC_RELAXED);
+			shadow_update_end(w, file_shadow ? v : SHADOW_PRIVATE | v);
 			if (stamp)
 				*stamp = v;
 		} else {
-			uint64_t found = PageReserved(page) ? 0 : page_data_read(page);
+			uint64_t found, expected;
 
-			if (file_shadow)
-				expected = __atomic_load_n(&mapping->shadow[page->index],
-							   __ATOMIC_RELAXED);
-			else if (__atomic_load_n(s, __ATOMIC_RELAXED) & SHADOW_PRIVATE)
-				expected = __atomic_load_n(s, __ATOMIC_RELAXED) & ~SHADOW_PRIVATE;
-			else
-				expected = 0;
+			expected = shadow_read_pair(w, PageReserved(page) ? NULL : page, &found);
+			if (!file_shadow)
+				expected = expected & SHADOW_PRIVATE ? expected & ~SHADOW_PRIVATE : 0;
 			if (found != expected) {
 				report_corruption(mm, address, page_to_pfn(page), expected, found);
 				res = ACCESS_CORRUPT;
@@ -837,9 +1006,16 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 			if (stamp)
 				*stamp = found;
 		}
-		if (file_shadow)
-			spin_unlock(&mapping->shadow_lock);
-		spin_unlock(&mm->page_table_lock);
+		/*
+		 * Still inside the window: the page cannot have been freed
+		 * (its pte's reference goes only after the flush that waits
+		 * for this access), unless a flush returned too early.
+		 */
+		if (!PageReserved(page) && page_count(page) <= 0) {
+			report_freed_page(mm, address, page, write);
+			res = ACCESS_CORRUPT;
+		}
+		tlb_access_end();
 		return res;
 	}
 	/* Reclaim kept taking the page away: an OOM-like back-off. */

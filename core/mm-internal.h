@@ -14,7 +14,9 @@
 /*
  * Shadow slots: 0 when the virtual page has no private contents (expect
  * the file's shadow, or 0 for anonymous memory), else SHADOW_PRIVATE | the
- * stamp it must hold. Stamps are below 2^62.
+ * stamp it must hold. Stamps are below 2^61: bit 61 is page.h's
+ * SHADOW_BUSY, which an access holds while it updates a page and its
+ * stamp together.
  */
 #define SHADOW_PRIVATE	(1ULL << 63)
 /*
@@ -112,7 +114,10 @@ static inline unsigned long file_offset_at(struct mm_struct *mm,
 int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
 		    struct vm_area_struct *dst_vma, struct vm_area_struct *vma);
 
-/* Clear one pte: rmap, rss, page reference, swap slot, shadow. ptl held. */
+/*
+ * Clear one pte and flush the TLB: rmap, rss, then (after the flush) the
+ * page reference and the shadow; a swap pte's slot. ptl held.
+ */
 void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address);
 
 /* Zap the ptes of a nonlinear vma that map file offsets [first, last]. */

@@ -12,7 +12,11 @@
  *   mapping->i_shared_sem   the file's vma lists, and vm_start/vm_pgoff of
  *                        file vmas (seed 001's move_vma_start), so an
  *                        rmap walk under it sees consistent bounds
- *   mm->page_table_lock  the ptes, rss, the shadow stamps
+ *   mm->page_table_lock  the ptes, rss, the shadow stamps (which user
+ *                        accesses also update, lock-free: core/page.h)
+ * A user access (mm_access()) takes none of these: a pte change that
+ * removes or write-protects a translation is followed by a TLB flush
+ * that waits for the accesses still using it (core/tlbflush.h).
  */
 #ifndef RT_CORE_MM_H
 #define RT_CORE_MM_H
@@ -80,7 +84,9 @@ struct mm_struct {
 	 * The data-integrity shadow: for every virtual page whose contents are
 	 * private to this mm (anonymous, or a private file page after COW),
 	 * the stamp last written (0: never written). Slots as ptes, entries
-	 * moved/copied/cleared with the ptes. page_table_lock.
+	 * moved/copied/cleared with the ptes (cleared after their flush).
+	 * page_table_lock for the kernel's changes; user stores update them
+	 * with the page's data word by page.h's protocol, no lock.
 	 */
 	pgd_t *shadow;
 	struct rw_semaphore mmap_sem;
@@ -257,9 +263,13 @@ enum mm_access_result {
  * program would do it: walk the page table without locks, set young (and
  * dirty) bits, fault through handle_mm_fault() when the pte is absent or
  * read-only; then read the page's data word and check it against the
- * expected stamp, or write a new stamp.
+ * expected stamp, or write a new stamp. The walk and the load or store
+ * take no emulated lock; they run inside this CPU's TLB window
+ * (tlb_access_begin()/tlb_access_end()), which every flush of the mm
+ * waits for.
  * @stamp: out, the value read or written (may be NULL)
- * Context: mmap_sem held for read.
+ * Context: mmap_sem held for read (the model's callers hold it to find the
+ * vma, as do_page_fault() would; the fault path takes its locks).
  */
 enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				bool write, uint64_t *stamp);

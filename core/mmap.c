@@ -31,6 +31,7 @@
 #include "anon_vma.h"
 #include "die.h"
 #include "slab.h"
+#include "tlbflush.h"
 
 #define TASK_UNMAPPED_BASE	(1UL << 30)
 #define STACK_GROW_MAX		(256UL * PAGE_SIZE)
@@ -585,6 +586,8 @@ static void change_protection(struct vm_area_struct *vma, unsigned long start,
 		if (ptep && pte_present(ptep_get(ptep)))
 			ptep_set_wrprotect(ptep);
 	}
+	/* As 2.6.3's change_protection(): flushed under page_table_lock. */
+	flush_tlb_range(vma, start, end);
 	spin_unlock(&mm->page_table_lock);
 }
 

@@ -8,6 +8,7 @@
  */
 #include "mm-internal.h"
 #include "perturb.h"
+#include "tlbflush.h"
 
 #include <errno.h>
 
@@ -21,20 +22,25 @@ static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr
 	struct mm_struct *mm = new_vma->vm_mm;
 	pte_t *src = pte_offset(mm->pgd, old_addr);
 	uint64_t *src_shadow = shadow_slot_lookup(mm, old_addr);
-	pte_t *dst;
-	pte_t pte;
+	pte_t *dst = NULL;
+	pte_t pte = 0;
 
+	if (src && !pte_none(ptep_get(src))) {
+		dst = pte_alloc(mm->pgd, new_addr);
+		BUG_ON(!pte_none(ptep_get(dst)));
+		/* move_one_page(): the kernel's ptep_clear_flush()... */
+		pte = ptep_get_and_clear(src);
+		flush_tlb_page(new_vma, old_addr);
+	}
+	/* ...the stamp follows once no access uses the old pte... */
 	if (src_shadow && __atomic_load_n(src_shadow, __ATOMIC_RELAXED)) {
 		__atomic_store_n(shadow_slot(mm, new_addr),
 				 __atomic_load_n(src_shadow, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 		__atomic_store_n(src_shadow, 0, __ATOMIC_RELAXED);
 	}
-	if (!src || pte_none(ptep_get(src)))
+	if (pte_none(pte))
 		return;
-	dst = pte_alloc(mm->pgd, new_addr);
-	BUG_ON(!pte_none(ptep_get(dst)));
-	/* copy_one_pte(): the kernel's ptep_clear_flush(), then set_pte(). */
-	pte = ptep_get_and_clear(src);
+	/* ...then copy_one_pte()'s set_pte(). */
 	set_pte(dst, pte);
 	if (pte_present(pte) && pte_pfn(pte) != ZERO_PAGE_PFN) {
 		struct page *page = pfn_to_page(pte_pfn(pte));

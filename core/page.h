@@ -197,4 +197,90 @@ static inline void page_data_write(struct page *page, uint64_t v)
 	__atomic_store_n(&page->data, v, __ATOMIC_RELAXED);
 }
 
+/*
+ * The data-integrity pair: a page's data word and the shadow word that
+ * says what it must hold (the file's shadow[index] for a file page, the
+ * mm's shadow slot for private memory). User accesses take no kernel
+ * lock (core/tlbflush.c), so two CPUs may store into one page at once,
+ * and a load may meet a store half done. The pair is kept consistent by
+ * the accesses themselves, with harness-private synchronisation that is
+ * no emulated lock (lockdep, the lock statistics and the deterministic
+ * scheduler's lock points do not see it):
+ *
+ *   store:  set SHADOW_BUSY in the shadow word (CAS, waiting while
+ *           another store holds it); release fence; data = v; release
+ *           fence; shadow = the new value (BUSY clear)
+ *   load:   e1 = shadow (not BUSY); acquire fence; d = data; acquire
+ *           fence; e2 = shadow; retry unless e1 == e2
+ *
+ * a seqlock whose sequence is the shadow word itself (stamps are unique,
+ * so a completed store always changes it). A load that passes compares d
+ * with e1: an exact check, since no store to the page began or ended
+ * between its two reads of the shadow.
+ *
+ * Why it cannot hide a race between kernel-side operations: every word
+ * it touches is an atomic; its ordering comes from relaxed atomics and
+ * fences, which ThreadSanitizer does not model as synchronisation, so it
+ * adds no happens-before edge at all for TSan; on the hardware the fences
+ * order only these two words. Only user accesses (and truncate's zeroing
+ * of the file shadow, which waits for BUSY like a store) take part; the
+ * kernel-side readers of the data word (COW's copy, writeback) read it
+ * alone, as the kernel reads a page.
+ */
+#define SHADOW_BUSY	(1ULL << 61)
+
+/* Begin a store to the pair whose shadow word is @w. Return: its old value. */
+static inline uint64_t shadow_update_begin(uint64_t *w)
+{
+	struct lock_wait lw = { 0 };
+	uint64_t old;
+
+	for (;;) {
+		old = __atomic_load_n(w, __ATOMIC_RELAXED);
+		if (!(old & SHADOW_BUSY) &&
+		    __atomic_compare_exchange_n(w, &old, old | SHADOW_BUSY, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			break;
+		lock_wait_relax(&lw);
+	}
+	/* Pairs with the second acquire fence in shadow_read_pair(). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	return old;
+}
+
+/* End the store begun by shadow_update_begin(): @w becomes @v. */
+static inline void shadow_update_end(uint64_t *w, uint64_t v)
+{
+	BUG_ON(v & SHADOW_BUSY);
+	/* Pairs with the first acquire fence in shadow_read_pair(). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(w, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * A consistent snapshot of the pair: *@data from @page (0 for NULL: the
+ * zero page), and the shadow value it must be checked against.
+ */
+static inline uint64_t shadow_read_pair(uint64_t *w, const struct page *page,
+					uint64_t *data)
+{
+	struct lock_wait lw = { 0 };
+	uint64_t e1, e2;
+
+	for (;;) {
+		e1 = __atomic_load_n(w, __ATOMIC_RELAXED);
+		if (!(e1 & SHADOW_BUSY)) {
+			/* Pairs with the fence in shadow_update_end(). */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			*data = page ? page_data_read(page) : 0;
+			/* Pairs with the fence in shadow_update_begin(). */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			e2 = __atomic_load_n(w, __ATOMIC_RELAXED);
+			if (e1 == e2)
+				return e1;
+		}
+		lock_wait_relax(&lw);
+	}
+}
+
 #endif /* RT_CORE_PAGE_H */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "swap.h"
+#include "tlbflush.h"
 
 /*
  * The designs built, by mode. A design that is not built yet has a NULL
@@ -172,8 +173,13 @@ int unmap_one_pte(struct page *page, struct mm_struct *mm, struct vm_area_struct
 	if (ptep_test_and_clear_young(ptep))
 		return SWAP_FAIL;
 
-	/* The kernel's ptep_clear_flush(): the MMU sees the slot empty from here. */
+	/*
+	 * The kernel's ptep_clear_flush(): the MMU sees the slot empty from
+	 * here, and once the flush returns no CPU still uses the old pte (a
+	 * store through it has landed, its dirty bit is in @pte).
+	 */
 	pte = ptep_get_and_clear(ptep);
+	flush_tlb_page(vma, address);
 	BUG_ON(!pte_present(pte));
 	BUG_ON(pte_pfn(pte) != page_to_pfn(page));
 

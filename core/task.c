@@ -14,6 +14,7 @@
 #include "die.h"
 #include "lockdep.h"
 #include "rcu.h"
+#include "tlbflush.h"
 
 _Thread_local struct task_struct *current_task
 	__attribute__((tls_model("initial-exec")));
@@ -37,6 +38,7 @@ static struct task_struct *task_alloc(const char *name)
 	RT_PTHREAD(pthread_mutex_lock(&task_list_lock));
 	t->id = next_task_id++;
 	t->sched_slot = -1;
+	t->tlb_cpu = -1;
 	t->next = task_list;
 	t->prev = NULL;
 	if (task_list)
@@ -93,6 +95,7 @@ static void task_detach(struct task_struct *t)
 		rt_rcu_unregister_thread();
 		t->rcu_registered = false;
 	}
+	tlb_task_exit(t);
 	current_task = NULL;
 	task_free(t);
 }

@@ -35,6 +35,7 @@ struct task_struct {
 	int id;				/* set at attach, then read-only */
 	int sched_slot;			/* owner: deterministic scheduler slot, -1 none */
 	unsigned int flags;		/* owner: PF_MEMALLOC */
+	int tlb_cpu;			/* owner: its slot in tlbflush.c, -1 before its first access */
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;

@@ -211,6 +211,43 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "audit, or exit's rss BUG). The window is two stores: the run perturbs "
 			  "that one yield point; --sched random (4 threads, 20000 steps) misses it",
 	},
+	[INJECT_TLB_FLUSH_SKIP] = {
+		.name = "tlb-flush-skip",
+		.summary = "flush_tlb_mm/page/range() return without waiting for the CPUs still "
+			   "inside an access that walked the old pte (the model's IPI handshake "
+			   "skipped)",
+		.history = "the missed and lazily deferred TLB shootdowns of the era: a CPU "
+			   "that keeps a stale translation stores into a page that zap, reclaim "
+			   "or COW already freed; 2.6's flush_tlb_others() spins until every "
+			   "CPU of mm->cpu_vm_mask acknowledged for exactly this reason",
+		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "mm_access:after_mmu",
+		.caveat = "the access window is a few instructions: the run perturbs the yield "
+			  "point inside it (after the MMU step, before the load or store). The "
+			  "access itself reports the page freed under it, or a later read the "
+			  "lost store (data integrity); pages live in mem_map, so ASan sees "
+			  "nothing; under --sched the young bit a fresh access leaves makes "
+			  "reclaim skip the page, and truncate rarely meets the window",
+	},
+	[INJECT_COW_ESTABLISH] = {
+		.name = "cow-establish",
+		.summary = "do_wp_page() (and a write fault replacing the zero page) installs "
+			   "the copy's pte and only then flushes the old translation",
+		.history = "2.6.3's break_cow() used ptep_establish(): set_pte() then "
+			   "flush_tlb_page(), so a CPU still holding the old translation reads "
+			   "the old page after another CPU of the process wrote the copy; later "
+			   "kernels clear and flush first (ptep_clear_flush() in do_wp_page())",
+		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "mm_access:after_mmu",
+		.caveat = "a load through the old translation, stalled inside its access "
+			  "window, checks the old page against the stamp a store through the "
+			  "copy already recorded (data integrity); nothing is freed early, so "
+			  "no sanitizer sees it",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

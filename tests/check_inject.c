@@ -52,6 +52,8 @@ static const struct {
 	{ "truncate-no-recheck", "asan", NULL },
 	{ "convert-anon-unlocked", "asan", NULL },
 	{ "convert-anon-unlocked", "tsan", NULL },
+	{ "tlb-flush-skip", "asan", NULL },
+	{ "cow-establish", "asan", NULL },
 };
 
 /*

@@ -245,8 +245,7 @@ START_TEST(test_lockdep_comment_tree_matches_table)
 
 	ck_assert_int_ge(n, 10);
 	for (int c = 0; c < LOCK_CLASS_NR_STATIC; c++) {
-		if (c == LOCK_CLASS_ZONE_LOCK || c == LOCK_CLASS_SLAB_LOCK ||
-		    c == LOCK_CLASS_DATA_SHADOW) {
+		if (c == LOCK_CLASS_ZONE_LOCK || c == LOCK_CLASS_SLAB_LOCK) {
 			ck_assert_msg(!seen[c], "%s is innermost, not in the tree",
 				      lock_class_name(c));
 			continue;
