@@ -128,8 +128,9 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.name = "truncate-no-recheck",
 		.summary = "do_no_page() maps the page without re-checking truncate_count under "
 			   "page_table_lock",
-		.history = "the do_no_page/truncate race closed in 2.6.8 with "
-			   "mapping->truncate_count",
+		.history = "the do_no_page/truncate race (a fault maps a page truncate just took), "
+			   "closed before 2.6.3 by mapping->truncate_count and do_no_page's retry "
+			   "(the retry: label in seed 001's context); 2.6.8 reworked its sampling",
 		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 5, .threads = 32, .reclaim_threads = 1,
