@@ -26,6 +26,26 @@
 
 #define cpu_relax()	__builtin_ia32_pause()
 
+/*
+ * A standalone memory fence: __atomic_thread_fence(@order). ThreadSanitizer
+ * does not model fences (gcc says so with -Wtsan): under TSan a fence
+ * neither orders nor creates happens-before. Every fence in core/ orders
+ * accesses that are atomics themselves, so TSan, which looks for data races
+ * and not for weak-memory reorderings, misses nothing by it; where a fence
+ * is *meant* to stay invisible to TSan (the data-integrity seqlock in
+ * page.h) that is the point. The pragma keeps -Werror TSan builds quiet.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+# define memory_fence(order) do {					\
+		_Pragma("GCC diagnostic push")				\
+		_Pragma("GCC diagnostic ignored \"-Wtsan\"")		\
+		__atomic_thread_fence(order);				\
+		_Pragma("GCC diagnostic pop")				\
+	} while (0)
+#else
+# define memory_fence(order)	__atomic_thread_fence(order)
+#endif
+
 #if defined(__SANITIZE_THREAD__)
 # define RT_TSAN 1
 #elif defined(__has_feature)

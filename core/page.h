@@ -244,7 +244,7 @@ static inline uint64_t shadow_update_begin(uint64_t *w)
 		lock_wait_relax(&lw);
 	}
 	/* Pairs with the second acquire fence in shadow_read_pair(). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memory_fence(__ATOMIC_RELEASE);
 	return old;
 }
 
@@ -253,7 +253,7 @@ static inline void shadow_update_end(uint64_t *w, uint64_t v)
 {
 	BUG_ON(v & SHADOW_BUSY);
 	/* Pairs with the first acquire fence in shadow_read_pair(). */
-	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memory_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(w, v, __ATOMIC_RELAXED);
 }
 
@@ -271,10 +271,10 @@ static inline uint64_t shadow_read_pair(uint64_t *w, const struct page *page,
 		e1 = __atomic_load_n(w, __ATOMIC_RELAXED);
 		if (!(e1 & SHADOW_BUSY)) {
 			/* Pairs with the fence in shadow_update_end(). */
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			memory_fence(__ATOMIC_ACQUIRE);
 			*data = page ? page_data_read(page) : 0;
 			/* Pairs with the fence in shadow_update_begin(). */
-			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			memory_fence(__ATOMIC_ACQUIRE);
 			e2 = __atomic_load_n(w, __ATOMIC_RELAXED);
 			if (e1 == e2)
 				return e1;

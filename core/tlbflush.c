@@ -126,7 +126,7 @@ void tlb_access_begin(struct mm_struct *mm)
 	__atomic_store_n(&c->mm, mm, __ATOMIC_RELAXED);			/* A1 */
 	/* A2/A3: pair with F2/F3 in flush_tlb_mm() (store buffering). */
 	__atomic_store_n(&c->gen, gen + 1, __ATOMIC_SEQ_CST);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memory_fence(__ATOMIC_SEQ_CST);
 }
 
 void tlb_access_end(void)
@@ -147,7 +147,7 @@ void flush_tlb_mm(struct mm_struct *mm)
 
 	__atomic_fetch_add(&tlb_flushes, 1, __ATOMIC_RELAXED);
 	/* F2: pairs with A2/A3 in tlb_access_begin(). */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memory_fence(__ATOMIC_SEQ_CST);
 	if (injected(INJECT_TLB_FLUSH_SKIP)) {
 		/*
 		 * Seeded bug: no IPI, no wait: a CPU that walked the old pte
