@@ -345,11 +345,16 @@ bool shrink_page(struct page *page)
 		 * between this check and delete_from_swap_cache() is safe:
 		 * do_swap_page() re-checks PageSwapCache under the page lock
 		 * and retries; its reference, not ours, then frees the page.
+		 * The count before PG_dirty, and with acquire (pairing with
+		 * put_page()'s release), as remove_mapping() freezes before
+		 * it looks: a zap's mmu_gather dirties the page only after
+		 * its rmap is gone, just before it drops its reference.
 		 */
 		rmap_lock(page);
 		mapped = rmap->page_mapped(page);
 		rmap_unlock(page);
-		if (mapped || page_count(page) != 2 || PageDirty(page)) {
+		if (mapped || __atomic_load_n(&page->count, __ATOMIC_ACQUIRE) != 2 ||
+		    PageDirty(page)) {
 			stat_inc(&stats.busy);
 			goto activate_locked;
 		}
