@@ -161,18 +161,29 @@ static void putback_page(struct page *page, bool active)
 /*
  * Take a clean, unmapped page out of its file's page cache if nobody but
  * us and the cache holds it. Under tree_lock: the slot still holds the
- * page, PG_dirty is clear, and the count goes from 2 (ours and the
- * cache's) to 0 in one compare-and-swap, so a lock-free find_get_page()
- * either got its reference first (the swap fails: busy) or meets count 0
- * and retries until the slot is empty; tree_lock keeps truncate's locked
- * lookup (get_page() under tree_lock) from seeing the frozen count. The
- * slot is then cleared as __remove_from_page_cache() does, and the count
- * set to 1: our reference, the cache's being gone with the slot.
+ * page, the count goes from 2 (ours and the cache's) to 0 in one
+ * compare-and-swap, so a lock-free find_get_page() either got its
+ * reference first (the swap fails: busy) or meets count 0 and retries
+ * until the slot is empty; tree_lock keeps truncate's locked lookup
+ * (get_page() under tree_lock) from seeing the frozen count. Then, and
+ * only then, PG_dirty must be clear (else the count is put back: busy).
+ * The slot is then cleared as __remove_from_page_cache() does, and the
+ * count set to 1: our reference, the cache's being gone with the slot.
+ *
+ * The order is 2.6's ("It is critical to check PageDirty _after_ making
+ * sure that the page is freeable and not in use by anybody"): whoever
+ * still holds a reference may dirty the page before dropping it. A zap's
+ * mmu_gather does exactly that: the pte and its rmap are gone at once,
+ * but the pte's dirty bit reaches the page only after the TLB flush,
+ * just before the gather's put_page() (memory.c: tlb_flush_mmu()). Dirty
+ * first and freeze second let such a page go clean between the two, and
+ * the store behind the dirty bit was lost with it (a later fault read
+ * the stale backing store).
  *
  * Mirrors the tree_lock section of mm/vmscan.c:shrink_list() of 2.6.3
  * ("page_count(page) != 2 || PageDirty(page)", __remove_from_page_cache)
  * with the speculative page cache's page_freeze_refs()/
- * page_unfreeze_refs() of later kernels.
+ * page_unfreeze_refs() of later kernels (__remove_mapping()).
  *
  * Context: page locked; takes tree_lock.
  * Return: true when removed (the caller's reference is then the only one).
@@ -190,15 +201,20 @@ static bool remove_mapping(struct address_space *mapping, struct page *page)
 	if (rcu_dereference_protected(mapping->page_tree[index],
 				      spin_is_locked(&mapping->tree_lock)) != page)
 		goto out_unlock;
-	if (PageDirty(page))
-		goto out_unlock;
 	/*
 	 * The freeze. Acquire pairs with the release of every earlier
-	 * put_page(): the references dropped before are done with the page.
+	 * put_page(): the references dropped before are done with the page,
+	 * and a PG_dirty set before such a drop is seen below.
 	 */
 	if (!__atomic_compare_exchange_n(&page->count, &expected, 0, false,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		goto out_unlock;
+	/* A reference dropped just before the freeze may have dirtied it. */
+	if (PageDirty(page)) {
+		/* page_unfreeze_refs(): nobody could take one meanwhile. */
+		__atomic_store_n(&page->count, 2, __ATOMIC_RELEASE);
+		goto out_unlock;
+	}
 	__remove_from_page_cache(page);
 	/*
 	 * Unfreeze to our reference alone. Release pairs with the acquire of
@@ -329,11 +345,16 @@ bool shrink_page(struct page *page)
 		 * between this check and delete_from_swap_cache() is safe:
 		 * do_swap_page() re-checks PageSwapCache under the page lock
 		 * and retries; its reference, not ours, then frees the page.
+		 * The count before PG_dirty, and with acquire (pairing with
+		 * put_page()'s release), as remove_mapping() freezes before
+		 * it looks: a zap's mmu_gather dirties the page only after
+		 * its rmap is gone, just before it drops its reference.
 		 */
 		rmap_lock(page);
 		mapped = rmap->page_mapped(page);
 		rmap_unlock(page);
-		if (mapped || page_count(page) != 2 || PageDirty(page)) {
+		if (mapped || __atomic_load_n(&page->count, __ATOMIC_ACQUIRE) != 2 ||
+		    PageDirty(page)) {
 			stat_inc(&stats.busy);
 			goto activate_locked;
 		}
