@@ -78,7 +78,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "of the anon_vma (the model's deviation (1))",
 		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 20000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 1, .sched_steps = 40000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "the ASan build reports the walk reaching a vma exit freed "
 			  "(heap-use-after-free); the plain build has no detector for it",
 	},
