@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "compiler.h"
+#include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
 
@@ -107,6 +108,7 @@ static inline void rt_task_set_op(const char *op)
 	if (op)
 		flight_record(FL_OP, op, 0, 0);
 	WRITE_ONCE(t->op, op);
+	cover_op(op);
 }
 
 static inline void preempt_disable(void)

@@ -29,6 +29,7 @@
 #include "rt_inject.h"
 #include "capture.h"
 #include "variant.h"
+#include "cover_map.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
 #include "rt_time.h"
@@ -49,6 +50,7 @@ struct run_opts {
 	bool json;
 	bool check_determinism;
 	const char *out_dir;
+	const char *cover_map;		/* --cover-map FILE */
 	const char *build;		/* --build: run in this build's binary */
 	bool no_build;
 	int argc;
@@ -90,9 +92,13 @@ static void run_usage(FILE *f)
 	      "                          prints them\n"
 	      "      --long-hold LIST    lock classes to hold longer now and then (locktorture)\n"
 	      "      --watchdog S        seconds without progress that count as a hang\n"
-	      "      --sched KIND        free (real threads, default) | random | pct: one thread\n"
-	      "                          at a time, switching at every lock operation, chosen\n"
-	      "                          from the seed, so the run replays exactly\n"
+	      "      --sched KIND        free (real threads, default) | random | pct | cover: one\n"
+	      "                          thread at a time, switching at every lock operation,\n"
+	      "                          chosen from the seed, so the run replays exactly;\n"
+	      "                          cover places PCT's priority changes at sites whose\n"
+	      "                          interleaving pairs are not covered yet\n"
+	      "      --cover-map FILE    count the interleaving pairs not in FILE as new, then\n"
+	      "                          write FILE back with this run's pairs added\n"
 	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
 	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
 	      "                          (default 20000)\n"
@@ -227,6 +233,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "halt-on-failure", no_argument, NULL, 'J' },
 		{ "build", required_argument, NULL, 'B' },
 		{ "no-build", no_argument, NULL, 'Q' },
+		{ "cover-map", required_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -294,11 +301,12 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'N': o->cfg.progress = false; break;
 		case 'H': o->cfg.test_hang = optarg; break;
 		case 'T': o->cfg.test_race = true; break;
+		case 'V': o->cover_map = optarg; break;
 		case 'D': {
 			int k = rt_sched_by_name(optarg);
 
 			if (k < 0)
-				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", optarg);
+				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, cover)", optarg);
 			o->cfg.sched = (enum rt_sched_kind)k;
 			sched_set = true;
 			break;
@@ -1096,6 +1104,8 @@ int cmd_run(int argc, char **argv)
 		}
 		print_summary(out, &o, modes[i], res);
 		rec = result_json(&o, modes[i], res, rc);
+		if (rt_cover_finish_run(out, rec, rt_sched_name(o.cfg.sched), o.cover_map))
+			worst = RT_EXIT_INTERNAL;
 		write_records(&o, modes[i], rec);
 		if (all)
 			json_array_append_new(all, rec);

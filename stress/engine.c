@@ -22,6 +22,7 @@
 #include "die.h"
 #include "page_alloc.h"
 #include "perturb.h"
+#include "cover_map.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -692,6 +693,7 @@ static double start_threads(struct engine *e)
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);
 	}
 	start = rt_now_s();
+	rt_cover_run_start(start);
 	for (int i = 0; i < e->nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e->ts[i].thread, NULL,
 					  e->ts[i].reclaim ? reclaim_main : worker_main, &e->ts[i]));
@@ -807,6 +809,7 @@ static void watch_run(struct engine *e, double start)
 		} else if (watch_free(e, &w, t) || !audit_due(e, &w, t)) {
 			break;
 		}
+		rt_cover_sample(t);
 		if (cfg->progress && t >= w.next_progress) {
 			progress_line(e, t - start);
 			w.next_progress = t + 0.5;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "cover_map.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
 
@@ -28,6 +29,7 @@ static void usage(FILE *f)
 	      "               try_to_unmap, trylock fallbacks; --compare BASELINE\n"
 	      "  scale        throughput, speedup and contention against thread count\n"
 	      "  report       Markdown tables and plots of scale and bench result files\n"
+	      "  coverage     interleaving coverage of run, ci and map files: pairs, gaps, plot\n"
 	      "\n"
 	      "'rmaptorture COMMAND --help' describes each command.\n"
 	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
@@ -67,6 +69,8 @@ int main(int argc, char **argv)
 		return cmd_bench(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "scale"))
 		return cmd_scale(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "coverage"))
+		return cmd_coverage(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 1, argv + 1);
 	rt_usage_error("unknown command '%s' (see 'rmaptorture --help')", argv[1]);
