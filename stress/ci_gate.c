@@ -18,6 +18,7 @@
 #include "record.h"
 #include "rt_opt.h"
 #include "ci-internal.h"
+#include "cover_map.h"
 
 /*
  * The slack is the build's hang watchdog (cmd_run.c) and a margin, so
@@ -91,6 +92,9 @@ static void coverage(struct ci_gate *g)
 					    json_integer(cfgs + (json_integer_value(v) > 0)));
 		}
 	}
+	g->interleaving = NULL;
+	for (int i = 0; i < g->nr_cfgs; i++)
+		g->interleaving = rt_cover_merge(g->interleaving, g->cfgs[i].interleaving);
 	g->never_fired = 0;
 	json_object_foreach(g->coverage, key, v)
 		g->never_fired += json_integer_value(v) == 0;
@@ -269,13 +273,14 @@ static int write_json(const struct ci_gate *g, int exit_code)
 			"rmap", rmap_mode_name(c->mode), "seed", s, "threads", c->threads,
 			"reclaim_threads", c->reclaim_threads, "selected", c->selected));
 		json_array_append_new(results, json_pack(
-			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:s, s:s}",
+			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:O?, s:s, s:s}",
 			"index", c->index, "result", ci_state_name(c->state),
 			"skip_reason", c->state == CI_SKIPPED || c->state == CI_PLANNED ?
 				c->skip_reason : NULL,
 			"seconds", c->seconds, "wall", c->wall, "verdict", c->verdict,
 			"ops", (json_int_t)c->ops, "ops_per_sec", c->ops_per_sec,
-			"trylock_fallbacks", c->fallbacks, "failures", c->failures,
+			"trylock_fallbacks", c->fallbacks, "interleaving", c->interleaving,
+			"failures", c->failures,
 			"dir", c->rundir, "reproduce", c->reproduce));
 	}
 	for (int b = 0; b < CI_NR_BUILDS; b++)
@@ -308,6 +313,11 @@ static int write_json(const struct ci_gate *g, int exit_code)
 		"shard", "i", g->o.shard_i, "n", g->o.shard_n));
 	json_object_set_new(rec, "gate", ci_gate_identity(&g->o));
 	json_object_set_new(rec, "interrupted", json_boolean(g->interrupted));
+	json_object_set_new(rec, "interleaving", json_pack("{s:I, s:I, s:I, s:i}",
+		"distinct", (json_int_t)json_object_size(json_object_get(g->interleaving, "pairs")),
+		"sites", (json_int_t)json_object_size(json_object_get(g->interleaving, "sites")),
+		"never", (json_int_t)rt_cover_uncovered(g->interleaving, NULL, NULL),
+		"records", (int)json_integer_value(json_object_get(g->interleaving, "records"))));
 	if (g->merged)
 		json_object_set_new(rec, "merged", json_pack("{s:i, s:f}", "shards", g->merged,
 							      "longest_wall", g->wall_max));
@@ -356,6 +366,8 @@ static void print_summary(const struct ci_gate *g)
 		       (long long)json_integer_value(json_object_get(g->coverage_configs, key)),
 		       json_integer_value(v) ? "" : "   never fired");
 	printf("ci: trylock fallback coverage %s\n", g->coverage_note);
+	printf("ci: ");
+	rt_cover_print(stdout, g->interleaving, 0);
 	print_skipped(g);
 	if (g->merged)
 		printf("ci: %d configurations from %d shards:", g->nr_cfgs, g->merged);
@@ -443,7 +455,9 @@ static void gate_free(struct ci_gate *g)
 	for (int i = 0; i < g->nr_cfgs; i++) {
 		json_decref(g->cfgs[i].fallbacks);
 		json_decref(g->cfgs[i].failures);
+		json_decref(g->cfgs[i].interleaving);
 	}
+	json_decref(g->interleaving);
 	json_decref(g->coverage);
 	json_decref(g->coverage_configs);
 	free(g->cfgs);

@@ -400,9 +400,9 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	}
 	if (o->cfg.sched == RT_SCHED_FREE) {
 		if (o->cfg.sched_steps)
-			rt_usage_error("--sched-steps: needs --sched random or pct");
+			rt_usage_error("--sched-steps: needs --sched random, pct or cover");
 		if (o->check_determinism)
-			rt_usage_error("--check-determinism: needs --sched random or pct");
+			rt_usage_error("--check-determinism: needs --sched random, pct or cover");
 	} else {
 		if (o->cfg.perturb || o->cfg.long_hold_mask)
 			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",

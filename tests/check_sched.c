@@ -59,6 +59,49 @@ START_TEST(test_sched_pct_is_deterministic)
 }
 END_TEST
 
+/*
+ * --sched cover: the same per-thread sequences (--check-determinism), and
+ * the same interleaving coverage from two runs of one seed, pair by pair.
+ */
+static json_t *cover_of_run(const char *rmap, const char *dir)
+{
+	char path[4200];
+	json_t *rec, *cov;
+	int rc = RUN("run", "--rmap", rmap, "--sched", "cover", "--threads", "3",
+		     "--reclaim-threads", "1", "--seed", "7", "--sched-steps", "20000",
+		     "--no-progress", "--out", dir);
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	snprintf(path, sizeof(path), "%s/run-mixed32-%s-7.json", dir, rmap);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no record %s", path);
+	cov = json_incref(json_object_get(rec, "coverage"));
+	json_decref(rec);
+	ck_assert_ptr_nonnull(cov);
+	return cov;
+}
+
+START_TEST(test_sched_cover_is_deterministic)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+	char d1[] = "/tmp/rt-cover-1-XXXXXX", d2[] = "/tmp/rt-cover-2-XXXXXX";
+	json_t *c1, *c2;
+
+	check_determinism("cover", rmaps[_i], "mixed32");
+	ck_assert_ptr_nonnull(mkdtemp(d1));
+	ck_assert_ptr_nonnull(mkdtemp(d2));
+	c1 = cover_of_run(rmaps[_i], d1);
+	c2 = cover_of_run(rmaps[_i], d2);
+	ck_assert_int_gt(json_integer_value(json_object_get(c1, "distinct")), 0);
+	ck_assert(json_equal(json_object_get(c1, "pairs"), json_object_get(c2, "pairs")));
+	ck_assert(json_equal(json_object_get(c1, "sites"), json_object_get(c2, "sites")));
+	json_decref(c1);
+	json_decref(c2);
+	rt_cli_remove_tree(d1);
+	rt_cli_remove_tree(d2);
+}
+END_TEST
+
 START_TEST(test_sched_pct_prints_its_bound)
 {
 	int rc = RUN("run", "--scenario", "shm", "--sched", "pct", "--pct-depth", "2",
@@ -202,6 +245,7 @@ static Suite *sched_suite(void)
 	tcase_set_timeout(tc, rt_tmo(600));
 	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, 3);
 	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, 3);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("replay");
