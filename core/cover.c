@@ -34,7 +34,7 @@
 #include "page_alloc.h"
 #include "task.h"
 
-#define COVER_NOTSAN	__attribute__((no_sanitize_thread))
+#define COVER_NOTSAN	RT_NOTSAN
 
 #define RLX(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define SET(x, v)	__atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
