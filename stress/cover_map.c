@@ -259,6 +259,7 @@ void rt_cover_print(FILE *f, const json_t *merged, int list)
 		k = json_string_value(json_object_get(sites, bar + 3));
 		kind_of(kinds, k ? k : "?")->covered++;
 	}
+	x.left = 0;
 	missing = rt_cover_uncovered(merged, print_missing, &x);
 	fprintf(f, "interleaving coverage: %zu distinct pairs of %zu sites; %lu pairs of sites"
 		" of one object kind never covered\n", json_object_size(pairs),
@@ -267,6 +268,15 @@ void rt_cover_print(FILE *f, const json_t *merged, int list)
 	for (int i = 0; i < MAX_KINDS && kinds[i].kind[0]; i++)
 		fprintf(f, "  %-10s %6lu %9lu %9lu\n", kinds[i].kind, kinds[i].sites,
 			kinds[i].covered, kinds[i].missing);
+	if (list > 0 && missing) {
+		struct kind_count scratch[MAX_KINDS] = { 0 };
+
+		x.left = list;
+		x.kinds = scratch;
+		rt_cover_uncovered(merged, print_missing, &x);
+		if ((unsigned long)list < missing)
+			fprintf(f, "  ... %lu more (--uncovered N)\n", missing - (unsigned long)list);
+	}
 }
 
 /* ---- --cover-map ---- */
