@@ -46,6 +46,7 @@ int cover_enabled;
 
 #define SITE_SLOTS	(2 * COVER_MAX_SITES)	/* open addressing, half full at most */
 #define SITE_DROPPED	(COVER_MAX_SITES + 1)
+#define SCACHE		64			/* per-CPU site cache, a power of two */
 
 static uint64_t site_key[SITE_SLOTS];		/* 0 free; CAS to claim */
 static int site_slot_id[SITE_SLOTS];		/* id + 1 once published; SITE_DROPPED */
@@ -61,7 +62,7 @@ static const char *op_names[COVER_MAX_OPS + 1];	/* the last stays NULL */
 
 /* ---- the window table: one entry per (object, CPU), COVER_WAYS per bucket ---- */
 
-#define WIN_BUCKETS	(1u << 12)	/* 256 KiB: stays in the cache */
+#define WIN_BUCKETS	(1u << 14)	/* 1 MiB */
 #define COVER_WAYS	8
 #define SEQ_BITS	20
 #define SEQ_MASK	((1u << SEQ_BITS) - 1)
@@ -84,19 +85,37 @@ struct pair_ent {
 	unsigned long count;
 };
 
-struct cover_cpu {
-	/* Owner writes; any CPU reads. */
+/*
+ * What other CPUs read of a CPU: written by its owner only at operation
+ * boundaries, in a line of its own (the owner's counters below change at
+ * every event and must not make these lines bounce).
+ */
+struct cover_pub {
 	uint32_t seq;		/* bumped at every operation start and end */
 	int in_op;
 	int op;			/* operation id in flight, -1 none */
+} ____cacheline_aligned;
+
+struct cover_cpu {
 	/* Owner only (the schedule reads its own). */
 	int last_site, last_uncovered;
+	const void *intent;	/* cover_lock_intent() */
+	int intent_cls;
 	bool last_new, last_contact;
 	unsigned long events, hits, dropped_pairs, evicted_open;
 	int nr_pairs;
 	struct pair_ent *pairs;
+	/* The last pair counted: a repeat skips the table and the bitmap. */
+	uint64_t last_key;
+	struct pair_ent *last_ent;
+	/* Recent sites: (file or name, line, label, class and kind) -> id. */
+	struct site_cache {
+		const char *file, *label;
+		int line, cls_kind, id;
+	} scache[SCACHE];
 } ____cacheline_aligned;
 
+static struct cover_pub pub[COVER_MAX_CPUS];
 static struct cover_cpu cpus[COVER_MAX_CPUS];
 static struct pair_ent pair_tab[COVER_MAX_CPUS][COVER_CPU_PAIRS];
 
@@ -186,15 +205,22 @@ static COVER_NOTSAN void pair_count(struct cover_cpu *c, int sa, int sb, int oa,
 		ob = t;
 	}
 	key = 1 + ((uint64_t)p | (uint64_t)(oa & 63) << 22 | (uint64_t)(ob & 63) << 28);
-	h = mix64(key);
 	INC(c->hits);
+	if (key == c->last_key) {
+		INC(c->last_ent->count);
+		return;
+	}
+	h = mix64(key);
 	for (i = (unsigned int)h % COVER_CPU_PAIRS;; i = (i + 1) % COVER_CPU_PAIRS) {
 		struct pair_ent *e = &c->pairs[i];
 		uint64_t k = RLX(e->key);
 
 		if (k == key) {
+			/* Counted here before: its bit is set already. */
 			INC(e->count);
-			break;
+			c->last_key = key;
+			c->last_ent = e;
+			return;
 		}
 		if (k == 0) {
 			if (RLX(c->nr_pairs) >= COVER_CPU_PAIRS * 3 / 4) {
@@ -204,6 +230,8 @@ static COVER_NOTSAN void pair_count(struct cover_cpu *c, int sa, int sb, int oa,
 			SET(e->count, 1UL);
 			SET(e->key, key);
 			INC(c->nr_pairs);
+			c->last_key = key;
+			c->last_ent = e;
 			break;
 		}
 	}
@@ -221,7 +249,7 @@ static COVER_NOTSAN void pair_count(struct cover_cpu *c, int sa, int sb, int oa,
 
 static COVER_NOTSAN bool entry_open(uint64_t e)
 {
-	struct cover_cpu *x = &cpus[E_CPU(e)];
+	struct cover_pub *x = &pub[E_CPU(e)];
 
 	return RLX(x->in_op) && E_SEQ(e) == (RLX(x->seq) & SEQ_MASK);
 }
@@ -234,9 +262,20 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	uint64_t h, *b, e;
 	uint32_t tag;
 
-	if (!RLX(c->in_op) || !obj)
+	if (!RLX(pub[me].in_op) || !obj)
 		return;
-	site = site_intern(file, line, label, cls, kind);
+	{
+		int ck = cls * 16 + kind;
+		struct site_cache *sc = &c->scache[((unsigned int)line ^
+						    (unsigned int)((uintptr_t)label >> 3)) % SCACHE];
+
+		if (sc->file == file && sc->label == label && sc->line == line && sc->cls_kind == ck) {
+			site = sc->id;
+		} else {
+			site = site_intern(file, line, label, cls, kind);
+			*sc = (struct site_cache){ file, label, line, ck, site };
+		}
+	}
 	INC(c->events);
 	if (site < 0) {
 		__atomic_fetch_add(&dropped_sites, 1, __ATOMIC_RELAXED);
@@ -262,7 +301,7 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 		}
 		if (entry_open(e)) {
 			SET(c->last_contact, true);
-			pair_count(c, E_SITE(e), site, RLX(cpus[E_CPU(e)].op), RLX(c->op));
+			pair_count(c, E_SITE(e), site, RLX(pub[E_CPU(e)].op), RLX(pub[me].op));
 		}
 	}
 	victim = mine >= 0 ? mine : empty;
@@ -271,11 +310,13 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 			victim = w;
 	if (victim < 0) {
 		INC(c->evicted_open);
-		victim = (int)((uint32_t)(me + (int)RLX(c->seq)) % COVER_WAYS);
+		victim = (int)((uint32_t)(me + (int)RLX(pub[me].seq)) % COVER_WAYS);
 	}
 	e = (uint64_t)tag << 40 | (uint64_t)(site + 1) << 28 | (uint64_t)me << 20 |
-	    (RLX(c->seq) & SEQ_MASK);
-	SET(b[victim], e);
+	    (RLX(pub[me].seq) & SEQ_MASK);
+	/* A repeat of this CPU's own entry leaves the line shared. */
+	if (RLX(b[victim]) != e)
+		SET(b[victim], e);
 	{
 		int k = RLX(kind_sites[RLX(site_info[site].kind)]);
 		int got = RLX(site_partners[site]);
@@ -284,7 +325,10 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	}
 }
 
-static const char *const lock_op_label[] = { "lock", "trylock", "unlock" };
+static const char *const lock_op_label[] = {
+	[COVER_OP_LOCK] = "lock", [COVER_OP_TRYLOCK] = "trylock", [COVER_OP_UNLOCK] = "unlock",
+	[COVER_OP_CONTENDED] = "contended", [COVER_OP_TRYFAIL] = "trylock-failed",
+};
 
 COVER_NOTSAN void __cover_lock(const void *lock, int cls, int op, const char *file, int line)
 {
@@ -344,6 +388,23 @@ COVER_NOTSAN void __cover_lock(const void *lock, int cls, int op, const char *fi
 	__cover_hit(file, line, lock_op_label[op], cls, obj, kind);
 }
 
+COVER_NOTSAN void __cover_lock_intent(const void *lock, int cls)
+{
+	struct cover_cpu *c = my_cpu();
+
+	SET(c->intent, lock);
+	SET(c->intent_cls, cls);
+}
+
+COVER_NOTSAN void __cover_lock_busy(int op, const char *file, int line)
+{
+	struct cover_cpu *c = my_cpu();
+	const void *lock = RLX(c->intent);
+
+	if (lock)
+		__cover_lock(lock, RLX(c->intent_cls), op, file, line);
+}
+
 COVER_NOTSAN void __cover_op(const char *op)
 {
 	struct cover_cpu *c = my_cpu();
@@ -370,11 +431,13 @@ COVER_NOTSAN void __cover_op(const char *op)
 			}
 		}
 	}
+	struct cover_pub *p = &pub[c - cpus];
+
 	if (!c->pairs)
 		c->pairs = pair_tab[c - cpus];
-	SET(c->seq, RLX(c->seq) + 1);
-	SET(c->op, id);
-	SET(c->in_op, op != NULL);
+	SET(p->seq, RLX(p->seq) + 1);
+	SET(p->op, id);
+	SET(p->in_op, op != NULL);
 }
 
 COVER_NOTSAN void cover_reset(bool enable)
@@ -383,7 +446,8 @@ COVER_NOTSAN void cover_reset(bool enable)
 		if (cpus[i].nr_pairs)
 			memset(pair_tab[i], 0, sizeof(pair_tab[i]));
 		memset(&cpus[i], 0, sizeof(cpus[i]));
-		cpus[i].op = -1;
+		memset(&pub[i], 0, sizeof(pub[i]));
+		pub[i].op = -1;
 		cpus[i].last_site = -1;
 		cpus[i].pairs = pair_tab[i];
 	}

@@ -10,6 +10,10 @@
  * lock stands for the object it is embedded in (mm->page_table_lock is
  * its mm, PG_locked its page).
  *
+ * Lock sites are recorded when the lock is taken, found busy (a CPU
+ * that waits, or a trylock that fails) and released; each is its own
+ * site ("core/memory.c:412 lock page_table_lock", "... contended ...").
+ *
  * The coverage point. CPU X reaching site A on object O opens a window
  * that lasts until X reaches its next site on O or ends the operation it
  * is in, whichever comes first. When another CPU Y reaches site B on O
@@ -59,9 +63,11 @@ enum cover_obj_kind {
 };
 
 enum cover_lock_op {
-	COVER_OP_LOCK,
-	COVER_OP_TRYLOCK,
-	COVER_OP_UNLOCK,
+	COVER_OP_LOCK,		/* taken (blocking) */
+	COVER_OP_TRYLOCK,	/* taken by a trylock */
+	COVER_OP_UNLOCK,	/* released */
+	COVER_OP_CONTENDED,	/* found busy: the CPU waits */
+	COVER_OP_TRYFAIL,	/* found busy by a trylock */
 };
 
 #define COVER_MAX_SITES		2048	/* distinct sites; more are dropped (counted) */
@@ -75,6 +81,8 @@ void __cover_hit(const char *file, int line, const char *label, int cls,
 		 const void *obj, int kind);
 void __cover_lock(const void *lock, int cls, int op, const char *file, int line);
 void __cover_op(const char *op);
+void __cover_lock_intent(const void *lock, int cls);
+void __cover_lock_busy(int op, const char *file, int line);
 
 /**
  * cover_yield() - a yield point named @name reached on @obj of @kind
@@ -100,6 +108,23 @@ static inline void cover_lock(const void *lock, int cls, int op, const char *fil
 {
 	if (unlikely(__atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)))
 		__cover_lock(lock, cls, op, file, line);
+}
+
+/*
+ * About to try @lock: remembered for cover_lock_busy(), whose callers
+ * (lock_events.h) know the site but not the lock.
+ */
+static inline void cover_lock_intent(const void *lock, int cls)
+{
+	if (unlikely(__atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)))
+		__cover_lock_intent(lock, cls);
+}
+
+/* The lock of the last cover_lock_intent() was busy (@op CONTENDED or TRYFAIL). */
+static inline void cover_lock_busy(int op, const char *file, int line)
+{
+	if (unlikely(__atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)))
+		__cover_lock_busy(op, file, line);
 }
 
 /* The current task starts operation @op (NULL: it ended one). */

@@ -18,6 +18,11 @@
  *             lock_ev_acquired()    acquired, FL_LOCK / FL_TRYLOCK
  *             lock_ev_held()        lockdep acquire, [lock_hold_point()]
  *
+ * Interleaving coverage (cover.h) records the lock's site and object at
+ * lock_ev_held() (taken), lock_ev_contended() and lock_ev_try_failed()
+ * (found busy: the key comes from lock_ev_pre_lock()) and
+ * lock_ev_released(), before its switch point.
+ *
  *   release:  lock_ev_pre_unlock()  lockdep release, TSan pre_unlock
  *             -- the atomic op that releases the lock --
  *             lock_ev_post_unlock() TSan post_unlock
@@ -40,6 +45,7 @@
 #include <stdbool.h>
 
 #include "compiler.h"
+#include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
 #include "perturb.h"
@@ -76,6 +82,7 @@ static inline void lock_ev_pre_lock(void *key, int cls, enum lock_acquire_mode m
 				    bool read, bool preempt, bool tsan)
 {
 	sched_point(SP_LOCK, key, cls);
+	cover_lock_intent(key, cls);
 	if (mode == LOCK_ACQ_TRY)
 		lock_stat_add(&current->stats[cls].try_attempts);
 	if (preempt)
@@ -98,6 +105,7 @@ static inline void lock_ev_contended(int cls, const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].contended);
 	flight_record(FL_WAIT, file, line, cls);
+	cover_lock_busy(COVER_OP_CONTENDED, file, line);
 }
 
 /**
@@ -131,6 +139,7 @@ static inline void lock_ev_try_failed(int cls, bool preempt, const char *file, i
 		preempt_enable();
 	lock_stat_add(&current->stats[cls].try_failures);
 	flight_record(FL_TRYFAIL, file, line, cls);
+	cover_lock_busy(COVER_OP_TRYFAIL, file, line);
 }
 
 /**
@@ -166,6 +175,7 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
 {
 	if (lock_ev_lockdep_on())
 		lock_acquire(key, cls, subclass, mode, read, file, line);
+	cover_lock(key, cls, mode == LOCK_ACQ_TRY ? COVER_OP_TRYLOCK : COVER_OP_LOCK, file, line);
 	if (mode == LOCK_ACQ_BLOCKING)
 		lock_hold_point(cls);
 }
@@ -216,6 +226,7 @@ static inline void lock_ev_released(const void *key, int cls, bool preempt,
 	if (preempt)
 		preempt_enable();
 	flight_record(FL_UNLOCK, file, line, cls);
+	cover_lock(key, cls, COVER_OP_UNLOCK, file, line);
 	sched_point(SP_UNLOCK, key, cls);
 }
 

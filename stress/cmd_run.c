@@ -51,6 +51,7 @@ struct run_opts {
 	bool check_determinism;
 	const char *out_dir;
 	const char *cover_map;		/* --cover-map FILE */
+	bool no_cover;			/* --no-cover */
 	const char *build;		/* --build: run in this build's binary */
 	bool no_build;
 	int argc;
@@ -99,6 +100,8 @@ static void run_usage(FILE *f)
 	      "                          interleaving pairs are not covered yet\n"
 	      "      --cover-map FILE    count the interleaving pairs not in FILE as new, then\n"
 	      "                          write FILE back with this run's pairs added\n"
+	      "      --no-cover          do not record interleaving coverage (faster; not with\n"
+	      "                          --sched cover or --cover-map)\n"
 	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
 	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
 	      "                          (default 20000)\n"
@@ -234,6 +237,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "build", required_argument, NULL, 'B' },
 		{ "no-build", no_argument, NULL, 'Q' },
 		{ "cover-map", required_argument, NULL, 'V' },
+		{ "no-cover", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -302,6 +306,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'H': o->cfg.test_hang = optarg; break;
 		case 'T': o->cfg.test_race = true; break;
 		case 'V': o->cover_map = optarg; break;
+		case 'v': o->no_cover = true; break;
 		case 'D': {
 			int k = rt_sched_by_name(optarg);
 
@@ -398,6 +403,9 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			o->cfg.params.procs_initial = (int)procs;
 		o->procs_set = true;
 	}
+	if (o->no_cover && (o->cfg.sched == RT_SCHED_COVER || o->cover_map))
+		rt_usage_error("--no-cover: the cover schedule and --cover-map need the coverage");
+	o->cfg.cover = !o->no_cover;
 	if (o->cfg.sched == RT_SCHED_FREE) {
 		if (o->cfg.sched_steps)
 			rt_usage_error("--sched-steps: needs --sched random, pct or cover");
@@ -494,6 +502,8 @@ static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
 			args_add(args, "%s", inject_name((enum inject_bug)b));
 		}
 	}
+	if (!c->cover)
+		args_add(args, "--no-cover");
 	if (c->sched != RT_SCHED_FREE) {
 		args_add(args, "--sched");
 		args_add(args, "%s", rt_sched_name(c->sched));

@@ -27,9 +27,9 @@ static struct {
 	unsigned long d[TL_MAX];
 } tl;
 
-void rt_cover_run_start(double start)
+void rt_cover_run_start(double start, bool record)
 {
-	cover_reset(true);
+	cover_reset(record);
 	tl.start = start;
 	tl.next = start;
 	tl.n = 0;

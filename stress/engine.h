@@ -43,6 +43,7 @@ struct rt_run_config {
 	unsigned long sched_steps;	/* stop after so many decisions; 0: none */
 	unsigned long sched_audit_steps;	/* audit every so many; 0: at the end */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
+	bool cover;			/* record interleaving coverage (on for sched cover) */
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);
 	void *on_report_arg;
