@@ -117,7 +117,8 @@ struct cover_cpu {
 
 static struct cover_pub pub[COVER_MAX_CPUS];
 static struct cover_cpu cpus[COVER_MAX_CPUS];
-static struct pair_ent pair_tab[COVER_MAX_CPUS][COVER_CPU_PAIRS];
+/* Each CPU's pair table, allocated at its first operation, kept across runs. */
+static struct pair_ent *pair_tab[COVER_MAX_CPUS];
 
 static inline uint64_t mix64(uint64_t x)
 {
@@ -206,12 +207,14 @@ static COVER_NOTSAN void pair_count(struct cover_cpu *c, int sa, int sb, int oa,
 	}
 	key = 1 + ((uint64_t)p | (uint64_t)(oa & 63) << 22 | (uint64_t)(ob & 63) << 28);
 	INC(c->hits);
-	if (key == c->last_key) {
+	if (!c->pairs) {
+		INC(c->dropped_pairs);
+	} else if (key == c->last_key) {
 		INC(c->last_ent->count);
 		return;
 	}
 	h = mix64(key);
-	for (i = (unsigned int)h % COVER_CPU_PAIRS;; i = (i + 1) % COVER_CPU_PAIRS) {
+	for (i = (unsigned int)h % COVER_CPU_PAIRS; c->pairs; i = (i + 1) % COVER_CPU_PAIRS) {
 		struct pair_ent *e = &c->pairs[i];
 		uint64_t k = RLX(e->key);
 
@@ -433,8 +436,12 @@ COVER_NOTSAN void __cover_op(const char *op)
 	}
 	struct cover_pub *p = &pub[c - cpus];
 
-	if (!c->pairs)
+	if (!c->pairs) {
+		/* calloc: the table costs nothing until a pair lands in it. */
+		if (!pair_tab[c - cpus])
+			pair_tab[c - cpus] = calloc(COVER_CPU_PAIRS, sizeof(struct pair_ent));
 		c->pairs = pair_tab[c - cpus];
+	}
 	SET(p->seq, RLX(p->seq) + 1);
 	SET(p->op, id);
 	SET(p->in_op, op != NULL);
@@ -443,13 +450,13 @@ COVER_NOTSAN void __cover_op(const char *op)
 COVER_NOTSAN void cover_reset(bool enable)
 {
 	for (int i = 0; i < COVER_MAX_CPUS; i++) {
-		if (cpus[i].nr_pairs)
-			memset(pair_tab[i], 0, sizeof(pair_tab[i]));
+		if (cpus[i].nr_pairs && pair_tab[i])
+			memset(pair_tab[i], 0, COVER_CPU_PAIRS * sizeof(struct pair_ent));
 		memset(&cpus[i], 0, sizeof(cpus[i]));
 		memset(&pub[i], 0, sizeof(pub[i]));
 		pub[i].op = -1;
 		cpus[i].last_site = -1;
-		cpus[i].pairs = pair_tab[i];
+		cpus[i].pairs = NULL;
 	}
 	memset(win, 0, sizeof(win));
 	memset(covered, 0, sizeof(covered));
@@ -536,6 +543,16 @@ COVER_NOTSAN bool cover_pair_covered(int a, int b)
 	return RLX(covered[p / 64]) & (1ULL << (p % 64));
 }
 
+static void pair_decode(size_t p, int *a, int *b)
+{
+	int x = 0;
+
+	while ((size_t)(x + 1) * (size_t)(x + 2) / 2 <= p)
+		x++;
+	*b = x;
+	*a = (int)(p - (size_t)x * (size_t)(x + 1) / 2);
+}
+
 COVER_NOTSAN void cover_for_each(void (*fn)(int, int, int, int, unsigned long, void *), void *arg)
 {
 	/*
@@ -546,6 +563,7 @@ COVER_NOTSAN void cover_for_each(void (*fn)(int, int, int, int, unsigned long, v
 	size_t cap = 1;
 	size_t total = 0;
 	struct pair_ent *acc;
+	uint64_t *seen;
 
 	for (int i = 0; i < COVER_MAX_CPUS; i++)
 		total += (size_t)RLX(cpus[i].nr_pairs);
@@ -555,7 +573,7 @@ COVER_NOTSAN void cover_for_each(void (*fn)(int, int, int, int, unsigned long, v
 	if (!acc)
 		return;
 	for (int i = 0; i < COVER_MAX_CPUS; i++) {
-		if (!RLX(cpus[i].nr_pairs))
+		if (!RLX(cpus[i].nr_pairs) || !pair_tab[i])
 			continue;
 		for (int j = 0; j < COVER_CPU_PAIRS; j++) {
 			uint64_t k = RLX(pair_tab[i][j].key);
@@ -569,18 +587,33 @@ COVER_NOTSAN void cover_for_each(void (*fn)(int, int, int, int, unsigned long, v
 			acc[s].count += RLX(pair_tab[i][j].count);
 		}
 	}
+	seen = calloc(ARRAY_SIZE(covered), sizeof(*seen));
 	for (size_t s = 0; s < cap; s++) {
 		uint64_t k = acc[s].key - 1;
 		size_t p = (size_t)(k & ((1u << 22) - 1));
-		int b = 0, a;
+		int b, a;
 
 		if (!acc[s].key)
 			continue;
-		while ((size_t)(b + 1) * (size_t)(b + 2) / 2 <= p)
-			b++;
-		a = (int)(p - (size_t)b * (size_t)(b + 1) / 2);
+		pair_decode(p, &a, &b);
+		if (seen)
+			seen[p / 64] |= 1ULL << (p % 64);
 		fn(a, b, (int)((k >> 22) & 63), (int)((k >> 28) & 63), acc[s].count, arg);
 	}
+	/* Covered, but every CPU's table was full: no count, no operations. */
+	for (size_t w = 0; seen && w < ARRAY_SIZE(covered); w++) {
+		uint64_t miss = RLX(covered[w]) & ~seen[w];
+
+		while (miss) {
+			size_t p = w * 64 + (size_t)__builtin_ctzll(miss);
+			int a, b;
+
+			miss &= miss - 1;
+			pair_decode(p, &a, &b);
+			fn(a, b, 63, 63, 0, arg);
+		}
+	}
+	free(seen);
 	free(acc);
 }
 

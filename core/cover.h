@@ -73,7 +73,7 @@ enum cover_lock_op {
 #define COVER_MAX_SITES		2048	/* distinct sites; more are dropped (counted) */
 #define COVER_MAX_OPS		63	/* distinct operation names (63: none) */
 #define COVER_MAX_CPUS		256	/* CPUs: a task's id modulo this */
-#define COVER_CPU_PAIRS		8192	/* (pair, operations) entries per CPU */
+#define COVER_CPU_PAIRS		32768	/* (pair, operations) entries per CPU (512 KiB) */
 
 extern int cover_enabled;		/* relaxed; set while no thread runs */
 
