@@ -16,6 +16,7 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -23,17 +24,12 @@
 
 static unsigned long free_at_start;
 
+static const struct rt_vm_suite filemap_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, RT_VM_TASK };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	rt_task_attach("main");
+	ck_assert(rt_vm_setup(&filemap_fx, RMAP_PTECHAIN));
 	free_at_start = nr_free_pages();
-}
-
-static void teardown(void)
-{
-	rt_task_detach();
-	mem_exit();
 }
 
 static uint64_t stamp(unsigned long index)
@@ -695,20 +691,20 @@ static Suite *filemap_suite(void)
 
 	tc = tcase_create("create");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_filemap_create_layout);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("page_cache");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_filemap_add_lookup_remove);
 	tcase_add_test(tc, test_filemap_cache_reference_keeps_page);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("nopage");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_filemap_nopage_reads_backing);
 	tcase_add_test(tc, test_filemap_nopage_oom_returns_null);
 	tcase_add_test(tc, test_filemap_writeback_copies_data);
@@ -716,14 +712,14 @@ static Suite *filemap_suite(void)
 
 	tc = tcase_create("truncate");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_filemap_truncate_drops_pages_beyond);
 	tcase_add_test(tc, test_filemap_extend_drops_stale_page_beyond_size);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("concurrency");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_filemap_rcu_lookup_vs_insert_remove);
 	tcase_add_test(tc, test_filemap_concurrent_nopage_one_page_per_index);
 	tcase_add_test(tc, test_filemap_nopage_vs_truncate_nothing_cached_beyond_size);

@@ -14,21 +14,14 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "spinlock.h"
 #include "task.h"
 
 #define NR_PAGES	256UL
 
-static void setup_mem(void)
-{
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-}
-
-static void teardown_mem(void)
-{
-	zone_set_low_hook(&contig_zone, NULL, NULL);
-	mem_exit();
-}
+/* Memory only: no swap, no mapping (the design is the default one). */
+static const struct rt_vm_suite mem_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
 
 static unsigned long zstat(const unsigned long *counter)
 {
@@ -651,14 +644,14 @@ static Suite *page_alloc_suite(void)
 
 	tc = tcase_create("layout");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_init_layout);
 	tcase_add_test(tc, test_page_alloc_zero_page_is_never_freed);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exhaustion");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_exhaustion_returns_null);
 	tcase_add_test(tc, test_page_alloc_refill_after_free_all);
 	tcase_add_test(tc, test_page_alloc_new_page_reads_zero);
@@ -666,13 +659,13 @@ static Suite *page_alloc_suite(void)
 
 	tc = tcase_create("watermark");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_low_hook_fires_below_pages_low);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refcount");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_put_page_frees_at_zero);
 	tcase_add_test(tc, test_page_alloc_put_page_removes_from_lru);
 	tcase_add_test(tc, test_page_alloc_get_page_unless_zero);
@@ -680,20 +673,20 @@ static Suite *page_alloc_suite(void)
 
 	tc = tcase_create("lru");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_lru_add_activate_del);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("concurrency");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_storm_32_threads);
 	tcase_add_test(tc, test_page_alloc_concurrent_put_frees_once);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("atomic_sleep");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
+	rt_vm_checked_fixture(tc, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_gfp_kernel_in_atomic_reported);
 	suite_add_tcase(s, tc);
 

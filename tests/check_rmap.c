@@ -30,6 +30,7 @@
 #include "rmap-internal.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 
 #define NR_PAGES	1024UL
@@ -165,19 +166,20 @@ static unsigned long blocks_for(unsigned long n)
 	return n <= 1 ? 0 : (n + NRPTE - 1) / NRPTE;
 }
 
+/* ptechain, unless a test selects another; no swap, unless a test sets it up. */
+static const struct rt_vm_suite rmap_suite_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	ck_assert_int_eq(rmap_select(RMAP_PTECHAIN), 0);
-	rmap_fallback_reset();
+	ck_assert(rt_vm_setup(&rmap_suite_fx, RMAP_PTECHAIN));
 	ck_assert_uint_eq(chain_bytes_now(), 0);
 }
 
+/* The mms go after a grace period: rt_vm_teardown() waits for it. */
 static void teardown(void)
 {
 	ck_assert_uint_eq(chain_bytes_now(), 0);
-	rcu_barrier();		/* the mms go after a grace period */
-	mem_exit();
+	rt_vm_teardown();
 }
 
 /* ---- modes, names, counters ---- */

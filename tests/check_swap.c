@@ -16,6 +16,7 @@
 #include "page_alloc.h"
 #include "pgtable.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
 
@@ -24,19 +25,12 @@
 
 static unsigned long free_at_start;
 
+static const struct rt_vm_suite swap_fx = { { RMAP_PTECHAIN, NR_PAGES, NR_SLOTS, false }, RT_VM_TASK };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	ck_assert_int_eq(swap_init(NR_SLOTS), 0);
-	rt_task_attach("main");
+	ck_assert(rt_vm_setup(&swap_fx, RMAP_PTECHAIN));
 	free_at_start = nr_free_pages();
-}
-
-static void teardown(void)
-{
-	rt_task_detach();
-	swap_exit();
-	mem_exit();
 }
 
 /* A locked anonymous page, as reclaim holds it before add_to_swap(). */
@@ -574,14 +568,14 @@ static Suite *swap_suite(void)
 
 	tc = tcase_create("init");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_init_sizes);
 	tcase_add_test(tc, test_swap_leaked_slots_after_exit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("slots");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_alloc_until_full);
 	tcase_add_test(tc, test_swap_duplicate_and_free_counts);
 	tcase_add_test(tc, test_swap_data_round_trip);
@@ -589,7 +583,7 @@ static Suite *swap_suite(void)
 
 	tc = tcase_create("swap_cache");
 	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_cache_add_lookup_delete);
 	tcase_add_test(tc, test_swap_cache_count_rule_swapin);
 	tcase_add_test(tc, test_swap_add_to_swap_full_returns_false);
@@ -599,7 +593,7 @@ static Suite *swap_suite(void)
 
 	tc = tcase_create("concurrency");
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_storm_32_threads);
 	suite_add_tcase(s, tc);
 
