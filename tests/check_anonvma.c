@@ -85,8 +85,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		mms[0] = mm_alloc();
 		a = rt_mmap(mms[0], NULL, 0, 16, VM_READ | VM_WRITE, 0);
 		ck_assert_int_gt(a, 0);
-		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(rt_access(mms[0], a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mms[0], a, 16, true, st);
 
 		/* Before any fork: PG_direct, no anon_vma allocated (seed 002). */
 		pg = rt_page_at(mms[0], a);
@@ -204,8 +203,7 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 	long r;
 
 	ck_assert_int_gt(a, 0);
-	for (int i = 0; i < 32; i++)
-		ck_assert_int_eq(rt_access(par, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+	rt_access_pages(par, a, 32, true, st);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
 	mms[0] = par;
@@ -268,8 +266,7 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	int orig_id;
 
 	ck_assert_int_gt(a, 0);
-	for (int i = 0; i < 16; i++)
-		ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+	rt_access_pages(mm, a, 16, true, st);
 	orig = mm->mmap;
 	orig_id = orig->id;
 	ck_assert_ptr_null(orig->anon_vma);
@@ -386,10 +383,8 @@ START_TEST(test_anonvma_trylock_fallback)
 	uint64_t st[4], sst[2], v;
 	struct page *pg;
 
-	for (int i = 0; i < 4; i++)
-		ck_assert_int_eq(rt_access(par, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
-	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(rt_access(solo, s + i * PAGE_SIZE, true, &sst[i]), ACCESS_OK);
+	rt_access_pages(par, a, 4, true, st);
+	rt_access_pages(solo, s, 2, true, sst);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
 	mms[0] = par;
@@ -441,10 +436,7 @@ START_TEST(test_anonvma_trylock_fallback)
 		ck_assert_int_eq(rt_access(chi, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(rt_access(solo, s + i * PAGE_SIZE, false, &v), ACCESS_OK);
-		ck_assert_uint_eq(v, sst[i]);
-	}
+	rt_assert_pages(solo, s, 2, sst);
 	rt_audit_ok(mms, 3, NULL, 0);
 	mmput(par);
 	mmput(chi);
@@ -568,8 +560,7 @@ START_TEST(test_anonvma_aging_walk_unlocked)
 	struct page *pg, *direct;
 
 	ck_assert_ptr_nonnull(rmap->page_referenced_unlocked);
-	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(rt_access(par, a + i * PAGE_SIZE, true, NULL), ACCESS_OK);
+	rt_access_pages(par, a, 2, true, NULL);
 	ck_assert_int_eq(rt_access(solo, s, true, NULL), ACCESS_OK);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
@@ -638,32 +629,21 @@ static Suite *anonvma_suite(void)
 	Suite *s = suite_create("anonvma");
 	TCase *tc;
 
-	tc = tcase_create("fork");
-	rt_vm_checked_fixture(tc, &anonvma);
-	tcase_set_timeout(tc, 60);
+	tc = rt_vm_tcase(s, "fork", 60, &anonvma);
 	tcase_add_test(tc, test_anonvma_fork_chain_exit_orders);
 	tcase_add_test(tc, test_anonvma_readonly_private_file_cow_fork);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("vma_change");
-	rt_vm_checked_fixture(tc, &anonvma);
-	tcase_set_timeout(tc, 60);
+	tc = rt_vm_tcase(s, "vma_change", 60, &anonvma);
 	tcase_add_test(tc, test_anonvma_mremap_forked_then_reclaim);
 	tcase_add_test(tc, test_anonvma_split_then_unmap_original_then_reclaim);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("reclaim");
-	rt_vm_checked_fixture(tc, &anonvma);
-	tcase_set_timeout(tc, 60);
+	tc = rt_vm_tcase(s, "reclaim", 60, &anonvma);
 	tcase_add_test(tc, test_anonvma_trylock_fallback);
 	tcase_add_test(tc, test_anonvma_stale_pointer_reused_object);
 	tcase_add_test(tc, test_anonvma_aging_walk_unlocked);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("order");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "order", 30, NULL, NULL);
 	tcase_add_test(tc, test_anonvma_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

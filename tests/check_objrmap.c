@@ -83,13 +83,11 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		ck_assert_int_gt(nl, 0);
 		ck_assert_int_gt(lin, 0);
 		/* The linear view maps every page first: mapcount 1 each. */
-		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(rt_access(m2, lin + i * PAGE_SIZE, false, NULL), ACCESS_OK);
+		rt_access_pages(m2, lin, 16, false, NULL);
 		ck_assert_int_eq(remap_file_pages(m1, nl, 7 * PAGE_SIZE, 8), 0);
 		ck_assert_int_eq(remap_file_pages(m1, nl + 7 * PAGE_SIZE, PAGE_SIZE, 7), 0);
 		ck_assert(m1->mmap->vm_flags & VM_NONLINEAR);
-		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(rt_access(m1, nl + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(m1, nl, 8, true, st);
 		ck_assert_uint_eq(m1->rss, 8);
 		ck_assert_uint_eq(m2->rss, 16);
 
@@ -475,23 +473,17 @@ static Suite *objrmap_suite(void)
 	Suite *s = suite_create("objrmap");
 	TCase *tc;
 
-	tc = tcase_create("nonlinear");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "nonlinear", 60, NULL, NULL);
 	tcase_add_test(tc, test_objrmap_nonlinear_pages_under_reclaim);
 	tcase_add_test(tc, test_objrmap_convert_races_truncate);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("fallback");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "fallback", 30, NULL, NULL);
 	tcase_add_test(tc, test_objrmap_fallback_i_shared_sem);
 	tcase_add_test(tc, test_objrmap_fallback_page_table_lock);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("memory");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "memory", 30, NULL, NULL);
 	tcase_add_test(tc, test_objrmap_shared_file_costs_no_chains);
 	tcase_add_test(tc, test_objrmap_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
 
 	return s;
 }

@@ -637,58 +637,35 @@ static Suite *page_alloc_suite(void)
 	Suite *s = suite_create("page_alloc");
 	TCase *tc;
 
-	tc = tcase_create("init");
-	tcase_set_timeout(tc, 10);
+	tc = rt_tcase(s, "init", 10, NULL, NULL);
 	tcase_add_test(tc, test_page_alloc_init_rejects_bad_sizes);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("layout");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "layout", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_init_layout);
 	tcase_add_test(tc, test_page_alloc_zero_page_is_never_freed);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("exhaustion");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "exhaustion", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_exhaustion_returns_null);
 	tcase_add_test(tc, test_page_alloc_refill_after_free_all);
 	tcase_add_test(tc, test_page_alloc_new_page_reads_zero);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("watermark");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "watermark", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_low_hook_fires_below_pages_low);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("refcount");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "refcount", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_put_page_frees_at_zero);
 	tcase_add_test(tc, test_page_alloc_put_page_removes_from_lru);
 	tcase_add_test(tc, test_page_alloc_get_page_unless_zero);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("lru");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "lru", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_lru_add_activate_del);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("concurrency");
-	tcase_set_timeout(tc, 60);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "concurrency", 60, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_storm_32_threads);
 	tcase_add_test(tc, test_page_alloc_concurrent_put_frees_once);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("atomic_sleep");
-	tcase_set_timeout(tc, 10);
-	rt_vm_checked_fixture(tc, &mem_fx);
+	tc = rt_vm_tcase(s, "atomic_sleep", 10, &mem_fx);
 	tcase_add_test(tc, test_page_alloc_gfp_kernel_in_atomic_reported);
-	suite_add_tcase(s, tc);
 
 	return s;
 }

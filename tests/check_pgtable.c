@@ -683,38 +683,28 @@ static Suite *pgtable_suite(void)
 	Suite *s = suite_create("pgtable");
 	TCase *tc;
 
-	tc = tcase_create("encoding");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "encoding", 30, NULL, NULL);
 	tcase_add_test(tc, test_pgtable_none);
 	tcase_add_test(tc, test_pgtable_present_roundtrip);
 	tcase_add_test(tc, test_pgtable_file_roundtrip);
 	tcase_add_test(tc, test_pgtable_swap_roundtrip);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("value_ops");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "value_ops", 30, NULL, NULL);
 	tcase_add_test(tc, test_pgtable_value_ops);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("slot_ops");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "slot_ops", 30, NULL, NULL);
 	tcase_add_test(tc, test_pgtable_slot_ops);
 	tcase_add_test(tc, test_pgtable_nonpresent_untouched);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("tables");
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "tables", 30, NULL, NULL);
 	tcase_add_test(tc, test_pgtable_alloc_on_demand);
 	tcase_add_test(tc, test_pgtable_free_releases);
 	tcase_add_test(tc, test_pgtable_walk);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("concurrency");
+	tc = rt_tcase(s, "concurrency", 50, NULL, NULL);
 	/* Within meson's 60 s for the whole suite (scaled in sanitizer builds). */
-	tcase_set_timeout(tc, 50);
 	tcase_add_test(tc, test_pgtable_concurrent_alloc);
 	tcase_add_test(tc, test_pgtable_mmu_vs_reclaim);
-	suite_add_tcase(s, tc);
 
 	return s;
 }

@@ -771,41 +771,29 @@ static Suite *rmap_suite(void)
 	Suite *s = suite_create("rmap");
 	TCase *tc;
 
-	tc = tcase_create("modes");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "modes", 30, setup, teardown);
 	tcase_add_test(tc, test_rmap_mode_table);
 	tcase_add_test(tc, test_rmap_fallback_names_and_counts);
 	tcase_add_test(tc, test_rmap_bytes_peak);
 	tcase_add_test(tc, test_rmap_ptechain_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("chain");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "chain", 30, setup, teardown);
 	tcase_add_test(tc, test_rmap_ptechain_direct_chain_direct);
 	/* A BUG aborts the process: only where Check forks each test. */
 	if (!getenv("CK_FORK") || strcmp(getenv("CK_FORK"), "no"))
 		tcase_add_test_raise_signal(tc, test_rmap_ptechain_remove_unknown_pte_bugs,
 					    SIGABRT);
 	tcase_add_test(tc, test_rmap_ptechain_page_referenced);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("unmap");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_tcase(s, "unmap", 30, setup, teardown);
 	tcase_add_test(tc, test_rmap_ptechain_unmap_file_page);
 	tcase_add_test(tc, test_rmap_ptechain_unmap_nonlinear_vma);
 	tcase_add_test(tc, test_rmap_ptechain_unmap_mlocked_fails);
 	tcase_add_test(tc, test_rmap_ptechain_unmap_swapcache_page);
 	tcase_add_test(tc, test_rmap_ptechain_unmap_again_when_ptl_busy);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("concurrent");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 50);
+	tc = rt_tcase(s, "concurrent", 50, setup, teardown);
 	tcase_add_test(tc, test_rmap_ptechain_concurrent_map_unmap);
-	suite_add_tcase(s, tc);
 
 	return s;
 }

@@ -424,26 +424,20 @@ static Suite *slab_suite(void)
 	Suite *s = suite_create("slab");
 	TCase *tc;
 
-	tc = tcase_create("type_stable");
-	tcase_set_timeout(tc, 20);
+	tc = rt_tcase(s, "type_stable", 20, NULL, NULL);
 	tcase_add_test(tc, test_slab_type_stable_reuse);
 	tcase_add_test(tc, test_slab_plain_cache_frees_at_once);
 	tcase_add_test(tc, test_slab_hwcache_align);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("accounting");
-	tcase_set_timeout(tc, 20);
+	tc = rt_tcase(s, "accounting", 20, NULL, NULL);
 	tcase_add_test(tc, test_slab_shrink_after_grace_period);
 	tcase_add_test(tc, test_slab_free_limit);
 	tcase_add_test(tc, test_slab_destroy_accounting);
 	tcase_add_test(tc, test_slab_fail_every);
 	tcase_add_test(tc, test_slab_gfp_kernel_in_atomic_reported);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("storm");
-	tcase_set_timeout(tc, 50);
+	tc = rt_tcase(s, "storm", 50, NULL, NULL);
 	tcase_add_test(tc, test_slab_storm_stale_readers);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -51,16 +51,6 @@ static void free_anon_page(struct page *page)
 	put_page(page);
 }
 
-static void assert_no_lockdep_reports(void)
-{
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
-}
-
 /* ---- init ---- */
 
 START_TEST(test_swap_init_sizes)
@@ -548,7 +538,7 @@ START_TEST(test_swap_storm_32_threads)
 	rt_reports_capture();
 	rt_run_threads(STORM_THREADS, storm_worker, &st);
 	ck_assert_no_worker_failure();
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 
 	ck_assert_uint_eq(nr_swap_used(), 0);
@@ -566,36 +556,24 @@ static Suite *swap_suite(void)
 	Suite *s = suite_create("swap");
 	TCase *tc;
 
-	tc = tcase_create("init");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
+	tc = rt_tcase(s, "init", 10, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_init_sizes);
 	tcase_add_test(tc, test_swap_leaked_slots_after_exit);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("slots");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
+	tc = rt_tcase(s, "slots", 10, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_alloc_until_full);
 	tcase_add_test(tc, test_swap_duplicate_and_free_counts);
 	tcase_add_test(tc, test_swap_data_round_trip);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("swap_cache");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
+	tc = rt_tcase(s, "swap_cache", 10, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_cache_add_lookup_delete);
 	tcase_add_test(tc, test_swap_cache_count_rule_swapin);
 	tcase_add_test(tc, test_swap_add_to_swap_full_returns_false);
 	tcase_add_test(tc, test_swap_remove_exclusive_conditions);
 	tcase_add_test(tc, test_swap_free_swap_and_cache);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("concurrency");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, rt_vm_teardown);
+	tc = rt_tcase(s, "concurrency", 60, setup, rt_vm_teardown);
 	tcase_add_test(tc, test_swap_storm_32_threads);
-	suite_add_tcase(s, tc);
 
 	return s;
 }

@@ -93,8 +93,7 @@ START_TEST(test_vm_munmap_splits_in_three)
 		long a = rt_mmap(mm, NULL, 0, 10, VM_READ | VM_WRITE, 0);
 		uint64_t st[10], v;
 
-		for (int i = 0; i < 10; i++)
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mm, a, 10, true, st);
 		ck_assert_int_eq(rt_nr_vmas(mm), 1);
 		down_write(&mm->mmap_sem);
 		ck_assert_int_eq(do_munmap(mm, a + 4 * PAGE_SIZE, 2 * PAGE_SIZE), 0);
@@ -137,8 +136,7 @@ START_TEST(test_vm_mmap_merges_adjacent)
 		ck_assert_int_eq(b, 0x40000000 + 4 * PAGE_SIZE);
 		ck_assert_int_eq(rt_nr_vmas(mm), 1);
 		ck_assert_uint_eq(mm->mmap->vm_end, 0x40000000 + 8 * PAGE_SIZE);
-		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, NULL), ACCESS_OK);
+		rt_access_pages(mm, a, 8, true, NULL);
 		rt_audit_ok(&mm, 1, NULL, 0);
 		mmput(mm);
 	});
@@ -153,8 +151,7 @@ START_TEST(test_vm_mremap_grow_move_and_overlap)
 		long b, c;
 		uint64_t st[4], v;
 
-		for (int i = 0; i < 4; i++)
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mm, a, 4, true, st);
 		down_write(&mm->mmap_sem);
 		b = do_mremap(mm, a, 4 * PAGE_SIZE, 6 * PAGE_SIZE, 0);		/* grows in place */
 		up_write(&mm->mmap_sem);
@@ -167,10 +164,7 @@ START_TEST(test_vm_mremap_grow_move_and_overlap)
 		up_write(&mm->mmap_sem);
 		ck_assert_int_gt(b, 0);
 		ck_assert_int_ne(b, a);
-		for (int i = 0; i < 4; i++) {
-			ck_assert_int_eq(rt_access(mm, b + i * PAGE_SIZE, false, &v), ACCESS_OK);
-			ck_assert_uint_eq(v, st[i]);
-		}
+		rt_assert_pages(mm, b, 4, st);
 		ck_assert_int_eq(rt_access(mm, a, false, NULL), ACCESS_SEGV);
 		rt_audit_ok(&mm, 1, NULL, 0);
 		/* MREMAP_FIXED onto its own source: refused. */
@@ -377,17 +371,13 @@ START_TEST(test_vm_fork_cow)
 		long a = rt_mmap(parent, NULL, 0, 4, VM_READ | VM_WRITE, 0);
 		uint64_t pst[4], cst, v;
 
-		for (int i = 0; i < 4; i++)
-			ck_assert_int_eq(rt_access(parent, a + i * PAGE_SIZE, true, &pst[i]), ACCESS_OK);
+		rt_access_pages(parent, a, 4, true, pst);
 		child = dup_mm(parent);
 		ck_assert_ptr_nonnull(child);
 		mms[0] = parent;
 		mms[1] = child;
 		rt_audit_ok(mms, 2, NULL, 0);
-		for (int i = 0; i < 4; i++) {
-			ck_assert_int_eq(rt_access(child, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
-			ck_assert_uint_eq(v, pst[i]);
-		}
+		rt_assert_pages(child, a, 4, pst);
 		ck_assert_int_eq(rt_access(child, a, true, &cst), ACCESS_OK);
 		ck_assert_int_eq(rt_access(parent, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, pst[0]);
@@ -453,8 +443,7 @@ START_TEST(test_vm_shared_file_and_truncate)
 		ck_assert_int_gt(a1, 0);
 		ck_assert_int_gt(a2, 0);
 		ck_assert_int_gt(pa, 0);
-		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(rt_access(m1, a1 + i * PAGE_SIZE, true, NULL), ACCESS_OK);
+		rt_access_pages(m1, a1, 16, true, NULL);
 		ck_assert_int_eq(rt_access(m1, a1 + 3 * PAGE_SIZE, true, &w), ACCESS_OK);
 		ck_assert_int_eq(rt_access(m2, a2 + 3 * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);		/* shared */
@@ -522,11 +511,10 @@ START_TEST(test_vm_swap_out_fork_swap_in)
 	RT_VM_EACH_DESIGN(&vm, {
 		struct mm_struct *mm = mm_alloc(), *child, *mms[2];
 		long a = rt_mmap(mm, NULL, 0, 64, VM_READ | VM_WRITE, 0);
-		uint64_t st[64], v;
+		uint64_t st[64];
 		struct reclaim_stats rs;
 
-		for (int i = 0; i < 64; i++)
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mm, a, 64, true, st);
 		/* Twice: the first pass clears young bits and deactivates. */
 		reclaim_hard(64);
 		reclaim_hard(64);
@@ -539,16 +527,10 @@ START_TEST(test_vm_swap_out_fork_swap_in)
 		mms[0] = mm;
 		mms[1] = child;
 		rt_audit_ok(mms, 2, NULL, 0);
-		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(rt_access(child, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
-			ck_assert_uint_eq(v, st[i]);
-		}
+		rt_assert_pages(child, a, 64, st);
 		for (int i = 0; i < 64; i += 2)
 			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
-		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
-			ck_assert_uint_eq(v, st[i]);
-		}
+		rt_assert_pages(mm, a, 64, st);
 		rt_audit_ok(mms, 2, NULL, 0);
 		mmput(child);
 		mmput(mm);
@@ -581,20 +563,16 @@ START_TEST(test_vm_file_pages_dropped_and_reread)
 		struct address_space *f = file_create("big", 64, 64);
 		struct mm_struct *mm = mm_alloc();
 		long a = rt_mmap(mm, f, 0, 64, VM_READ | VM_WRITE | VM_SHARED, 0);
-		uint64_t st[64], v;
+		uint64_t st[64];
 		struct reclaim_stats rs;
 
-		for (int i = 0; i < 64; i++)
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mm, a, 64, true, st);
 		reclaim_hard(64);
 		reclaim_hard(64);
 		reclaim_stats_read(&rs);
 		ck_assert_uint_gt(rs.file_written + rs.file_dropped, 0);
 		rt_audit_ok(&mm, 1, &f, 1);
-		for (int i = 0; i < 64; i++) {
-			ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
-			ck_assert_uint_eq(v, st[i]);
-		}
+		rt_assert_pages(mm, a, 64, st);
 		rt_audit_ok(&mm, 1, &f, 1);
 		mmput(mm);
 		vmtruncate(f, 0);
@@ -1084,9 +1062,7 @@ START_TEST(test_vm_dead_files_die_with_their_last_mapping)
 
 		ck_assert_int_gt(s, 0);
 		ck_assert_int_gt(p, 0);
-		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(rt_access(mm, (unsigned long)s + (unsigned long)i * PAGE_SIZE,
-						   true, NULL), ACCESS_OK);
+		rt_access_pages(mm, (unsigned long)s, 8, true, NULL);
 		ck_assert_int_eq(rt_access(mm, (unsigned long)p, true, NULL), ACCESS_OK);
 		child = dup_mm(mm);
 		ck_assert_ptr_nonnull(child);
@@ -1341,63 +1317,47 @@ static Suite *vm_suite(void)
 	Suite *s = suite_create("vm");
 	TCase *tc;
 
-	tc = tcase_create("anon");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "anon", 60, NULL, NULL);
 	tcase_add_test(tc, test_vm_anon_fault_zero_page_then_write);
 	tcase_add_test(tc, test_vm_munmap_splits_in_three);
 	tcase_add_test(tc, test_vm_mmap_merges_adjacent);
 	tcase_add_test(tc, test_vm_mremap_grow_move_and_overlap);
 	tcase_add_test(tc, test_vm_expand_stack);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("locks");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "locks", 60, NULL, NULL);
 	tcase_add_test(tc, test_vm_locks_by_design);
 	tcase_add_test(tc, test_vm_locks_by_design_as_the_sources);
 	tcase_add_test(tc, test_vm_aging_takes_no_page_lock);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("process");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "process", 60, NULL, NULL);
 	tcase_add_test(tc, test_vm_fork_cow);
 	tcase_add_test(tc, test_vm_exec_shared_libraries);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("file");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "file", 60, NULL, NULL);
 	tcase_add_test(tc, test_vm_shared_file_and_truncate);
 	tcase_add_test(tc, test_vm_nonlinear_remap_file_pages);
 	tcase_add_test(tc, test_vm_install_page_truncate_won);
 	tcase_add_test(tc, test_vm_file_unlinked_under_a_locked_page);
 	tcase_add_test(tc, test_vm_dead_files_die_with_their_last_mapping);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("reclaim");
-	tcase_set_timeout(tc, 60);
+	tc = rt_tcase(s, "reclaim", 60, NULL, NULL);
 	tcase_add_test(tc, test_vm_swap_out_fork_swap_in);
 	tcase_add_test(tc, test_vm_mlock_is_not_reclaimed);
 	tcase_add_test(tc, test_vm_file_pages_dropped_and_reread);
 	tcase_add_test(tc, test_vm_oom_backs_off);
 	tcase_add_test(tc, test_vm_direct_reclaim_under_held_locks);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("property");
-	tcase_set_timeout(tc, 120);
+	tc = rt_tcase(s, "property", 120, NULL, NULL);
 	tcase_add_test(tc, test_vm_property_random_ops);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("threads");
-	tcase_set_timeout(tc, 180);
+	tc = rt_tcase(s, "threads", 180, NULL, NULL);
 	tcase_add_test(tc, test_vm_threads_everything_at_once);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("mmu");
-	tcase_set_timeout(tc, 120);
+	tc = rt_tcase(s, "mmu", 120, NULL, NULL);
 	tcase_add_test(tc, test_vm_tlb_flush_waits_for_access);
 	tcase_add_test(tc, test_vm_tlb_flush_skip_is_caught);
 	tcase_add_test(tc, test_vm_stores_racing_zap_reclaim_cow);
 	tcase_add_test(tc, test_vm_stores_racing_a_skipped_flush_are_caught);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

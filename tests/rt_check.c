@@ -359,3 +359,14 @@ void rt_set_flag(int *flag)
 	/* Release pairs with the acquire in rt_wait_flag(). */
 	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
 }
+
+TCase *rt_tcase(Suite *s, const char *name, double timeout, SFun setup, SFun teardown)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout);
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}

@@ -17,6 +17,13 @@
 /* Run @s with TAP on stdout; the process exit status. Prints the seed first. */
 int rt_check_main(Suite *s);
 
+/*
+ * A TCase @name added to @s, @timeout seconds a test, each test set up
+ * and torn down by @setup and @teardown (Check's checked fixture; both
+ * NULL: none). Return: the TCase, for tcase_add_test().
+ */
+TCase *rt_tcase(Suite *s, const char *name, double timeout, SFun setup, SFun teardown);
+
 /* The test seed: $RT_SEED if set, else time-based; printed by rt_check_main. */
 uint64_t rt_test_seed(void);
 /* xorshift64* step, for per-thread PRNGs seeded from rt_test_seed(). */

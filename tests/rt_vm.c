@@ -72,6 +72,51 @@ void rt_vm_checked_fixture(TCase *tc, const struct rt_vm_suite *s)
 	tcase_add_checked_fixture(tc, checked_setup, rt_vm_teardown);
 }
 
+TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_vm_suite *fx)
+{
+	TCase *tc = rt_tcase(s, name, timeout, NULL, NULL);
+
+	rt_vm_checked_fixture(tc, fx);
+	return tc;
+}
+
+void rt_access_pages(struct mm_struct *mm, unsigned long addr, int pages, bool write,
+		     uint64_t *stamps)
+{
+	for (int i = 0; i < pages; i++) {
+		unsigned long at = addr + (unsigned long)i * PAGE_SIZE;
+		enum mm_access_result r = rt_access(mm, at, write, stamps ? &stamps[i] : NULL);
+
+		ck_assert_msg(r == ACCESS_OK, "[%s] %s of page %d at %#lx: %d",
+			      rmap_mode_name(rmap_mode), write ? "write" : "read", i, at, (int)r);
+	}
+}
+
+void rt_assert_pages(struct mm_struct *mm, unsigned long addr, int pages, const uint64_t *stamps)
+{
+	for (int i = 0; i < pages; i++) {
+		unsigned long at = addr + (unsigned long)i * PAGE_SIZE;
+		uint64_t v;
+		enum mm_access_result r = rt_access(mm, at, false, &v);
+
+		ck_assert_msg(r == ACCESS_OK, "[%s] read of page %d at %#lx: %d",
+			      rmap_mode_name(rmap_mode), i, at, (int)r);
+		ck_assert_msg(v == stamps[i], "[%s] page %d at %#lx: stamp %#llx, want %#llx",
+			      rmap_mode_name(rmap_mode), i, at, (unsigned long long)v,
+			      (unsigned long long)stamps[i]);
+	}
+}
+
+void rt_assert_no_lockdep_reports(void)
+{
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
+}
+
 void rt_audit_ok(struct mm_struct **mms, int nr_mms,
 		 struct address_space **files, int nr_files)
 {

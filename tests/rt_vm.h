@@ -10,6 +10,7 @@
 
 #include <check.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "rmap.h"
 #include "vm_fixture.h"
@@ -85,6 +86,23 @@ static inline bool rt_vm_any_design(enum rmap_mode design)
  * down around each test. @s must outlive the suite.
  */
 void rt_vm_checked_fixture(TCase *tc, const struct rt_vm_suite *s);
+
+/* rt_tcase() with @fx as its fixture (rt_vm_checked_fixture()). */
+TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_vm_suite *fx);
+
+/*
+ * Write (@write) or read each of @pages pages from @addr in @mm
+ * (rt_access()); ck_asserts each is ACCESS_OK. The stamps into @stamps
+ * (NULL: not kept).
+ */
+void rt_access_pages(struct mm_struct *mm, unsigned long addr, int pages, bool write,
+		     uint64_t *stamps);
+
+/* Read each of @pages pages from @addr in @mm: ck_asserts ACCESS_OK and stamp @stamps[i]. */
+void rt_assert_pages(struct mm_struct *mm, unsigned long addr, int pages, const uint64_t *stamps);
+
+/* ck_asserts that no lockdep, atomic-sleep or WARN report was captured. */
+void rt_assert_no_lockdep_reports(void);
 
 /* Run the audit; ck_abort with the first violation, naming the design. */
 void rt_audit_ok(struct mm_struct **mms, int nr_mms,
