@@ -50,6 +50,19 @@ static int mapcount(struct page *page)
 	return __atomic_load_n(&page->pte.mapcount, __ATOMIC_RELAXED);
 }
 
+/* Fork @par: the child, and { @par, the child, @solo } in @mms. */
+static struct mm_struct *fork_beside(struct mm_struct *par, struct mm_struct *solo,
+				     struct mm_struct *mms[3])
+{
+	struct mm_struct *chi = dup_mm(par);
+
+	ck_assert_ptr_nonnull(chi);
+	mms[0] = par;
+	mms[1] = chi;
+	mms[2] = solo;
+	return chi;
+}
+
 /* Reclaim until the mms' rss is 0 or nothing moves for a while. */
 static void reclaim_until_unmapped(struct mm_struct **mms, int nr)
 {
@@ -187,8 +200,7 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 	mmput(mm);
 	mmput(child);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
-	vmtruncate(f, 0);
-	file_destroy(f);
+	rt_file_free(f);
 }
 END_TEST
 
@@ -364,6 +376,21 @@ static void fallback_worker(int idx, void *arg)
 	set_flag(&c->done);
 }
 
+/*
+ * Each walk met the held page_table_lock once and fell back:
+ * page_referenced() counted the page referenced, try_to_unmap() said
+ * SWAP_AGAIN and left one pte mapping it.
+ */
+static void assert_one_fallback_each(const struct fallback_ctl *c)
+{
+	ck_assert_int_eq(c->referenced, 1);
+	ck_assert_uint_eq(c->fb_ref, 1);
+	ck_assert_int_eq(c->unmap, SWAP_AGAIN);
+	ck_assert_uint_eq(c->fb_unmap, 1);
+	ck_assert(c->mapped);
+	ck_assert_int_eq(c->mapcount, 1);
+}
+
 static void run_fallback(struct mm_struct *held_mm, struct page *page, struct fallback_ctl *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -385,11 +412,7 @@ START_TEST(test_anonvma_trylock_fallback)
 
 	rt_access_pages(par, a, 4, true, st);
 	rt_access_pages(solo, s, 2, true, sst);
-	chi = dup_mm(par);
-	ck_assert_ptr_nonnull(chi);
-	mms[0] = par;
-	mms[1] = chi;
-	mms[2] = solo;
+	chi = fork_beside(par, solo, mms);
 
 	/*
 	 * An anon_vma page in two mms, the parent's page_table_lock busy:
@@ -398,12 +421,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	pg = rt_page_at(par, a);
 	get_page(pg);
 	run_fallback(par, pg, &c);
-	ck_assert_int_eq(c.referenced, 1);
-	ck_assert_uint_eq(c.fb_ref, 1);
-	ck_assert_int_eq(c.unmap, SWAP_AGAIN);
-	ck_assert_uint_eq(c.fb_unmap, 1);
-	ck_assert(c.mapped);
-	ck_assert_int_eq(c.mapcount, 1);
+	assert_one_fallback_each(&c);
 	ck_assert_uint_eq(par->rss, 4);
 	ck_assert_uint_eq(chi->rss, 3);
 	ck_assert_ptr_eq(rt_page_at(par, a), pg);
@@ -416,12 +434,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert(PageDirect(pg));
 	get_page(pg);
 	run_fallback(solo, pg, &c);
-	ck_assert_int_eq(c.referenced, 1);
-	ck_assert_uint_eq(c.fb_ref, 1);
-	ck_assert_int_eq(c.unmap, SWAP_AGAIN);
-	ck_assert_uint_eq(c.fb_unmap, 1);
-	ck_assert(c.mapped);
-	ck_assert_int_eq(c.mapcount, 1);
+	assert_one_fallback_each(&c);
 	ck_assert_uint_eq(solo->rss, 2);
 	put_page(pg);
 	rt_audit_ok(mms, 3, NULL, 0);
@@ -562,11 +575,7 @@ START_TEST(test_anonvma_aging_walk_unlocked)
 	ck_assert_ptr_nonnull(rmap->page_referenced_unlocked);
 	rt_access_pages(par, a, 2, true, NULL);
 	ck_assert_int_eq(rt_access(solo, s, true, NULL), ACCESS_OK);
-	chi = dup_mm(par);
-	ck_assert_ptr_nonnull(chi);
-	mms[0] = par;
-	mms[1] = chi;
-	mms[2] = solo;
+	chi = fork_beside(par, solo, mms);
 
 	/* An anon_vma page, young in both mms: the walk sees both ptes. */
 	pg = rt_page_at(par, a);

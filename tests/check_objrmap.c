@@ -124,8 +124,7 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
-		vmtruncate(f, 0);
-		file_destroy(f);
+		rt_file_free(f);
 	});
 }
 END_TEST
@@ -253,8 +252,7 @@ START_TEST(test_objrmap_convert_races_truncate)
 
 		for (int i = 0; i < RACE_MMS; i++)
 			mmput(r.mm[i]);
-		vmtruncate(r.file, 0);
-		file_destroy(r.file);
+		rt_file_free(r.file);
 	});
 }
 END_TEST
@@ -369,8 +367,7 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 	ck_assert_uint_eq(v, w);
 	rt_audit_ok(&mm, 1, &r.file, 1);
 	mmput(mm);
-	vmtruncate(r.file, 0);
-	file_destroy(r.file);
+	rt_file_free(r.file);
 }
 
 START_TEST(test_objrmap_fallback_i_shared_sem)
@@ -436,8 +433,7 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 		mmput(mms[i]);
 	rmap_bytes_read(&rb);
 	ck_assert_uint_eq(rb.pte_chain_now, 0);
-	vmtruncate(f, 0);
-	file_destroy(f);
+	rt_file_free(f);
 	rt_vm_teardown();
 	return bytes;
 }

@@ -422,8 +422,7 @@ START_TEST(test_vm_exec_shared_libraries)
 		rt_audit_ok(m, 3, &libc, 1);
 		for (int i = 0; i < 3; i++)
 			mmput(m[i]);
-		vmtruncate(libc, 0);
-		file_destroy(libc);
+		rt_file_free(libc);
 	});
 }
 END_TEST
@@ -464,8 +463,7 @@ START_TEST(test_vm_shared_file_and_truncate)
 		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
-		vmtruncate(f, 0);
-		file_destroy(f);
+		rt_file_free(f);
 	});
 }
 END_TEST
@@ -498,8 +496,7 @@ START_TEST(test_vm_nonlinear_remap_file_pages)
 		rt_audit_ok(mms, 2, &f, 1);
 		mmput(m1);
 		mmput(m2);
-		vmtruncate(f, 0);
-		file_destroy(f);
+		rt_file_free(f);
 	});
 }
 END_TEST
@@ -560,9 +557,9 @@ END_TEST
 START_TEST(test_vm_file_pages_dropped_and_reread)
 {
 	RT_VM_EACH_DESIGN(&vm, {
-		struct address_space *f = file_create("big", 64, 64);
-		struct mm_struct *mm = mm_alloc();
-		long a = rt_mmap(mm, f, 0, 64, VM_READ | VM_WRITE | VM_SHARED, 0);
+		struct address_space *f;
+		long a;
+		struct mm_struct *mm = rt_mm_with_file("big", 64, 64, &f, &a);
 		uint64_t st[64];
 		struct reclaim_stats rs;
 
@@ -575,8 +572,7 @@ START_TEST(test_vm_file_pages_dropped_and_reread)
 		rt_assert_pages(mm, a, 64, st);
 		rt_audit_ok(&mm, 1, &f, 1);
 		mmput(mm);
-		vmtruncate(f, 0);
-		file_destroy(f);
+		rt_file_free(f);
 	});
 }
 END_TEST
@@ -711,8 +707,7 @@ START_TEST(test_vm_property_random_ops)
 		}
 		for (int i = 0; i < PROP_MMS; i++)
 			mmput(p.mm[i]);
-		vmtruncate(p.file, 0);
-		file_destroy(p.file);
+		rt_file_free(p.file);
 	});
 }
 END_TEST
@@ -855,10 +850,8 @@ START_TEST(test_vm_threads_everything_at_once)
 		rt_audit_ok(mms, n, m.files, 2);
 		for (int i = 0; i < n; i++)
 			mmput(mms[i]);
-		for (int i = 0; i < 2; i++) {
-			vmtruncate(m.files[i], 0);
-			file_destroy(m.files[i]);
-		}
+		for (int i = 0; i < 2; i++)
+			rt_file_free(m.files[i]);
 		rcu_barrier();
 		pthread_mutex_destroy(&m.slot_lock);
 		rt_vm_teardown();
@@ -877,14 +870,13 @@ END_TEST
 START_TEST(test_vm_direct_reclaim_under_held_locks)
 {
 	RT_VM_EACH_DESIGN(&vm, {
-		struct address_space *f = file_create("dr", 8, 8);
-		struct mm_struct *mm = mm_alloc();
-		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		struct address_space *f;
+		long s;
+		struct mm_struct *mm = rt_mm_with_file("dr", 8, 8, &f, &s);
 		long a = rt_mmap(mm, NULL, 0, 1024, VM_READ | VM_WRITE, 0);
 		struct reclaim_stats rs;
 		struct page *held;
 
-		ck_assert_int_gt(s, 0);
 		ck_assert_int_gt(a, 0);
 		ck_assert_int_eq(rt_access(mm, s, true, NULL), ACCESS_OK);
 		held = find_get_page(f, 0);
@@ -922,14 +914,13 @@ END_TEST
 START_TEST(test_vm_install_page_truncate_won)
 {
 	RT_VM_EACH_DESIGN(&vm, {
-		struct address_space *f = file_create("ip", 16, 16);
-		struct mm_struct *mm = mm_alloc();
-		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
+		struct address_space *f;
+		long s;
+		struct mm_struct *mm = rt_mm_with_file("ip", 16, 8, &f, &s);
 		struct vm_area_struct *vma;
 		struct page *page;
 		pte_t pte;
 
-		ck_assert_int_gt(s, 0);
 		/* Nonlinear: offset 12 at the window's first page. */
 		ck_assert_int_eq(remap_file_pages(mm, (unsigned long)s, PAGE_SIZE, 12), 0);
 
@@ -1054,13 +1045,12 @@ START_TEST(test_vm_dead_files_die_with_their_last_mapping)
 {
 	RT_VM_EACH_DESIGN(&vm, {
 		unsigned long live = file_count_live();
-		struct address_space *f = file_create("dead", 8, 8);
-		struct mm_struct *mm = mm_alloc();
+		struct address_space *f;
+		long s;
+		struct mm_struct *mm = rt_mm_with_file("dead", 8, 8, &f, &s);
 		struct mm_struct *child;
-		long s = rt_mmap(mm, f, 0, 8, VM_READ | VM_WRITE | VM_SHARED, 0);
 		long p = rt_mmap(mm, f, 0, 4, VM_READ | VM_WRITE, 2);
 
-		ck_assert_int_gt(s, 0);
 		ck_assert_int_gt(p, 0);
 		rt_access_pages(mm, (unsigned long)s, 8, true, NULL);
 		ck_assert_int_eq(rt_access(mm, (unsigned long)p, true, NULL), ACCESS_OK);
@@ -1264,8 +1254,7 @@ static int mmu_race_run(void)
 		rt_audit_ok(&m.mm, 1, &m.file, 1);
 	}
 	mmput(m.mm);
-	vmtruncate(m.file, 0);
-	file_destroy(m.file);
+	rt_file_free(m.file);
 	rcu_barrier();
 	return reports;
 }

@@ -80,6 +80,18 @@ TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_v
 	return tc;
 }
 
+struct mm_struct *rt_mm_with_file(const char *name, unsigned long pages, unsigned long map,
+				  struct address_space **f, long *addr)
+{
+	struct mm_struct *mm;
+
+	*f = file_create(name, pages, pages);
+	mm = mm_alloc();
+	*addr = rt_mmap(mm, *f, 0, map, VM_READ | VM_WRITE | VM_SHARED, 0);
+	ck_assert_int_gt(*addr, 0);
+	return mm;
+}
+
 void rt_access_pages(struct mm_struct *mm, unsigned long addr, int pages, bool write,
 		     uint64_t *stamps)
 {

@@ -90,6 +90,19 @@ void rt_vm_checked_fixture(TCase *tc, const struct rt_vm_suite *s);
 /* rt_tcase() with @fx as its fixture (rt_vm_checked_fixture()). */
 TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_vm_suite *fx);
 
+/**
+ * rt_mm_with_file() - a new mm mapping a new file shared, read/write
+ * @name: the file's name
+ * @pages: its size, and the most it may grow to
+ * @map: pages mapped, from offset 0
+ * @f: receives the file (file_create())
+ * @addr: receives the mapping's address (ck_asserted)
+ *
+ * Return: the mm (mm_alloc()).
+ */
+struct mm_struct *rt_mm_with_file(const char *name, unsigned long pages, unsigned long map,
+				  struct address_space **f, long *addr);
+
 /*
  * Write (@write) or read each of @pages pages from @addr in @mm
  * (rt_access()); ck_asserts each is ACCESS_OK. The stamps into @stamps
