@@ -318,8 +318,7 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 		ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	rt_audit_ok(&mm, 1, NULL, 0);
-	mmput(mm);
+	rt_audit_and_exit(&mm, 1, NULL, 0);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
 }
 END_TEST

@@ -121,10 +121,7 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 			ck_assert_int_eq(rt_access(m2, lin + index * PAGE_SIZE, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		rt_audit_ok(mms, 2, &f, 1);
-		mmput(m1);
-		mmput(m2);
-		rt_file_free(f);
+		rt_audit_and_exit(mms, 2, &f, 1);
 	});
 }
 END_TEST
@@ -248,11 +245,7 @@ START_TEST(test_objrmap_convert_races_truncate)
 		vmtruncate(r.file, 13);
 		ck_assert_ptr_null(find_get_page(r.file, 13));
 		ck_assert_int_eq(rt_access(r.mm[0], r.nl[0], false, NULL), ACCESS_SIGBUS);
-		rt_audit_ok(r.mm, RACE_MMS, &r.file, 1);
-
-		for (int i = 0; i < RACE_MMS; i++)
-			mmput(r.mm[i]);
-		rt_file_free(r.file);
+		rt_audit_and_exit(r.mm, RACE_MMS, &r.file, 1);
 	});
 }
 END_TEST
@@ -365,9 +358,7 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 	ck_assert_ptr_null(find_get_page(r.file, 0));
 	ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 	ck_assert_uint_eq(v, w);
-	rt_audit_ok(&mm, 1, &r.file, 1);
-	mmput(mm);
-	rt_file_free(r.file);
+	rt_audit_and_exit(&mm, 1, &r.file, 1);
 }
 
 START_TEST(test_objrmap_fallback_i_shared_sem)

@@ -80,8 +80,7 @@ START_TEST(test_vm_anon_fault_zero_page_then_write)
 		ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
 		ck_assert_int_eq(rt_access(mm, a + 8 * PAGE_SIZE + 4 * PAGE_SIZE, false, NULL), ACCESS_SEGV);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -137,8 +136,7 @@ START_TEST(test_vm_mmap_merges_adjacent)
 		ck_assert_int_eq(rt_nr_vmas(mm), 1);
 		ck_assert_uint_eq(mm->mmap->vm_end, 0x40000000 + 8 * PAGE_SIZE);
 		rt_access_pages(mm, a, 8, true, NULL);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -185,8 +183,7 @@ START_TEST(test_vm_mremap_grow_move_and_overlap)
 		ck_assert_int_eq(rt_access(mm, b, false, NULL), ACCESS_SEGV);
 		/* a+7P, c low, the moved 4, c high, the rest of the 16-page move */
 		ck_assert_int_eq(rt_nr_vmas(mm), 5);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -206,8 +203,7 @@ START_TEST(test_vm_expand_stack)
 		ck_assert_int_eq(rt_access(mm, s - 3 * PAGE_SIZE - 64 * PAGE_SIZE, true, NULL), ACCESS_SEGV);
 		ck_assert_int_eq(rt_access(mm, s, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, w);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -284,8 +280,7 @@ static void check_vma_locks(const struct taken want[3], const char *what)
 			      "want %lu, %lu", rmap_mode_name(rmap_mode), what, fn[i],
 			      got[i].ptl, got[i].anon_vma, want[i].ptl, want[i].anon_vma);
 	}
-	rt_audit_ok(&mm, 1, NULL, 0);
-	mmput(mm);
+	rt_audit_and_exit(&mm, 1, NULL, 0);
 }
 
 START_TEST(test_vm_locks_by_design)
@@ -356,8 +351,7 @@ START_TEST(test_vm_aging_takes_no_page_lock)
 		/* shrink_list's TestSetPageLocked, and nothing else. */
 		ck_assert_uint_eq(after.try_attempts - before.try_attempts, 1);
 		unlock_page(page);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -389,8 +383,7 @@ START_TEST(test_vm_fork_cow)
 		mmput(parent);
 		/* The child outlives its parent. */
 		ck_assert_int_eq(rt_access(child, a + PAGE_SIZE, false, &v), ACCESS_OK);
-		rt_audit_ok(&child, 1, NULL, 0);
-		mmput(child);
+		rt_audit_and_exit(&child, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -419,10 +412,7 @@ START_TEST(test_vm_exec_shared_libraries)
 		ck_assert_int_eq(rt_access(m[2], m[2]->mmap->vm_next->vm_start, false, &v),
 				 ACCESS_OK);
 		ck_assert_uint_eq(v, 0);
-		rt_audit_ok(m, 3, &libc, 1);
-		for (int i = 0; i < 3; i++)
-			mmput(m[i]);
-		rt_file_free(libc);
+		rt_audit_and_exit(m, 3, &libc, 1);
 	});
 }
 END_TEST
@@ -460,10 +450,7 @@ START_TEST(test_vm_shared_file_and_truncate)
 		file_extend(f, 16);
 		ck_assert_int_eq(rt_access(m1, a1 + 12 * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, 0);
-		rt_audit_ok(mms, 2, &f, 1);
-		mmput(m1);
-		mmput(m2);
-		rt_file_free(f);
+		rt_audit_and_exit(mms, 2, &f, 1);
 	});
 }
 END_TEST
@@ -493,10 +480,7 @@ START_TEST(test_vm_nonlinear_remap_file_pages)
 		rt_audit_ok(mms, 2, &f, 1);
 		vmtruncate(f, 4);		/* file page 9 goes */
 		ck_assert_int_eq(rt_access(m2, nl, false, NULL), ACCESS_SIGBUS);
-		rt_audit_ok(mms, 2, &f, 1);
-		mmput(m1);
-		mmput(m2);
-		rt_file_free(f);
+		rt_audit_and_exit(mms, 2, &f, 1);
 	});
 }
 END_TEST
@@ -548,8 +532,7 @@ START_TEST(test_vm_mlock_is_not_reclaimed)
 		reclaim_hard(16);
 		reclaim_hard(16);
 		ck_assert_uint_eq(mm->rss, 16);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -570,9 +553,7 @@ START_TEST(test_vm_file_pages_dropped_and_reread)
 		ck_assert_uint_gt(rs.file_written + rs.file_dropped, 0);
 		rt_audit_ok(&mm, 1, &f, 1);
 		rt_assert_pages(mm, a, 64, st);
-		rt_audit_ok(&mm, 1, &f, 1);
-		mmput(mm);
-		rt_file_free(f);
+		rt_audit_and_exit(&mm, 1, &f, 1);
 	});
 }
 END_TEST
@@ -590,8 +571,7 @@ START_TEST(test_vm_oom_backs_off)
 				oom++;
 		ck_assert_int_gt(oom, 0);
 		ck_assert_uint_le(mm->rss, 511);
-		rt_audit_ok(&mm, 1, NULL, 0);
-		mmput(mm);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -847,11 +827,7 @@ START_TEST(test_vm_threads_everything_at_once)
 		for (int i = 0; i < MT_SLOTS; i++)
 			if (m.slot[i])
 				mms[n++] = m.slot[i];
-		rt_audit_ok(mms, n, m.files, 2);
-		for (int i = 0; i < n; i++)
-			mmput(mms[i]);
-		for (int i = 0; i < 2; i++)
-			rt_file_free(m.files[i]);
+		rt_audit_and_exit(mms, n, m.files, 2);
 		rcu_barrier();
 		pthread_mutex_destroy(&m.slot_lock);
 		rt_vm_teardown();

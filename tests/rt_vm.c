@@ -140,3 +140,13 @@ void rt_audit_ok(struct mm_struct **mms, int nr_mms,
 			     v, r.message);
 	ck_assert_int_eq(v, 0);
 }
+
+void rt_audit_and_exit(struct mm_struct **mms, int nr_mms,
+		       struct address_space **files, int nr_files)
+{
+	rt_audit_ok(mms, nr_mms, files, nr_files);
+	for (int i = 0; i < nr_mms; i++)
+		mmput(mms[i]);
+	for (int i = 0; i < nr_files; i++)
+		rt_file_free(files[i]);
+}

@@ -121,4 +121,11 @@ void rt_assert_no_lockdep_reports(void);
 void rt_audit_ok(struct mm_struct **mms, int nr_mms,
 		 struct address_space **files, int nr_files);
 
+/*
+ * The end of a test: rt_audit_ok(), then each of @mms exits (mmput(), in
+ * order) and each of @files goes (rt_file_free()).
+ */
+void rt_audit_and_exit(struct mm_struct **mms, int nr_mms,
+		       struct address_space **files, int nr_files);
+
 #endif /* RT_TESTS_RT_VM_H */
