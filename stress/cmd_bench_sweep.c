@@ -20,8 +20,7 @@
  * (the order reversed on odd k), one child `run` each. Return: 0, or
  * RT_EXIT_USAGE / RT_EXIT_INTERRUPTED to stop.
  */
-int run_sweep(struct sweep *sw, const char *const *modes, int nm,
-		     struct bench_all_opts *bo)
+int run_sweep(struct sweep *sw, const char *const *modes, int nm, struct bench_all_opts *bo)
 {
 	char secs[32], seed[32], par[16], thr[16], dir[4600], line[512];
 	int total = bo->repeat * sw->np * nm, done = 0;
@@ -93,7 +92,7 @@ int run_sweep(struct sweep *sw, const char *const *modes, int nm,
 }
 
 void sweep_json(const struct sweep *sw, const char *const *modes, int nm, json_t *designs,
-		       const char *key, bool share)
+		const char *key, bool share)
 {
 	for (int m = 0; m < nm; m++) {
 		json_t *o = json_object(), *d = json_object_get(designs, modes[m]);

@@ -304,7 +304,7 @@ static void s_unmap_vmas(const struct rt_bench_vm_cfg *cfg, long n, double out[2
 
 	for (long i = 0; i < n; i++)
 		mmap_ok(others, f, 0x20000000UL + 2 * (unsigned long)i * PAGE_SIZE, 1,
-		       VM_READ | VM_SHARED, 1 + (unsigned long)i);
+			VM_READ | VM_SHARED, 1 + (unsigned long)i);
 	if (others->map_count != n)
 		rt_die("%d vmas instead of %ld (merged?)", others->map_count, n);
 	mmap_ok(mm, f, addr, 1, VM_READ | VM_SHARED, 0);
@@ -467,11 +467,10 @@ static void measure_rows(struct vm_results *res)
 bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out,
 		 json_t *rec)
 {
-	static struct vm_results res;
+	struct vm_results res = { .cfg = cfg, .rows = rows, .repeat = repeat };
 	json_t *skipped = json_array();
 	double t_start;
 
-	res = (struct vm_results){ .cfg = cfg, .rows = rows, .repeat = repeat };
 	rows[R_ANON_FAULT].param = (long)cfg->fault_pages;
 	rows[R_FILE_FAULT].param = (long)cfg->fault_pages;
 	rows[R_FORK_SMALL].param = rows[R_EXIT_SMALL].param = (long)cfg->fork_small;
