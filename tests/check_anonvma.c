@@ -632,30 +632,27 @@ START_TEST(test_anonvma_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *anonvma_suite(void)
-{
-	Suite *s = suite_create("anonvma");
-	TCase *tc;
-
-	tc = rt_vm_tcase(s, "fork", 60, &anonvma);
-	tcase_add_test(tc, test_anonvma_fork_chain_exit_orders);
-	tcase_add_test(tc, test_anonvma_readonly_private_file_cow_fork);
-
-	tc = rt_vm_tcase(s, "vma_change", 60, &anonvma);
-	tcase_add_test(tc, test_anonvma_mremap_forked_then_reclaim);
-	tcase_add_test(tc, test_anonvma_split_then_unmap_original_then_reclaim);
-
-	tc = rt_vm_tcase(s, "reclaim", 60, &anonvma);
-	tcase_add_test(tc, test_anonvma_trylock_fallback);
-	tcase_add_test(tc, test_anonvma_stale_pointer_reused_object);
-	tcase_add_test(tc, test_anonvma_aging_walk_unlocked);
-
-	tc = rt_tcase(s, "order", 30, NULL, NULL);
-	tcase_add_test(tc, test_anonvma_lock_tree_matches_lockdep);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(anonvma_suite());
+	const struct rt_tcase tcs[] = {
+		{ "fork", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_fork_chain_exit_orders,
+			test_anonvma_readonly_private_file_cow_fork,
+		} },
+		{ "vma_change", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_mremap_forked_then_reclaim,
+			test_anonvma_split_then_unmap_original_then_reclaim,
+		} },
+		{ "reclaim", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_trylock_fallback,
+			test_anonvma_stale_pointer_reused_object,
+			test_anonvma_aging_walk_unlocked,
+		} },
+		{ "order", 30, NULL, NULL, .tests = {
+			test_anonvma_lock_tree_matches_lockdep,
+		} },
+	};
+
+	rt_vm_use(&anonvma);
+	return rt_check_main(rt_suite("anonvma", tcs, (int)ARRAY_SIZE(tcs)));
 }

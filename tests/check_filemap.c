@@ -674,36 +674,31 @@ START_TEST(test_filemap_nopage_vs_truncate_nothing_cached_beyond_size)
 }
 END_TEST
 
-static Suite *filemap_suite(void)
-{
-	Suite *s = suite_create("filemap");
-	TCase *tc;
-
-	tc = rt_tcase(s, "create", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_filemap_create_layout);
-
-	tc = rt_tcase(s, "page_cache", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_filemap_add_lookup_remove);
-	tcase_add_test(tc, test_filemap_cache_reference_keeps_page);
-
-	tc = rt_tcase(s, "nopage", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_filemap_nopage_reads_backing);
-	tcase_add_test(tc, test_filemap_nopage_oom_returns_null);
-	tcase_add_test(tc, test_filemap_writeback_copies_data);
-
-	tc = rt_tcase(s, "truncate", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_filemap_truncate_drops_pages_beyond);
-	tcase_add_test(tc, test_filemap_extend_drops_stale_page_beyond_size);
-
-	tc = rt_tcase(s, "concurrency", 60, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_filemap_rcu_lookup_vs_insert_remove);
-	tcase_add_test(tc, test_filemap_concurrent_nopage_one_page_per_index);
-	tcase_add_test(tc, test_filemap_nopage_vs_truncate_nothing_cached_beyond_size);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(filemap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "create", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_create_layout,
+		} },
+		{ "page_cache", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_add_lookup_remove,
+			test_filemap_cache_reference_keeps_page,
+		} },
+		{ "nopage", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_nopage_reads_backing,
+			test_filemap_nopage_oom_returns_null,
+			test_filemap_writeback_copies_data,
+		} },
+		{ "truncate", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_truncate_drops_pages_beyond,
+			test_filemap_extend_drops_stale_page_beyond_size,
+		} },
+		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
+			test_filemap_rcu_lookup_vs_insert_remove,
+			test_filemap_concurrent_nopage_one_page_per_index,
+			test_filemap_nopage_vs_truncate_nothing_cached_beyond_size,
+		} },
+	};
+
+	return rt_check_main(rt_suite("filemap", tcs, (int)ARRAY_SIZE(tcs)));
 }

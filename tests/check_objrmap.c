@@ -455,27 +455,22 @@ START_TEST(test_objrmap_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *objrmap_suite(void)
-{
-	Suite *s = suite_create("objrmap");
-	TCase *tc;
-
-	tc = rt_tcase(s, "nonlinear", 60, NULL, NULL);
-	tcase_add_test(tc, test_objrmap_nonlinear_pages_under_reclaim);
-	tcase_add_test(tc, test_objrmap_convert_races_truncate);
-
-	tc = rt_tcase(s, "fallback", 30, NULL, NULL);
-	tcase_add_test(tc, test_objrmap_fallback_i_shared_sem);
-	tcase_add_test(tc, test_objrmap_fallback_page_table_lock);
-
-	tc = rt_tcase(s, "memory", 30, NULL, NULL);
-	tcase_add_test(tc, test_objrmap_shared_file_costs_no_chains);
-	tcase_add_test(tc, test_objrmap_lock_tree_matches_lockdep);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(objrmap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "nonlinear", 60, NULL, NULL, .tests = {
+			test_objrmap_nonlinear_pages_under_reclaim,
+			test_objrmap_convert_races_truncate,
+		} },
+		{ "fallback", 30, NULL, NULL, .tests = {
+			test_objrmap_fallback_i_shared_sem,
+			test_objrmap_fallback_page_table_lock,
+		} },
+		{ "memory", 30, NULL, NULL, .tests = {
+			test_objrmap_shared_file_costs_no_chains,
+			test_objrmap_lock_tree_matches_lockdep,
+		} },
+	};
+
+	return rt_check_main(rt_suite("objrmap", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -632,45 +632,41 @@ START_TEST(test_page_alloc_gfp_kernel_in_atomic_reported)
 }
 END_TEST
 
-static Suite *page_alloc_suite(void)
-{
-	Suite *s = suite_create("page_alloc");
-	TCase *tc;
-
-	tc = rt_tcase(s, "init", 10, NULL, NULL);
-	tcase_add_test(tc, test_page_alloc_init_rejects_bad_sizes);
-
-	tc = rt_vm_tcase(s, "layout", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_init_layout);
-	tcase_add_test(tc, test_page_alloc_zero_page_is_never_freed);
-
-	tc = rt_vm_tcase(s, "exhaustion", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_exhaustion_returns_null);
-	tcase_add_test(tc, test_page_alloc_refill_after_free_all);
-	tcase_add_test(tc, test_page_alloc_new_page_reads_zero);
-
-	tc = rt_vm_tcase(s, "watermark", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_low_hook_fires_below_pages_low);
-
-	tc = rt_vm_tcase(s, "refcount", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_put_page_frees_at_zero);
-	tcase_add_test(tc, test_page_alloc_put_page_removes_from_lru);
-	tcase_add_test(tc, test_page_alloc_get_page_unless_zero);
-
-	tc = rt_vm_tcase(s, "lru", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_lru_add_activate_del);
-
-	tc = rt_vm_tcase(s, "concurrency", 60, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_storm_32_threads);
-	tcase_add_test(tc, test_page_alloc_concurrent_put_frees_once);
-
-	tc = rt_vm_tcase(s, "atomic_sleep", 10, &mem_fx);
-	tcase_add_test(tc, test_page_alloc_gfp_kernel_in_atomic_reported);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(page_alloc_suite());
+	const struct rt_tcase tcs[] = {
+		{ "init", 10, NULL, NULL, .tests = {
+			test_page_alloc_init_rejects_bad_sizes,
+		} },
+		{ "layout", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_init_layout,
+			test_page_alloc_zero_page_is_never_freed,
+		} },
+		{ "exhaustion", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_exhaustion_returns_null,
+			test_page_alloc_refill_after_free_all,
+			test_page_alloc_new_page_reads_zero,
+		} },
+		{ "watermark", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_low_hook_fires_below_pages_low,
+		} },
+		{ "refcount", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_put_page_frees_at_zero,
+			test_page_alloc_put_page_removes_from_lru,
+			test_page_alloc_get_page_unless_zero,
+		} },
+		{ "lru", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_lru_add_activate_del,
+		} },
+		{ "concurrency", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_storm_32_threads,
+			test_page_alloc_concurrent_put_frees_once,
+		} },
+		{ "atomic_sleep", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_gfp_kernel_in_atomic_reported,
+		} },
+	};
+
+	rt_vm_use(&mem_fx);
+	return rt_check_main(rt_suite("page_alloc", tcs, (int)ARRAY_SIZE(tcs)));
 }

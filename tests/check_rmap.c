@@ -766,39 +766,32 @@ START_TEST(test_rmap_ptechain_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *rmap_suite(void)
-{
-	Suite *s = suite_create("rmap");
-	TCase *tc;
-
-	tc = rt_tcase(s, "modes", 30, setup, teardown);
-	tcase_add_test(tc, test_rmap_mode_table);
-	tcase_add_test(tc, test_rmap_fallback_names_and_counts);
-	tcase_add_test(tc, test_rmap_bytes_peak);
-	tcase_add_test(tc, test_rmap_ptechain_lock_tree_matches_lockdep);
-
-	tc = rt_tcase(s, "chain", 30, setup, teardown);
-	tcase_add_test(tc, test_rmap_ptechain_direct_chain_direct);
-	/* A BUG aborts the process: only where Check forks each test. */
-	if (!getenv("CK_FORK") || strcmp(getenv("CK_FORK"), "no"))
-		tcase_add_test_raise_signal(tc, test_rmap_ptechain_remove_unknown_pte_bugs,
-					    SIGABRT);
-	tcase_add_test(tc, test_rmap_ptechain_page_referenced);
-
-	tc = rt_tcase(s, "unmap", 30, setup, teardown);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_file_page);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_nonlinear_vma);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_mlocked_fails);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_swapcache_page);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_again_when_ptl_busy);
-
-	tc = rt_tcase(s, "concurrent", 50, setup, teardown);
-	tcase_add_test(tc, test_rmap_ptechain_concurrent_map_unmap);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(rmap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "modes", 30, setup, teardown, .tests = {
+			test_rmap_mode_table,
+			test_rmap_fallback_names_and_counts,
+			test_rmap_bytes_peak,
+			test_rmap_ptechain_lock_tree_matches_lockdep,
+		} },
+		{ "chain", 30, setup, teardown, .tests = {
+			test_rmap_ptechain_direct_chain_direct,
+			test_rmap_ptechain_page_referenced,
+		}, .bug_tests = {
+			test_rmap_ptechain_remove_unknown_pte_bugs,
+		} },
+		{ "unmap", 30, setup, teardown, .tests = {
+			test_rmap_ptechain_unmap_file_page,
+			test_rmap_ptechain_unmap_nonlinear_vma,
+			test_rmap_ptechain_unmap_mlocked_fails,
+			test_rmap_ptechain_unmap_swapcache_page,
+			test_rmap_ptechain_unmap_again_when_ptl_busy,
+		} },
+		{ "concurrent", 50, setup, teardown, .tests = {
+			test_rmap_ptechain_concurrent_map_unmap,
+		} },
+	};
+
+	return rt_check_main(rt_suite("rmap", tcs, (int)ARRAY_SIZE(tcs)));
 }

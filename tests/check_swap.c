@@ -551,34 +551,29 @@ START_TEST(test_swap_storm_32_threads)
 }
 END_TEST
 
-static Suite *swap_suite(void)
-{
-	Suite *s = suite_create("swap");
-	TCase *tc;
-
-	tc = rt_tcase(s, "init", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_swap_init_sizes);
-	tcase_add_test(tc, test_swap_leaked_slots_after_exit);
-
-	tc = rt_tcase(s, "slots", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_swap_alloc_until_full);
-	tcase_add_test(tc, test_swap_duplicate_and_free_counts);
-	tcase_add_test(tc, test_swap_data_round_trip);
-
-	tc = rt_tcase(s, "swap_cache", 10, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_swap_cache_add_lookup_delete);
-	tcase_add_test(tc, test_swap_cache_count_rule_swapin);
-	tcase_add_test(tc, test_swap_add_to_swap_full_returns_false);
-	tcase_add_test(tc, test_swap_remove_exclusive_conditions);
-	tcase_add_test(tc, test_swap_free_swap_and_cache);
-
-	tc = rt_tcase(s, "concurrency", 60, setup, rt_vm_teardown);
-	tcase_add_test(tc, test_swap_storm_32_threads);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(swap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "init", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_init_sizes,
+			test_swap_leaked_slots_after_exit,
+		} },
+		{ "slots", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_alloc_until_full,
+			test_swap_duplicate_and_free_counts,
+			test_swap_data_round_trip,
+		} },
+		{ "swap_cache", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_cache_add_lookup_delete,
+			test_swap_cache_count_rule_swapin,
+			test_swap_add_to_swap_full_returns_false,
+			test_swap_remove_exclusive_conditions,
+			test_swap_free_swap_and_cache,
+		} },
+		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
+			test_swap_storm_32_threads,
+		} },
+	};
+
+	return rt_check_main(rt_suite("swap", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -1277,56 +1277,52 @@ START_TEST(test_vm_stores_racing_a_skipped_flush_are_caught)
 }
 END_TEST
 
-static Suite *vm_suite(void)
-{
-	Suite *s = suite_create("vm");
-	TCase *tc;
-
-	tc = rt_tcase(s, "anon", 60, NULL, NULL);
-	tcase_add_test(tc, test_vm_anon_fault_zero_page_then_write);
-	tcase_add_test(tc, test_vm_munmap_splits_in_three);
-	tcase_add_test(tc, test_vm_mmap_merges_adjacent);
-	tcase_add_test(tc, test_vm_mremap_grow_move_and_overlap);
-	tcase_add_test(tc, test_vm_expand_stack);
-
-	tc = rt_tcase(s, "locks", 60, NULL, NULL);
-	tcase_add_test(tc, test_vm_locks_by_design);
-	tcase_add_test(tc, test_vm_locks_by_design_as_the_sources);
-	tcase_add_test(tc, test_vm_aging_takes_no_page_lock);
-
-	tc = rt_tcase(s, "process", 60, NULL, NULL);
-	tcase_add_test(tc, test_vm_fork_cow);
-	tcase_add_test(tc, test_vm_exec_shared_libraries);
-
-	tc = rt_tcase(s, "file", 60, NULL, NULL);
-	tcase_add_test(tc, test_vm_shared_file_and_truncate);
-	tcase_add_test(tc, test_vm_nonlinear_remap_file_pages);
-	tcase_add_test(tc, test_vm_install_page_truncate_won);
-	tcase_add_test(tc, test_vm_file_unlinked_under_a_locked_page);
-	tcase_add_test(tc, test_vm_dead_files_die_with_their_last_mapping);
-
-	tc = rt_tcase(s, "reclaim", 60, NULL, NULL);
-	tcase_add_test(tc, test_vm_swap_out_fork_swap_in);
-	tcase_add_test(tc, test_vm_mlock_is_not_reclaimed);
-	tcase_add_test(tc, test_vm_file_pages_dropped_and_reread);
-	tcase_add_test(tc, test_vm_oom_backs_off);
-	tcase_add_test(tc, test_vm_direct_reclaim_under_held_locks);
-
-	tc = rt_tcase(s, "property", 120, NULL, NULL);
-	tcase_add_test(tc, test_vm_property_random_ops);
-
-	tc = rt_tcase(s, "threads", 180, NULL, NULL);
-	tcase_add_test(tc, test_vm_threads_everything_at_once);
-
-	tc = rt_tcase(s, "mmu", 120, NULL, NULL);
-	tcase_add_test(tc, test_vm_tlb_flush_waits_for_access);
-	tcase_add_test(tc, test_vm_tlb_flush_skip_is_caught);
-	tcase_add_test(tc, test_vm_stores_racing_zap_reclaim_cow);
-	tcase_add_test(tc, test_vm_stores_racing_a_skipped_flush_are_caught);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(vm_suite());
+	const struct rt_tcase tcs[] = {
+		{ "anon", 60, NULL, NULL, .tests = {
+			test_vm_anon_fault_zero_page_then_write,
+			test_vm_munmap_splits_in_three,
+			test_vm_mmap_merges_adjacent,
+			test_vm_mremap_grow_move_and_overlap,
+			test_vm_expand_stack,
+		} },
+		{ "locks", 60, NULL, NULL, .tests = {
+			test_vm_locks_by_design,
+			test_vm_locks_by_design_as_the_sources,
+			test_vm_aging_takes_no_page_lock,
+		} },
+		{ "process", 60, NULL, NULL, .tests = {
+			test_vm_fork_cow,
+			test_vm_exec_shared_libraries,
+		} },
+		{ "file", 60, NULL, NULL, .tests = {
+			test_vm_shared_file_and_truncate,
+			test_vm_nonlinear_remap_file_pages,
+			test_vm_install_page_truncate_won,
+			test_vm_file_unlinked_under_a_locked_page,
+			test_vm_dead_files_die_with_their_last_mapping,
+		} },
+		{ "reclaim", 60, NULL, NULL, .tests = {
+			test_vm_swap_out_fork_swap_in,
+			test_vm_mlock_is_not_reclaimed,
+			test_vm_file_pages_dropped_and_reread,
+			test_vm_oom_backs_off,
+			test_vm_direct_reclaim_under_held_locks,
+		} },
+		{ "property", 120, NULL, NULL, .tests = {
+			test_vm_property_random_ops,
+		} },
+		{ "threads", 180, NULL, NULL, .tests = {
+			test_vm_threads_everything_at_once,
+		} },
+		{ "mmu", 120, NULL, NULL, .tests = {
+			test_vm_tlb_flush_waits_for_access,
+			test_vm_tlb_flush_skip_is_caught,
+			test_vm_stores_racing_zap_reclaim_cow,
+			test_vm_stores_racing_a_skipped_flush_are_caught,
+		} },
+	};
+
+	return rt_check_main(rt_suite("vm", tcs, (int)ARRAY_SIZE(tcs)));
 }

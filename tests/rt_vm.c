@@ -4,12 +4,11 @@
 #include <errno.h>
 
 #include "audit.h"
-#include "die.h"
 #include "rmap.h"
 #include "rt_check.h"
 #include "task.h"
 
-/* The fixture set up now, and its design; the checked fixture's suite. */
+/* The fixture set up now, and its design; rt_vm_use()'s. */
 static struct rt_vm_suite cur;
 static const struct rt_vm_suite *checked;
 
@@ -58,26 +57,14 @@ void rt_vm_teardown(void)
 		rt_task_detach();
 }
 
-static void checked_setup(void)
+void rt_vm_use(const struct rt_vm_suite *s)
+{
+	checked = s;
+}
+
+void rt_vm_checked_setup(void)
 {
 	ck_assert(rt_vm_setup(checked, checked->fx.design));
-}
-
-void rt_vm_checked_fixture(TCase *tc, const struct rt_vm_suite *s)
-{
-	/* Check's fixtures take no argument: one fixture per suite. */
-	if (checked && checked != s)
-		rt_die("rt_vm_checked_fixture: a second fixture in one suite");
-	checked = s;
-	tcase_add_checked_fixture(tc, checked_setup, rt_vm_teardown);
-}
-
-TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_vm_suite *fx)
-{
-	TCase *tc = rt_tcase(s, name, timeout, NULL, NULL);
-
-	rt_vm_checked_fixture(tc, fx);
-	return tc;
 }
 
 struct mm_struct *rt_mm_with_file(const char *name, unsigned long pages, unsigned long map,

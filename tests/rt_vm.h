@@ -82,13 +82,13 @@ static inline bool rt_vm_any_design(enum rmap_mode design)
 #define RT_VM_EACH_DESIGN(s, ...) RT_VM_EACH_DESIGN_IF(s, rt_vm_any_design, __VA_ARGS__)
 
 /*
- * Every TCase of @tc runs in @s (with @s->fx.design), set up and torn
- * down around each test. @s must outlive the suite.
+ * The suite's fixture for rt_vm_checked_setup() (Check's fixtures take no
+ * argument: one per suite). @s must outlive the suite.
  */
-void rt_vm_checked_fixture(TCase *tc, const struct rt_vm_suite *s);
+void rt_vm_use(const struct rt_vm_suite *s);
 
-/* rt_tcase() with @fx as its fixture (rt_vm_checked_fixture()). */
-TCase *rt_vm_tcase(Suite *s, const char *name, double timeout, const struct rt_vm_suite *fx);
+/* rt_vm_setup() of rt_vm_use()'s fixture in its design, for a suite table. */
+void rt_vm_checked_setup(void);
 
 /**
  * rt_mm_with_file() - a new mm mapping a new file shared, read/write
