@@ -367,14 +367,18 @@ static bool plant_run(enum rt_sched_kind kind, uint64_t seed, unsigned long *ste
 
 START_TEST(test_cover_reaches_the_planted_window_free_does_not)
 {
-	int cover_hits = 0, free_hits = 0;
+	int cover_hits = 0, free_hits = 0, random_hits = 0, pct_hits = 0;
 
 	for (uint64_t seed = 1; seed <= PLANT_SEEDS; seed++) {
 		cover_hits += plant_run(RT_SCHED_COVER, seed, NULL);
 		free_hits += plant_run(RT_SCHED_FREE, seed, NULL);
+		/* For the record (not asserted): the other schedules. */
+		random_hits += plant_run(RT_SCHED_RANDOM, seed, NULL);
+		pct_hits += plant_run(RT_SCHED_PCT, seed, NULL);
 	}
-	printf("# planted window, %d operations per thread, %d seeds: cover %d, free %d\n",
-	       PLANT_OPS, PLANT_SEEDS, cover_hits, free_hits);
+	printf("# planted window, %d operations per thread, %d seeds: cover %d, free %d"
+	       " (random %d, pct %d)\n", PLANT_OPS, PLANT_SEEDS, cover_hits, free_hits,
+	       random_hits, pct_hits);
 	ck_assert_int_eq(cover_hits, PLANT_SEEDS);
 	/*
 	 * Free threads meet the two-instruction window by chance: about
