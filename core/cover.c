@@ -62,7 +62,14 @@ static const char *op_names[COVER_MAX_OPS + 1];	/* the last stays NULL */
 
 /* ---- the window table: one entry per (object, CPU), COVER_WAYS per bucket ---- */
 
-#define WIN_BUCKETS	(1u << 14)	/* 1 MiB */
+/*
+ * 1 MiB for real threads (it stays in the cache); 8 MiB under a
+ * deterministic schedule, where a bucket with more than COVER_WAYS open
+ * windows would make the coverage, and the cover schedule, depend on
+ * where the allocator put the objects (cover_reset_exact()).
+ */
+#define WIN_BUCKETS_FAST	(1u << 14)
+#define WIN_BUCKETS_MAX		(1u << 17)
 #define COVER_WAYS	8
 #define SEQ_BITS	20
 #define SEQ_MASK	((1u << SEQ_BITS) - 1)
@@ -72,7 +79,8 @@ static const char *op_names[COVER_MAX_OPS + 1];	/* the last stays NULL */
 #define E_CPU(e)	((int)(((e) >> 20) & 0xff))
 #define E_SEQ(e)	((uint32_t)((e) & SEQ_MASK))
 
-static uint64_t win[WIN_BUCKETS][COVER_WAYS] ____cacheline_aligned;
+static uint64_t win[WIN_BUCKETS_MAX][COVER_WAYS] ____cacheline_aligned;
+static unsigned int win_buckets = WIN_BUCKETS_FAST;	/* set while no thread runs */
 
 /* ---- the pairs ---- */
 
@@ -287,7 +295,7 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	SET(c->last_site, site);
 	SET(c->last_contact, false);
 	h = mix64((uint64_t)(uintptr_t)obj * 31 + (uint64_t)kind);
-	b = win[h % WIN_BUCKETS];
+	b = win[h & (win_buckets - 1)];
 	tag = (uint32_t)(h >> 40);
 	for (int w = 0; w < COVER_WAYS; w++) {
 		e = RLX(b[w]);
@@ -449,6 +457,13 @@ COVER_NOTSAN void __cover_op(const char *op)
 
 COVER_NOTSAN void cover_reset(bool enable)
 {
+	cover_reset_exact(enable, false);
+}
+
+COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
+{
+	size_t used = (size_t)win_buckets * sizeof(win[0]);
+
 	for (int i = 0; i < COVER_MAX_CPUS; i++) {
 		if (cpus[i].nr_pairs && pair_tab[i])
 			memset(pair_tab[i], 0, COVER_CPU_PAIRS * sizeof(struct pair_ent));
@@ -458,7 +473,8 @@ COVER_NOTSAN void cover_reset(bool enable)
 		cpus[i].last_site = -1;
 		cpus[i].pairs = NULL;
 	}
-	memset(win, 0, sizeof(win));
+	memset(win, 0, used);
+	win_buckets = exact ? WIN_BUCKETS_MAX : WIN_BUCKETS_FAST;
 	memset(covered, 0, sizeof(covered));
 	memset(site_key, 0, sizeof(site_key));
 	memset(site_slot_id, 0, sizeof(site_slot_id));

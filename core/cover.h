@@ -136,6 +136,12 @@ static inline void cover_op(const char *op)
 
 /* Clear every table and switch recording on or off. Context: no thread runs. */
 void cover_reset(bool enable);
+/*
+ * The same; @exact: a deterministic schedule, which gets a window table
+ * eight times larger, so that its coverage does not depend on object
+ * addresses (see the top of this file).
+ */
+void cover_reset_exact(bool enable, bool exact);
 
 /* Distinct pairs covered so far (any thread, racy but monotonic). */
 unsigned long cover_distinct(void);

@@ -27,9 +27,9 @@ static struct {
 	unsigned long d[TL_MAX];
 } tl;
 
-void rt_cover_run_start(double start, bool record)
+void rt_cover_run_start(double start, bool record, bool deterministic)
 {
-	cover_reset(record);
+	cover_reset_exact(record, deterministic);
 	tl.start = start;
 	tl.next = start;
 	tl.n = 0;

@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 /* The engine: a run starts (recording on), and samples its timeline. */
-void rt_cover_run_start(double start, bool record);
+void rt_cover_run_start(double start, bool record, bool deterministic);
 void rt_cover_sample(double now);
 
 /* The run's coverage, after it ended (no thread runs). */

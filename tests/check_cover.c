@@ -347,7 +347,7 @@ static bool plant_run(enum rt_sched_kind kind, uint64_t seed, unsigned long *ste
 	pthread_t t[2];
 	bool hit;
 
-	cover_reset(true);
+	cover_reset_exact(true, kind != RT_SCHED_FREE);
 	if (kind != RT_SCHED_FREE)
 		rt_sched_init(&sc, 2, NULL, NULL);
 	for (int i = 0; i < 2; i++)
