@@ -35,11 +35,20 @@
  *
  * Lock-free: every field is a relaxed atomic, read and written without
  * ordering; a torn view costs a missed or spurious pair, never memory
- * safety. Under a deterministic schedule one CPU runs at a time, so the
+ * safety.
+ *
+ * A bucket holds 8 windows: an object with more CPUs' windows open at
+ * once (a zone's lru_lock, an mm many threads share) has one overwritten
+ * by the CPU that needs the slot; cover_stats.evicted_open counts them
+ * (pairs missed).
+ *
+ * Under a deterministic schedule one CPU runs at a time, so the
  * coverage, and the decisions the cover schedule takes from it, are a
- * function of the seed (object addresses only pick buckets; a bucket of
- * more than COVER_WAYS open windows, which would make it depend on them,
- * is counted in cover_stats.evicted_open).
+ * function of the seed: object addresses only pick buckets, and the
+ * table is eight times larger there (cover_reset_exact()), so that two
+ * objects with open windows rarely share one. Rarely is not never: a
+ * full bucket shared by two objects makes the coverage depend on where
+ * the allocator put them (--check-determinism would report it).
  */
 #ifndef RT_CORE_COVER_H
 #define RT_CORE_COVER_H
