@@ -406,6 +406,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	if (o->no_cover && (o->cfg.sched == RT_SCHED_COVER || o->cover_map))
 		rt_usage_error("--no-cover: the cover schedule and --cover-map need the coverage");
 	o->cfg.cover = !o->no_cover;
+	if (o->cover_map)
+		rt_cover_map_check(o->cover_map);
 	if (o->cfg.sched == RT_SCHED_FREE) {
 		if (o->cfg.sched_steps)
 			rt_usage_error("--sched-steps: needs --sched random, pct or cover");

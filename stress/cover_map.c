@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cover.h"
 #include "plot.h"
@@ -97,7 +98,6 @@ json_t *rt_cover_record(const char *sched)
 	struct rec_ctx x = { .pairs = json_object() };
 	json_t *sites = json_object(), *timeline = json_array();
 
-	rt_cover_sample(tl.start + (tl.n ? tl.t[tl.n - 1] + TL_STEP : 0));
 	cover_get_stats(&st);
 	for (int i = 0; i < cover_nr_sites(); i++) {
 		struct cover_site_info si;
@@ -295,6 +295,23 @@ static json_t *pairs_of_file(json_t *root)
 	return acc;
 }
 
+void rt_cover_map_check(const char *path)
+{
+	json_error_t err;
+	json_t *root, *known;
+
+	if (access(path, F_OK) != 0)
+		return;
+	root = json_load_file(path, 0, &err);
+	if (!root)
+		rt_usage_error("--cover-map %s: not JSON (%s)", path, err.text);
+	known = pairs_of_file(root);
+	json_decref(root);
+	if (!known)
+		rt_usage_error("--cover-map %s: no interleaving coverage in it", path);
+	json_decref(known);
+}
+
 int rt_cover_map_update(const char *path, json_t *cov)
 {
 	json_error_t err;
@@ -302,7 +319,7 @@ int rt_cover_map_update(const char *path, json_t *cov)
 	unsigned long fresh = 0;
 	const char *key;
 
-	if (!root && fopen(path, "r")) {
+	if (!root && access(path, F_OK) == 0) {
 		fprintf(stderr, "rmaptorture: --cover-map %s: not JSON (%s)\n", path, err.text);
 		return -1;
 	}
@@ -472,6 +489,19 @@ int cmd_coverage(int argc, char **argv)
 	series = calloc((size_t)nfiles + 1, sizeof(*series));
 	xs = calloc((size_t)nfiles + 1, sizeof(*xs));
 	ys = calloc((size_t)nfiles + 1, sizeof(*ys));
+	/* Every file is read and checked before anything is printed. */
+	for (int i = optind; i < argc; i++) {
+		json_error_t err;
+		json_t *root = json_load_file(argv[i], 0, &err), *one;
+
+		if (!root)
+			rt_usage_error("coverage: %s: not a JSON file (%s)", argv[i], err.text);
+		one = pairs_of_file(root);
+		json_decref(root);
+		if (!one)
+			rt_usage_error("coverage: %s: no interleaving coverage in it", argv[i]);
+		json_decref(one);
+	}
 	printf("| file | sched | scenario | rmap | seconds | distinct pairs |\n|---|---|---|---|---|---|\n");
 	for (int i = optind; i < argc; i++) {
 		json_error_t err;

@@ -54,6 +54,9 @@ void rt_cover_print(FILE *f, const json_t *merged, int list);
  */
 int rt_cover_map_update(const char *path, json_t *cov);
 
+/* --cover-map FILE before the run: absent, or readable coverage; else a one-line error, exit 2. */
+void rt_cover_map_check(const char *path);
+
 /*
  * After a run: put its coverage in @rec, update @map (may be NULL), and
  * print one line on @out. Return: 0, or -1 when the map failed.
