@@ -58,7 +58,7 @@
 #include "workload.h"
 #include "record.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 #include "rt_sched.h"
 #include "rt_time.h"
@@ -297,13 +297,8 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 		ci_check_writable("--junit", o->junit);
 	if (o->json)
 		ci_check_writable("--json", o->json);
-	if (!o->seed_set) {
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		o->seed = splitmix64(((uint64_t)ts.tv_sec * 1000003ULL) ^ (uint64_t)ts.tv_nsec ^
-				     ((uint64_t)getpid() << 32));
-	}
+	if (!o->seed_set)
+		o->seed = rt_seed_from_clock();
 }
 
 /* The configurations of every build asked for, in the fixed order; keep this shard's. */

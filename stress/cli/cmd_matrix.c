@@ -20,7 +20,7 @@
 #include "die.h"
 #include "record.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_inject.h"
 #include "rt_opt.h"
 
@@ -28,10 +28,8 @@
 #define MATRIX_MEDIAN_S	5.0	/* the median under this */
 
 struct matrix_opts {
-	const char *out_dir;
+	struct rt_common_opts common;	/* --out, --no-build, --quiet */
 	const char *only;	/* comma-separated bug names, or NULL: all */
-	bool build_if_missing;
-	bool quiet;
 };
 
 struct matrix_row {
@@ -72,7 +70,7 @@ static void parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "bugs", required_argument, NULL, 'b' },
-		{ "no-build", no_argument, NULL, 'N' },
+		{ "no-build", no_argument, NULL, RT_OPT_NO_BUILD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -80,19 +78,15 @@ static void parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->out_dir = "matrix-out";
-	o->build_if_missing = true;
+	rt_common_opts_init(&o->common, "matrix", matrix_usage, 0);
+	o->common.out_dir = "matrix-out";
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out_dir = optarg; break;
-		case 'b': o->only = optarg; break;
-		case 'N': o->build_if_missing = false; break;
-		case 'q': o->quiet = true; break;
-		case 'h': matrix_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("matrix", optopt, argv[optind - 1]);
-		}
+		if (c == 'b')
+			o->only = optarg;	/* matrix's -b is --bugs */
+		else
+			rt_common_opt(&o->common, c, optarg, argv[optind - 1]);
 	}
 	if (optind < argc)
 		rt_usage_error("matrix: unexpected argument '%s' (see 'rmaptorture matrix --help')",
@@ -183,11 +177,11 @@ static int run_one(const struct matrix_opts *o, struct matrix_row *row, bool inj
 	json_t *args = bug_args(row->bug, inject);
 	int rc;
 
-	if (rt_build_binary(row->bug->build, o->build_if_missing, binary, sizeof(binary))) {
+	if (rt_build_binary(row->bug->build, o->common.build_if_missing, binary, sizeof(binary))) {
 		json_decref(args);
 		return RT_CHILD_ERROR;
 	}
-	snprintf(workdir, sizeof(workdir), "%s/%s-%s", o->out_dir, row->bug->name,
+	snprintf(workdir, sizeof(workdir), "%s/%s-%s", o->common.out_dir, row->bug->name,
 		 inject ? "injected" : "clean");
 	if (mkdir(workdir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "rmaptorture: cannot create %s: %s\n", workdir, strerror(errno));
@@ -286,7 +280,7 @@ int cmd_matrix(int argc, char **argv)
 	struct md_summary summary;
 
 	parse_matrix_opts(argc, argv, &o);
-	rt_opt_out_dir("--out", o.out_dir);
+	rt_opt_out_dir("--out", o.common.out_dir);
 	rt_child_catch_interrupt();
 	for (int b = 0; b < rt_bug_count(); b++) {
 		struct matrix_row *r = &rows[nr++];
@@ -297,7 +291,7 @@ int cmd_matrix(int argc, char **argv)
 		r->bug = &rt_bugs[b];
 		if (!wanted(&o, r->bug->name) || rt_child_interrupted())
 			continue;
-		if (!o.quiet)
+		if (!o.common.quiet)
 			fprintf(stderr, "matrix: %s (%s/%s/%s, %s build)...\n", r->bug->name,
 				r->bug->scenario, r->bug->rmap, r->bug->sched, r->bug->build);
 		rc = run_one(&o, r, true, b, &res);
@@ -340,7 +334,7 @@ int cmd_matrix(int argc, char **argv)
 			rt_child_rc_str(res.rc, r->clean_report, sizeof(r->clean_report));
 		nr_clean += r->clean;
 		rt_try_release(&res);
-		if (!o.quiet)
+		if (!o.common.quiet)
 			fprintf(stderr, "matrix: %s: %s (first report: %s) in %.2f s; without it: %s%s\n",
 				r->bug->name, r->detected ? "detected" : "NOT detected",
 				r->fired[0] ? r->fired : "none", r->seconds,
@@ -370,10 +364,10 @@ int cmd_matrix(int argc, char **argv)
 	json_object_update_new(rec, json_pack("{s:o, s:i, s:i, s:i, s:f, s:f, s:b}",
 		"rows", jrows, "bugs", nr_ran, "detected", nr_detected, "clean", nr_clean,
 		"median_seconds", median, "worst_seconds", worst, "goal_met", goal));
-	snprintf(path, sizeof(path), "%s/matrix.json", o.out_dir);
+	snprintf(path, sizeof(path), "%s/matrix.json", o.common.out_dir);
 	rt_record_write(rec, path);
 	json_decref(rec);
-	snprintf(path, sizeof(path), "%s/matrix.md", o.out_dir);
+	snprintf(path, sizeof(path), "%s/matrix.md", o.common.out_dir);
 	summary = (struct md_summary){ rows, nr, nr_detected, nr_ran, nr_clean, median, worst };
 	rt_file_write_atomic(path, emit_md, &summary);
 	free(rows);

@@ -25,7 +25,8 @@
 #include "artifact.h"
 #include "record.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
+#include "run_opts.h"
 #include "rt_opt.h"
 #include "rt_time.h"
 
@@ -54,37 +55,10 @@ static const struct {
 	[P_SECONDS] = { "seconds", "seconds" },
 };
 
-/*
- * run's options, to find an option's value in an artifact's args in any of
- * getopt_long's spellings (--opt V, --opt=V, -t V, -tV, an unambiguous
- * prefix). Options not listed here are copied through untouched.
- */
-static const struct run_opt {
-	const char *name;
-	char shrt;
-	bool arg;
-} run_opts[] = {
-	{ "scenario", 'S', true }, { "rmap", 'r', true }, { "threads", 't', true },
-	{ "reclaim-threads", 'R', true }, { "seconds", 's', true }, { "ops", 'n', true },
-	{ "seed", 0, true }, { "pages", 'p', true }, { "swap", 0, true },
-	{ "audit-every", 'a', true }, { "out", 'o', true }, { "json", 0, false },
-	{ "perturb", 0, true }, { "yield-points", 0, true }, { "long-hold", 0, true },
-	{ "watchdog", 0, true }, { "no-progress", 0, false }, { "test-hang", 0, true },
-	{ "help", 'h', false }, { "sched", 0, true }, { "pct-depth", 0, true },
-	{ "sched-steps", 0, true }, { "pct-steps", 0, true }, { "inject", 0, true },
-	{ "weights", 0, true }, { "procs", 0, true }, { "build", 0, true },
-	{ "test-race", 0, false }, { "check-determinism", 0, false },
-	{ "no-flight", 0, false },
-};
-#define NR_RUN_OPTS (sizeof(run_opts) / sizeof(run_opts[0]))
-
 struct min_opts {
 	const char *artifact;
-	const char *out_dir;
-	double budget;
+	struct rt_common_opts common;	/* --out, --budget, --no-build, --quiet */
 	long long tries_per_step;
-	bool build_if_missing;
-	bool quiet;
 };
 
 /* The values a candidate passes, and the artifact they came from. */
@@ -148,8 +122,8 @@ static void parse_min_opts(int argc, char **argv, struct min_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "tries-per-step", required_argument, NULL, 'n' },
-		{ "build-if-missing", no_argument, NULL, 'B' },
-		{ "no-build", no_argument, NULL, 'N' },
+		{ "build-if-missing", no_argument, NULL, RT_OPT_BUILD_IF_MISSING },
+		{ "no-build", no_argument, NULL, RT_OPT_NO_BUILD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -157,57 +131,21 @@ static void parse_min_opts(int argc, char **argv, struct min_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->budget = 300;
+	rt_common_opts_init(&o->common, "minimize", min_usage, 7 * 86400);
+	o->common.budget = 300;
 	o->tries_per_step = 3;
-	o->build_if_missing = true;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:n:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out_dir = optarg; break;
-		case 'b': o->budget = rt_opt_seconds("--budget", optarg, 0, 7 * 86400); break;
-		case 'n': o->tries_per_step = rt_opt_int("--tries-per-step", optarg, 1, 1000); break;
-		case 'B': o->build_if_missing = true; break;
-		case 'N': o->build_if_missing = false; break;
-		case 'q': o->quiet = true; break;
-		case 'h': min_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("minimize", optopt, argv[optind - 1]);
-		}
+		if (c == 'n')
+			o->tries_per_step = rt_opt_int("--tries-per-step", optarg, 1, 1000);
+		else
+			rt_common_opt(&o->common, c, optarg, argv[optind - 1]);
 	}
-	if (optind >= argc)
-		rt_usage_error("minimize: missing ARTIFACT (see 'rmaptorture minimize --help')");
-	if (argc - optind > 1)
-		rt_usage_error("minimize: unexpected argument '%s' (see 'rmaptorture minimize --help')",
-			       argv[optind + 1]);
-	o->artifact = argv[optind];
+	o->artifact = rt_opt_artifact("minimize", argc, argv);
 }
 
-/* getopt_long's lookup: an exact name, else an unambiguous prefix. */
-static const struct run_opt *find_long(const char *name, size_t len)
-{
-	const struct run_opt *found = NULL;
-	int prefixes = 0;
-
-	for (size_t i = 0; i < NR_RUN_OPTS; i++) {
-		if (strncmp(run_opts[i].name, name, len))
-			continue;
-		if (strlen(run_opts[i].name) == len)
-			return &run_opts[i];
-		found = &run_opts[i];
-		prefixes++;
-	}
-	return prefixes == 1 ? found : NULL;
-}
-
-static const struct run_opt *find_short(char c)
-{
-	for (size_t i = 0; i < NR_RUN_OPTS; i++)
-		if (run_opts[i].shrt && run_opts[i].shrt == c)
-			return &run_opts[i];
-	return NULL;
-}
-
-static bool dropped(const struct run_opt *ro, unsigned mask)
+static bool dropped(const struct option *ro, unsigned mask)
 {
 	for (int p = 0; p < P_NR; p++)
 		if ((mask & (1u << p)) && !strcmp(ro->name, params[p].opt))
@@ -224,7 +162,7 @@ static json_t *args_without(const json_t *args, unsigned mask)
 
 	for (size_t i = 0; i < n; i++) {
 		const char *t = json_string_value(json_array_get(args, i));
-		const struct run_opt *ro = NULL;
+		const struct option *ro = NULL;
 		bool inline_value = false;
 
 		if (options && !strcmp(t, "--")) {
@@ -232,10 +170,10 @@ static json_t *args_without(const json_t *args, unsigned mask)
 		} else if (options && t[0] == '-' && t[1] == '-') {
 			const char *eq = strchr(t + 2, '=');
 
-			ro = find_long(t + 2, eq ? (size_t)(eq - t - 2) : strlen(t + 2));
+			ro = rt_run_option_long(t + 2, eq ? (size_t)(eq - t - 2) : strlen(t + 2));
 			inline_value = eq != NULL;
 		} else if (options && t[0] == '-' && t[1]) {
-			ro = find_short(t[1]);
+			ro = rt_run_option_short(t[1]);
 			inline_value = t[2] != '\0';
 		}
 		if (!ro) {
@@ -244,7 +182,7 @@ static json_t *args_without(const json_t *args, unsigned mask)
 		}
 		if (!dropped(ro, mask))
 			json_array_append_new(out, json_string(t));
-		if (ro->arg && !inline_value && i + 1 < n) {
+		if (ro->has_arg == required_argument && !inline_value && i + 1 < n) {
 			i++;
 			if (!dropped(ro, mask))
 				json_array_append(out, json_array_get(args, i));
@@ -332,7 +270,7 @@ static bool not_larger(const json_t *art, const json_t *input, char *why, size_t
 
 static bool budget_left(struct ctx *x)
 {
-	if (rt_now_s() - x->start < x->o.budget)
+	if (rt_now_s() - x->start < x->o.common.budget)
 		return true;
 	x->budget_out = true;
 	return false;
@@ -430,7 +368,7 @@ static int try_candidate(struct ctx *x, struct state *cand, const char *what, en
 		}
 		/* A try ends with the budget: --budget bounds the whole search. */
 		cfg = x->cfg;
-		left = x->o.budget - (rt_now_s() - x->start);
+		left = x->o.common.budget - (rt_now_s() - x->start);
 		if (cfg.timeout_s <= 0 || cfg.timeout_s > left)
 			cfg.timeout_s = left;
 		rc = rt_try_run(&cfg, args, x->signature, context, ++x->try_no, &res);
@@ -475,10 +413,10 @@ static int try_candidate(struct ctx *x, struct state *cand, const char *what, en
 				 other ? ", found " : "", other ? other : "",
 				 *line ? ", the run said: " : "", line);
 		}
-		if (!x->o.quiet && verdict == CAND_KEPT)
+		if (!x->o.common.quiet && verdict == CAND_KEPT)
 			printf("  %s: kept (reproduced on try %d/%d, %.1f s)\n", what, t, tries,
 			       res.seconds);
-		else if (!x->o.quiet && t == tries)
+		else if (!x->o.common.quiet && t == tries)
 			printf("  %s: rejected (%s, %.1f s)\n", what, why, res.seconds);
 		fflush(stdout);
 		if (verdict != CAND_KEPT)
@@ -742,7 +680,7 @@ static int baseline(struct ctx *x, int *usage)
 			fprintf(stderr, "rmaptorture: minimize: the run rejected the artifact's args: %s\n",
 				line);
 		}
-		if (!x->o.quiet)
+		if (!x->o.common.quiet)
 			printf("  the input as it stands: %s (try %d/%d, %s, %.1f s)\n",
 			       rc == 1 ? "reproduced" : "not reproduced", t, tries,
 			       rt_child_rc_str(res.rc, rcs, sizeof(rcs)), res.seconds);
@@ -802,9 +740,9 @@ int cmd_minimize(int argc, char **argv)
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	if (x.o.out_dir)
-		rt_opt_out_dir("--out", x.o.out_dir);
-	output_path(x.o.artifact, x.o.out_dir, out, sizeof(out));
+	if (x.o.common.out_dir)
+		rt_opt_out_dir("--out", x.o.common.out_dir);
+	output_path(x.o.artifact, x.o.common.out_dir, out, sizeof(out));
 	x.input = input;
 	x.input_args = json_object_get(input, "args");
 	x.signature = json_string_value(json_object_get(input, "signature"));
@@ -814,7 +752,7 @@ int cmd_minimize(int argc, char **argv)
 	state_from_art(&x.cur, input);
 
 	if (rt_build_binary(json_string_value(json_object_get(input, "build")),
-			    x.o.build_if_missing, binary, sizeof(binary))) {
+			    x.o.common.build_if_missing, binary, sizeof(binary))) {
 		state_release(&x.cur);
 		json_decref(input);
 		return RT_EXIT_INTERNAL;
@@ -832,14 +770,14 @@ int cmd_minimize(int argc, char **argv)
 	x.cfg = (struct rt_try_config){ .binary = binary,
 		.build = json_string_value(json_object_get(input, "build")),
 		.workdir = workdir, .timeout_s = rt_try_timeout(input) };
-	if (!x.o.quiet) {
+	if (!x.o.common.quiet) {
 		printf("minimize: %s: %s failure, signature %s\n", x.o.artifact,
 		       json_string_value(json_object_get(input, "kind")), x.signature);
 		printf("minimize: sched %s (%d %s per candidate), build %s, budget %g s\n",
 		       json_string_value(json_object_get(input, "sched")),
 		       x.deterministic ? 1 : x.tries_per_step,
 		       x.deterministic || x.tries_per_step == 1 ? "try" : "tries",
-		       x.cfg.build, x.o.budget);
+		       x.cfg.build, x.o.common.budget);
 		fflush(stdout);
 	}
 
@@ -867,7 +805,7 @@ int cmd_minimize(int argc, char **argv)
 	}
 
 	for (int pass = 0; pass < 3; pass++) {
-		if (!x.o.quiet) {
+		if (!x.o.common.quiet) {
 			printf("pass %d:\n", pass + 1);
 			fflush(stdout);
 		}
@@ -879,7 +817,7 @@ int cmd_minimize(int argc, char **argv)
 	if (ret == RT_EXIT_OK) {
 		if (x.budget_out && x.kept)
 			printf("minimize: the budget (%g s) ran out; this is the smallest so far\n",
-			       x.o.budget);
+			       x.o.common.budget);
 		if (rt_child_interrupted()) {
 			printf("minimize: interrupted; this is the smallest so far\n");
 			ret = RT_EXIT_INTERRUPTED;

@@ -16,17 +16,14 @@
 
 #include "artifact.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 #include "rt_time.h"
 
 struct replay_opts {
 	const char *artifact;
-	const char *out_dir;
+	struct rt_common_opts common;	/* --out, --budget, --no-build, --quiet */
 	long long times;	/* 0: the default (3 deterministic, 1 free) */
-	double budget;		/* seconds; 0: the default (60 free, none deterministic) */
-	bool build_if_missing;
-	bool quiet;
 };
 
 static void replay_usage(FILE *f)
@@ -64,8 +61,8 @@ static void parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "times", required_argument, NULL, 'n' },
 		{ "budget", required_argument, NULL, 'b' },
-		{ "build-if-missing", no_argument, NULL, 'B' },
-		{ "no-build", no_argument, NULL, 'N' },
+		{ "build-if-missing", no_argument, NULL, RT_OPT_BUILD_IF_MISSING },
+		{ "no-build", no_argument, NULL, RT_OPT_NO_BUILD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -73,27 +70,16 @@ static void parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->build_if_missing = true;
+	rt_common_opts_init(&o->common, "replay", replay_usage, 7 * 86400);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:n:b:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out_dir = optarg; break;
-		case 'n': o->times = rt_opt_int("--times", optarg, 1, 1000000); break;
-		case 'b': o->budget = rt_opt_seconds("--budget", optarg, 0, 7 * 86400); break;
-		case 'B': o->build_if_missing = true; break;
-		case 'N': o->build_if_missing = false; break;
-		case 'q': o->quiet = true; break;
-		case 'h': replay_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("replay", optopt, argv[optind - 1]);
-		}
+		if (c == 'n')
+			o->times = rt_opt_int("--times", optarg, 1, 1000000);
+		else
+			rt_common_opt(&o->common, c, optarg, argv[optind - 1]);
 	}
-	if (optind >= argc)
-		rt_usage_error("replay: missing ARTIFACT (see 'rmaptorture replay --help')");
-	if (argc - optind > 1)
-		rt_usage_error("replay: unexpected argument '%s' (see 'rmaptorture replay --help')",
-			       argv[optind + 1]);
-	o->artifact = argv[optind];
+	o->artifact = rt_opt_artifact("replay", argc, argv);
 }
 
 int cmd_replay(int argc, char **argv)
@@ -114,16 +100,16 @@ int cmd_replay(int argc, char **argv)
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	if (o.out_dir)
-		rt_opt_out_dir("--out", o.out_dir);
+	if (o.common.out_dir)
+		rt_opt_out_dir("--out", o.common.out_dir);
 	sched = json_string_value(json_object_get(art, "sched"));
 	sig = json_string_value(json_object_get(art, "signature"));
 	build = json_string_value(json_object_get(art, "build"));
 	deterministic = strcmp(sched, "free") != 0;
 	target = o.times ? o.times : deterministic ? 3 : 1;
-	budget = o.budget ? o.budget : deterministic ? 0 : 60;
+	budget = o.common.budget ? o.common.budget : deterministic ? 0 : 60;
 
-	if (rt_build_binary(build, o.build_if_missing, binary, sizeof(binary))) {
+	if (rt_build_binary(build, o.common.build_if_missing, binary, sizeof(binary))) {
 		json_decref(art);
 		return RT_EXIT_INTERNAL;
 	}
@@ -137,7 +123,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	cfg = (struct rt_try_config){ .binary = binary, .build = build, .workdir = workdir,
 				      .timeout_s = rt_try_timeout(art) };
-	if (!o.quiet) {
+	if (!o.common.quiet) {
 		printf("replay: %s: %s failure, signature %s\n", o.artifact,
 		       json_string_value(json_object_get(art, "kind")), sig);
 		printf("replay: sched %s, build %s (%s); %s\n", sched, build, binary,
@@ -187,15 +173,15 @@ int cmd_replay(int argc, char **argv)
 		}
 		if (rc == 1) {
 			reproduced++;
-			if (o.out_dir) {
+			if (o.common.out_dir) {
 				json_t *copy = json_deep_copy(json_object_get(res.match, "artifact"));
 
-				if (rt_artifact_save(copy, o.out_dir, NULL, 0) < 0)
+				if (rt_artifact_save(copy, o.common.out_dir, NULL, 0) < 0)
 					ret = RT_EXIT_INTERNAL;
 				json_decref(copy);
 			}
 		}
-		if (!o.quiet) {
+		if (!o.common.quiet) {
 			printf("try %d%s: %s (%s, %.1f s)", tries,
 			       deterministic ? "" : " (free)",
 			       rc == 1 ? "reproduced" : "not reproduced",
@@ -224,8 +210,8 @@ int cmd_replay(int argc, char **argv)
 		else
 			printf("reproduced %d/%d (free schedule, %.0f s)%s\n", reproduced, tries,
 			       rt_now_s() - start, reproduced < target ? ": the budget ran out" : "");
-		if (o.out_dir && reproduced)
-			printf("replay: the reproduced artifacts are in %s\n", o.out_dir);
+		if (o.common.out_dir && reproduced)
+			printf("replay: the reproduced artifacts are in %s\n", o.common.out_dir);
 		ret = ok ? RT_EXIT_OK : RT_EXIT_FAILURE;
 	}
 	json_decref(art);

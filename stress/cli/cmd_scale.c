@@ -6,9 +6,6 @@
  * another's heap, caches or lock statistics; the points are interleaved
  * (for repeat k: every thread count and design in turn, the order reversed
  * on odd k), so that drift in the machine's load hits every design alike.
- *
- * Also the shared helper that runs one child `run` and reads back its
- * result record (rt_run_child_records()), which `bench` uses too.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,153 +20,16 @@
 #include "record.h"
 #include "report.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
+#include "run_child.h"
+#include "run_opts.h"
 #include "rt_opt.h"
 
 #define MAX_LIST	32
 #define MAX_REPEAT	64
 #define MAX_ARGS	256
 
-/* ---- one child run ---- */
-
-int rt_self_exe(char *path, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", path, len - 1);
-
-	if (n <= 0 || (size_t)n >= len - 1)
-		return -ENAMETOOLONG;
-	path[n] = '\0';
-	return 0;
-}
-
-/* Every run-*.json in @dir, in name order. */
-static json_t *read_run_records(const char *dir)
-{
-	struct dirent **names;
-	json_t *a = json_array();
-	int n = scandir(dir, &names, NULL, alphasort);
-
-	for (int i = 0; i < n; i++) {
-		const char *nm = names[i]->d_name;
-		size_t l = strlen(nm);
-
-		if (!strncmp(nm, "run-", 4) && l > 5 && !strcmp(nm + l - 5, ".json")) {
-			char path[4600];
-			json_t *rec;
-
-			snprintf(path, sizeof(path), "%s/%s", dir, nm);
-			rec = json_load_file(path, 0, NULL);
-			if (json_is_object(rec))
-				json_array_append_new(a, rec);
-			else
-				json_decref(rec);
-		}
-		free(names[i]);
-	}
-	if (n >= 0)
-		free(names);
-	return a;
-}
-
-int rt_run_child_records(const char *const *args, const char *dir, double timeout_s,
-			 json_t **recs, char *first_line, size_t len)
-{
-	char exe[4096], log[4200];
-	char *argv[MAX_ARGS + 8];
-	int n = 0, rc;
-	FILE *f;
-
-	*recs = NULL;
-	if (first_line && len)
-		first_line[0] = '\0';
-	if (rt_self_exe(exe, sizeof(exe))) {
-		fprintf(stderr, "rmaptorture: cannot find this program (/proc/self/exe)\n");
-		return RT_CHILD_ERROR;
-	}
-	if (mkdir(dir, 0777) && errno != EEXIST) {
-		fprintf(stderr, "rmaptorture: cannot create %s: %s\n", dir, strerror(errno));
-		return RT_CHILD_ERROR;
-	}
-	argv[n++] = "rmaptorture";
-	argv[n++] = "run";
-	for (int i = 0; args[i] && n < MAX_ARGS; i++)
-		argv[n++] = (char *)args[i];
-	argv[n++] = "--out";
-	argv[n++] = (char *)dir;
-	argv[n++] = "--no-progress";
-	argv[n] = NULL;
-	snprintf(log, sizeof(log), "%s/output.log", dir);
-	rc = rt_child_run(exe, argv, timeout_s, log, NULL);
-	if (first_line && len && (f = fopen(log, "r"))) {
-		/* The first line that is not the run's START banner: a usage error, a report. */
-		while (fgets(first_line, (int)len, f))
-			if (strncmp(first_line, "START:", 6))
-				break;
-		first_line[strcspn(first_line, "\n")] = '\0';
-		fclose(f);
-	}
-	*recs = read_run_records(dir);
-	return rc;
-}
-
 /* ---- options ---- */
-
-/* The run options that take a value, to pass them through with it. */
-static const char *const run_valued[] = {
-	"--scenario", "--reclaim-threads", "--ops", "--pages", "--swap", "--audit-every",
-	"--perturb", "--yield-points", "--long-hold", "--watchdog", "--sched", "--pct-depth",
-	"--pct-steps", "--sched-steps", "--inject", "--weights", "--procs", "--build",
-	"--test-hang", NULL,
-};
-
-bool rt_run_option_takes_value(const char *opt)
-{
-	for (int i = 0; run_valued[i]; i++)
-		if (!strcmp(opt, run_valued[i]))
-			return true;
-	return false;
-}
-
-/* A comma-separated list of integers in [min, max], each at most once, sorted. */
-int rt_opt_int_list(const char *opt, const char *arg, long long min, long long max, int *out, int maxn)
-{
-	char buf[1024], *save = NULL, *tok;
-	int n = 0;
-
-	if (!arg || !*arg || strlen(arg) >= sizeof(buf))
-		rt_usage_error("%s: expected a comma-separated list of numbers, got '%s'", opt, arg ? arg : "");
-	snprintf(buf, sizeof(buf), "%s", arg);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int v = (int)rt_opt_int(opt, tok, min, max), k;
-
-		if (n >= maxn)
-			rt_usage_error("%s: more than %d values", opt, maxn);
-		for (k = 0; k < n; k++)
-			if (out[k] == v)
-				rt_usage_error("%s: %d given twice", opt, v);
-		for (k = n; k > 0 && out[k - 1] > v; k--)
-			out[k] = out[k - 1];
-		out[k] = v;
-		n++;
-	}
-	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
-		rt_usage_error("%s: expected a comma-separated list of numbers, got '%s'", opt, arg);
-	return n;
-}
-
-/* The designs of --rmap (one or all); exit 2 on an unknown name. */
-int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
-{
-	static const char *const all[] = { "ptechain", "objfile", "anonvma" };
-	int n = 0;
-
-	for (int i = 0; i < 3 && n < max; i++)
-		if (!strcmp(arg, "all") || !strcmp(arg, all[i]))
-			modes[n++] = all[i];
-	if (!n)
-		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma or all)", opt, arg);
-	return n;
-}
 
 static void usage(FILE *f)
 {
@@ -297,29 +157,6 @@ struct sample {
 	json_t *locks;		/* the run's lock_stats (owned) */
 	bool failed;
 };
-
-static double fallbacks_total(const json_t *rec)
-{
-	const json_t *fb = json_object_get(rec, "trylock_fallbacks");
-	const char *key;
-	json_t *v;
-	double sum = 0;
-
-	json_object_foreach((json_t *)fb, key, v)
-		sum += json_number_value(v);
-	return sum;
-}
-
-void rt_sample_of_run(const json_t *rec, double *ops_per_sec, double *fb_per_scan, double *fb_per_kop)
-{
-	double fb = fallbacks_total(rec);
-	double scanned = json_number_value(json_object_get(json_object_get(rec, "reclaim"), "scanned"));
-	double ops = json_number_value(json_object_get(rec, "ops"));
-
-	*ops_per_sec = json_number_value(json_object_get(rec, "ops_per_sec"));
-	*fb_per_scan = scanned > 0 ? fb / scanned : 0;
-	*fb_per_kop = ops > 0 ? fb * 1000 / ops : 0;
-}
 
 static json_t *point_json(const struct scale_opts *o, int m, int t, struct sample *s, int n,
 			  double base_med)

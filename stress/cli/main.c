@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "record.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 
 static void usage(FILE *f)
