@@ -170,22 +170,13 @@ int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
 	return n;
 }
 
-/* SplitMix64's finaliser: every bit of @x reaches every bit of the result. */
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 uint64_t rt_seed_from_clock(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return mix64(((uint64_t)ts.tv_sec * 1000003ULL) ^ (uint64_t)ts.tv_nsec ^
-		     ((uint64_t)getpid() << 32));
+	return ((uint64_t)ts.tv_sec * 1000003ULL) ^ (uint64_t)ts.tv_nsec ^
+	       ((uint64_t)getpid() << 32);
 }
 
 void rt_common_opts_init(struct rt_common_opts *co, const char *cmd, void (*usage)(FILE *f),

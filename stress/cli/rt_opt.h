@@ -91,7 +91,7 @@ void rt_common_opt(struct rt_common_opts *co, int c, const char *arg, const char
 /* The one ARTIFACT operand after the options (optind); exit 2 naming @cmd if missing or more. */
 const char *rt_opt_artifact(const char *cmd, int argc, char **argv);
 
-/* A seed for a run given none: the clock and the process id, mixed. */
+/* A seed for a run given none: the clock and the process id. */
 uint64_t rt_seed_from_clock(void);
 
 #endif /* RT_STRESS_RT_OPT_H */

@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The merge gate's output, however it was filled (run here by `ci`, or
+ * read back from its shards by `ci-merge`): the summary, the JUnit XML
+ * and the JSON record.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "die.h"
+#include "inject.h"
+#include "junit.h"
+#include "record.h"
+#include "rt_opt.h"
+#include "ci-internal.h"
+
+void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES])
+{
+	memset(n, 0, CI_NR_STATES * sizeof(int));
+	for (int i = 0; i < g->nr_cfgs; i++)
+		n[g->cfgs[i].state]++;
+}
+
+static void failures_text(const struct ci_config *c, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	json_t *f;
+
+	buf[0] = '\0';
+	json_array_foreach(c->failures, i, f) {
+		const char *art = json_string_value(json_object_get(f, "artifact"));
+
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n,
+				"%s %s\n%s\nartifact: %s\nreproduce: %s\n%s%s%s\n",
+				json_string_value(json_object_get(f, "kind")),
+				json_string_value(json_object_get(f, "signature")),
+				json_string_value(json_object_get(f, "message")),
+				art ? art : "(none: see the log)",
+				json_string_value(json_object_get(f, "reproduce")),
+				art ? "replay: rmaptorture replay " : "", art ? art : "",
+				art ? "\n" : "");
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "log: %s/output.log (%s)\n", c->rundir, c->verdict);
+}
+
+static void props(struct rt_junit *j, int suite, const struct ci_gate *g)
+{
+	char v[256];
+
+	snprintf(v, sizeof(v), "%" PRIu64, g->o.seed);
+	rt_junit_property(j, suite, "seed", v);
+	snprintf(v, sizeof(v), "%g", g->o.budget);
+	rt_junit_property(j, suite, "budget", v);
+	if (g->merged)
+		snprintf(v, sizeof(v), "merged from %d shards", g->merged);
+	else
+		snprintf(v, sizeof(v), "%d/%d", g->o.shard_i, g->o.shard_n);
+	rt_junit_property(j, suite, "shard", v);
+	rt_junit_property(j, suite, "version", rt_version());
+}
+
+int ci_write_junit(const struct ci_gate *g)
+{
+	struct rt_junit *j = rt_junit_new("rmaptorture ci");
+	char text[16384], out[16384], name[128], cls[128], msg[256];
+	json_t *v;
+	const char *key;
+	int suite, rc;
+
+	if (!j)
+		rt_die("out of memory");
+	for (int b = 0; b < CI_NR_BUILDS; b++) {
+		if (!g->nr_build[b])
+			continue;
+		snprintf(name, sizeof(name), "rmaptorture.%s", ci_builds[b].name);
+		suite = rt_junit_suite(j, name);
+		if (suite < 0)
+			rt_die("out of memory");
+		props(j, suite, g);
+		for (int i = 0; i < g->nr_cfgs; i++) {
+			const struct ci_config *c = &g->cfgs[i];
+			enum rt_junit_result r = RT_JUNIT_PASS;
+			const char *m = NULL, *type = NULL;
+
+			if (c->build != b)
+				continue;
+			ci_config_name(c, name, sizeof(name));
+			snprintf(cls, sizeof(cls), "rmaptorture.%s.%s", ci_builds[b].name,
+				 rt_sched_name(c->sched));
+			out[0] = '\0';
+			if (c->state != CI_SKIPPED && c->state != CI_PLANNED)
+				snprintf(out, sizeof(out),
+					 "index %d, seed %" PRIu64 ", run %.1f s, wall %.1f s, %lld ops, %.0f ops/s, %s\n"
+					 "command: %s\ndirectory: %s\n", c->index, c->seed, c->seconds,
+					 c->wall, c->ops, c->ops_per_sec, c->verdict, c->reproduce,
+					 c->rundir);
+			text[0] = '\0';
+			if (c->state == CI_FAIL || c->state == CI_ERROR) {
+				json_t *f0 = json_array_get(c->failures, 0);
+
+				r = c->state == CI_FAIL ? RT_JUNIT_FAILURE : RT_JUNIT_ERROR;
+				m = f0 ? json_string_value(json_object_get(f0, "signature")) : c->verdict;
+				type = f0 ? json_string_value(json_object_get(f0, "kind")) : "internal";
+				failures_text(c, text, sizeof(text));
+			} else if (c->state == CI_SKIPPED || c->state == CI_PLANNED) {
+				r = RT_JUNIT_SKIPPED;
+				m = c->skip_reason;
+			}
+			if (rt_junit_case(j, suite, cls, name, c->wall, r, m, type,
+					  text[0] ? text : NULL, out[0] ? out : NULL) < 0)
+				rt_die("out of memory");
+		}
+	}
+	suite = rt_junit_suite(j, "rmaptorture.coverage");
+	if (suite < 0)
+		rt_die("out of memory");
+	props(j, suite, g);
+	json_object_foreach(g->coverage, key, v) {
+		long long fired = json_integer_value(v);
+		long long cfgs = json_integer_value(json_object_get(g->coverage_configs, key));
+		enum rt_junit_result r = RT_JUNIT_PASS;
+
+		snprintf(out, sizeof(out), "fired %lld times in %lld configurations\n", fired, cfgs);
+		msg[0] = '\0';
+		if (!g->coverage_judged) {
+			r = RT_JUNIT_SKIPPED;
+			snprintf(msg, sizeof(msg), "coverage %s", g->coverage_note);
+		} else if (!fired) {
+			r = RT_JUNIT_FAILURE;
+			snprintf(msg, sizeof(msg), "trylock fallback %s never fired in the whole gate", key);
+		}
+		if (rt_junit_case(j, suite, "rmaptorture.coverage.trylock_fallback", key, 0, r,
+				  msg[0] ? msg : NULL, r == RT_JUNIT_FAILURE ? "coverage" : NULL,
+				  r == RT_JUNIT_FAILURE ?
+				  "The gate ran every configuration it could in its budget and this"
+				  " fallback never fired: the path that copes with the failed trylock"
+				  " went unexercised.\n" : NULL, out) < 0)
+			rt_die("out of memory");
+	}
+	rc = rt_junit_write(j, g->o.junit);
+	rt_junit_free(j);
+	return rc;
+}
+
+int ci_write_json(const struct ci_gate *g, int exit_code)
+{
+	json_t *rec = rt_record_new("ci"), *configs = json_array(), *results = json_array();
+	json_t *cmd = json_array(), *shares = json_object(), *never = json_array(), *v;
+	const char *key;
+	char seed[32];
+	int n[CI_NR_STATES], rc;
+
+	for (int i = 0; i < g->o.argc; i++)
+		json_array_append_new(cmd, json_string(g->o.argv[i]));
+	for (int i = 0; i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+		char s[32];
+
+		snprintf(s, sizeof(s), "%" PRIu64, c->seed);
+		json_array_append_new(configs, json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}",
+			"index", c->index, "build", ci_builds[c->build].name,
+			"sched", rt_sched_name(c->sched), "scenario", c->scenario->name,
+			"rmap", rmap_mode_name(c->mode), "seed", s, "threads", c->threads,
+			"reclaim_threads", c->reclaim_threads, "selected", c->selected));
+		json_array_append_new(results, json_pack(
+			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:s, s:s}",
+			"index", c->index, "result", ci_state_name(c->state),
+			"skip_reason", c->state == CI_SKIPPED || c->state == CI_PLANNED ?
+				c->skip_reason : NULL,
+			"seconds", c->seconds, "wall", c->wall, "verdict", c->verdict,
+			"ops", (json_int_t)c->ops, "ops_per_sec", c->ops_per_sec,
+			"trylock_fallbacks", c->fallbacks, "failures", c->failures,
+			"dir", c->rundir, "reproduce", c->reproduce));
+	}
+	for (int b = 0; b < CI_NR_BUILDS; b++)
+		if (g->nr_build[b])
+			json_object_set_new(shares, ci_builds[b].name, json_pack(
+				"{s:f, s:i, s:i, s:f, s:i}", "seconds", g->share[b],
+				"configs", g->nr_build[b], "selected", g->nr_selected[b],
+				"overhead_measured", g->overhead_n[b] ? ci_overhead_est(g, b) : 0.0,
+				"overhead_runs", g->overhead_n[b]));
+	json_object_foreach(g->coverage, key, v)
+		if (!json_integer_value(v))
+			json_array_append_new(never, json_string(key));
+	ci_count_states(g, n);
+	snprintf(seed, sizeof(seed), "%" PRIu64, g->o.seed);
+	json_object_update_new(rec, json_pack(
+		"{s:o, s:s, s:o, s:o,"
+		" s:{s:O, s:O, s:b, s:s, s:o},"
+		" s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i},"
+		" s:{s:f, s:f, s:f, s:f, s:o},"
+		" s:{s:i, s:i}}",
+		"command", cmd, "seed", seed, "configs", configs, "results", results,
+		"coverage", "sites", g->coverage, "configs", g->coverage_configs,
+		"judged", g->coverage_judged, "note", g->coverage_note, "never_fired", never,
+		"totals", "configs", g->nr_cfgs, "all_shards", g->nr_all,
+		"ran", n[CI_PASS] + n[CI_FAIL] + n[CI_ERROR], "passed", n[CI_PASS],
+		"failed", n[CI_FAIL], "errors", n[CI_ERROR], "skipped", n[CI_SKIPPED] + n[CI_PLANNED],
+		"coverage_failed", g->coverage_judged ? g->never_fired : 0, "exit", exit_code,
+		"budget", "seconds", g->o.budget, "usable", g->usable, "wall", g->wall,
+		"build_seconds", g->build_seconds, "shares", shares,
+		"shard", "i", g->o.shard_i, "n", g->o.shard_n));
+	json_object_set_new(rec, "gate", ci_gate_identity(&g->o));
+	json_object_set_new(rec, "interrupted", json_boolean(g->interrupted));
+	if (g->merged)
+		json_object_set_new(rec, "merged", json_pack("{s:i, s:f}", "shards", g->merged,
+							      "longest_wall", g->wall_max));
+	rc = rt_record_write(rec, g->o.json);
+	json_decref(rec);
+	return rc;
+}
+
+static void print_skipped(const struct ci_gate *g)
+{
+	for (int b = 0; b < CI_NR_BUILDS; b++) {
+		for (int k = 0; k < g->o.nr_scheds; k++) {
+			const char *reason = NULL;
+			int cnt = 0;
+
+			for (int i = 0; i < g->nr_cfgs; i++) {
+				const struct ci_config *c = &g->cfgs[i];
+				char name[128];
+
+				if (c->build != b || c->sched != g->o.scheds[k] ||
+				    (c->state != CI_SKIPPED && c->state != CI_PLANNED))
+					continue;
+				if (!cnt++)
+					printf("ci: skipped %s %s:", ci_builds[b].name,
+					       rt_sched_name(c->sched));
+				ci_config_name(c, name, sizeof(name));
+				printf(" %s", name);
+				reason = c->skip_reason;
+			}
+			if (cnt)
+				printf("  (%d; e.g. %s)\n", cnt, reason);
+		}
+	}
+}
+
+void ci_print_summary(const struct ci_gate *g)
+{
+	int n[CI_NR_STATES];
+	const char *key;
+	json_t *v;
+
+	ci_count_states(g, n);
+	printf("\n%-44s %12s %8s\n", "trylock fallback site", "fired", "configs");
+	json_object_foreach(g->coverage, key, v)
+		printf("%-44s %12lld %8lld%s\n", key, (long long)json_integer_value(v),
+		       (long long)json_integer_value(json_object_get(g->coverage_configs, key)),
+		       json_integer_value(v) ? "" : "   never fired");
+	printf("ci: trylock fallback coverage %s\n", g->coverage_note);
+	print_skipped(g);
+	if (g->merged)
+		printf("ci: %d configurations from %d shards:", g->nr_cfgs, g->merged);
+	else
+		printf("ci: %d configurations in shard %d/%d (of %d):", g->nr_cfgs, g->o.shard_i,
+		       g->o.shard_n, g->nr_all);
+	printf(" ran %d, passed %d, failed %d, errors %d, skipped %d\n",
+	       n[CI_PASS] + n[CI_FAIL] + n[CI_ERROR], n[CI_PASS], n[CI_FAIL], n[CI_ERROR],
+	       n[CI_SKIPPED] + n[CI_PLANNED]);
+	if (g->merged)
+		printf("ci: runs took %.1f s in %d shards (the longest %.1f s), each of a %g s budget",
+		       g->wall, g->merged, g->wall_max, g->o.budget);
+	else
+		printf("ci: runs took %.1f s of a %g s budget", g->wall, g->o.budget);
+	if (g->build_seconds > 0.5)
+		printf(" (building the variants took %.0f s more, not counted)", g->build_seconds);
+	printf("\n");
+	for (int i = 0; i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+		json_t *f;
+		size_t k;
+
+		if (c->state != CI_FAIL && c->state != CI_ERROR)
+			continue;
+		json_array_foreach(c->failures, k, f) {
+			const char *art = json_string_value(json_object_get(f, "artifact"));
+
+			printf("ci: FAILED %s %s %s/%s: %s %s\n    %s\n", ci_builds[c->build].name,
+			       rt_sched_name(c->sched), c->scenario->name, rmap_mode_name(c->mode),
+			       json_string_value(json_object_get(f, "kind")),
+			       json_string_value(json_object_get(f, "signature")),
+			       art ? art : json_string_value(json_object_get(f, "reproduce")));
+		}
+		if (!json_array_size(c->failures))
+			printf("ci: ERROR %s %s %s/%s: %s (log %s/output.log)\n",
+			       ci_builds[c->build].name, rt_sched_name(c->sched), c->scenario->name,
+			       rmap_mode_name(c->mode), c->verdict, c->rundir);
+	}
+}
+

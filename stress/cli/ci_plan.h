@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The merge gate's plan (ci_plan.c), pure: no I/O, no child processes, so
+ * that tests/check_ci_plan.c holds it without the binary. The builds and
+ * what each costs, the configurations in the fixed order and this shard's
+ * share of them, the budget split between the builds, the window of
+ * configurations each build runs, and the run time each child gets.
+ * The types are those of the whole gate (ci-internal.h adds what runs,
+ * judges and writes it).
+ */
+#ifndef RT_STRESS_CLI_CI_PLAN_H
+#define RT_STRESS_CLI_CI_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "rmap.h"
+#include "rt_sched.h"
+#include "workload.h"
+
+/* What each build costs and gets. */
+struct ci_build {
+	const char *name;
+	double share;		/* of the usable budget, before renormalising */
+	double min_s;		/* shortest run worth its start-up */
+	double overhead_s;	/* first guess at start-up + end audit + teardown */
+	int max_threads;	/* worker threads at most; 0: the scenario's */
+	double slack_s;		/* past T + overhead before the child is killed */
+};
+
+#define CI_NR_BUILDS	3
+/* plain, tsan, asan: the gate's fixed order (ci_gate.c). */
+extern const struct ci_build ci_builds[CI_NR_BUILDS];
+
+enum ci_state {
+	CI_PLANNED,
+	CI_SKIPPED,
+	CI_PASS,
+	CI_FAIL,
+	CI_ERROR,
+	CI_NR_STATES
+};
+
+struct ci_config {
+	int index;			/* in the fixed order over the builds asked for */
+	int build;			/* ci_builds[] */
+	const struct rt_scenario *scenario;
+	enum rmap_mode mode;
+	enum rt_sched_kind sched;
+	uint64_t seed;
+	int threads, reclaim_threads;
+	bool selected;			/* planned to run */
+	enum ci_state state;
+	char skip_reason[256];
+	double seconds;			/* the run's --seconds */
+	double wall;			/* the child's wall time */
+	char verdict[128];		/* how the child ended, in words */
+	bool have_record;
+	long long ops;
+	double ops_per_sec;
+	json_t *fallbacks;		/* the run record's "trylock_fallbacks" */
+	json_t *failures;		/* [{kind, signature, message, artifact, reproduce}] */
+	char dir[4096];			/* DIR/BUILD-SCHED-SCENARIO-RMAP */
+	char rundir[4200];		/* its try-1, the run's --out */
+	char reproduce[8192];
+};
+
+struct ci_opts {
+	double budget;
+	const char *junit, *json, *out_dir;
+	int shard_i, shard_n;
+	bool build_on[CI_NR_BUILDS];
+	bool seed_set;
+	uint64_t seed;
+	bool no_build, dry_run;
+	bool filtered;			/* --scenarios, --rmaps or --scheds given */
+	const struct rt_scenario *scenarios[64];
+	int nr_scenarios;
+	enum rmap_mode modes[RMAP_NR_MODES];
+	int nr_modes;
+	enum rt_sched_kind scheds[3];
+	int nr_scheds;
+	const char *inject[64];
+	int nr_inject;
+	int argc;
+	char **argv;
+};
+
+/* The plan and what became of it. */
+struct ci_gate {
+	struct ci_opts o;
+	struct ci_config *cfgs;		/* this shard's, in index order */
+	int nr_cfgs, nr_all;		/* this shard's; all shards' */
+	double usable;			/* budget less the reserve */
+	double share[CI_NR_BUILDS];	/* seconds */
+	int nr_build[CI_NR_BUILDS];	/* configurations of this shard */
+	int nr_selected[CI_NR_BUILDS];
+	int window_start[CI_NR_BUILDS];	/* position in the build's list */
+	char binary[CI_NR_BUILDS][4096];
+	double overhead_sum[CI_NR_BUILDS];
+	int overhead_n[CI_NR_BUILDS];
+	double build_seconds;		/* building variants, not counted */
+	double wall;			/* the gate's runs, from the first child */
+	bool interrupted;
+	int usage_rc;			/* a child rejected its arguments */
+	char usage_line[1024];
+	json_t *coverage;		/* site -> fired, over every record */
+	json_t *coverage_configs;	/* site -> configurations it fired in */
+	bool coverage_judged;
+	char coverage_note[512];
+	int never_fired;
+	int merged;			/* ci-merge: the shards it is made of; 0: ran here */
+	double wall_max;		/* ci-merge: the longest shard's wall */
+};
+
+/* The build called @name in ci_builds[]; -1 if none. */
+int ci_build_by_name(const char *name);
+/* "pass", "fail", ...; and back (-1 if unknown). */
+const char *ci_state_name(enum ci_state s);
+int ci_state_by_name(const char *name);
+/* "SCENARIO/RMAP" */
+void ci_config_name(const struct ci_config *c, char *buf, size_t len);
+/* Build @b's start-up and teardown per configuration: measured, else guessed. */
+double ci_overhead_est(const struct ci_gate *g, int b);
+
+/* SplitMix64: the gate's seeds and its window rotation. */
+uint64_t ci_mix64(uint64_t x);
+
+/*
+ * ci_make_configs() - the configurations of every build asked for in the
+ * fixed order (cmd_ci.c's header comment), this shard's kept
+ * @g: g->o filled; fills cfgs (allocated), nr_cfgs, nr_all, nr_build
+ *
+ * Each gets its index, build, scenario, design, schedule, seed, threads,
+ * directory (under o.out_dir) and the state CI_SKIPPED.
+ */
+void ci_make_configs(struct ci_gate *g);
+
+/* Cost of one configuration of build @b: its minimum run and its overhead. */
+double ci_min_cost(int b);
+
+/*
+ * ci_plan() - split the usable budget and choose each build's window
+ * @g: after ci_make_configs(); fills usable, share, nr_selected,
+ *	window_start, and each configuration's selected, state, seconds or
+ *	skip_reason
+ *
+ * A build whose share cannot pay for one configuration gives it to the
+ * others (the dearest such build first).
+ */
+void ci_plan(struct ci_gate *g);
+
+/*
+ * The configurations ci_plan() selected, over every build; @cheapest
+ * receives the least cost of one configuration of a build that has some.
+ */
+int ci_plan_selected(const struct ci_gate *g, double *cheapest);
+
+/*
+ * ci_child_seconds() - the run time of build @b's next configuration
+ * @g: the plan (and the overheads measured so far)
+ * @b: the build
+ * @now: the clock
+ * @build_end: the build's deadline; @last: it is the gate's last build
+ *	(whose deadline is the gate's, @build_end then)
+ * @left: the build's configurations still to run, this one included
+ *
+ * What is left of the build's share over the configurations still to run,
+ * less the overhead, at least the build's minimum, in tenths of a second.
+ * Return: the seconds, or -1 when the child would end past the deadline
+ * (for a build not the last, by more than a quarter of one configuration).
+ */
+double ci_child_seconds(const struct ci_gate *g, int b, double now, double build_end,
+			bool last, int left);
+
+#endif /* RT_STRESS_CLI_CI_PLAN_H */
