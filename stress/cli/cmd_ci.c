@@ -146,145 +146,181 @@ static void parse_shard(const char *arg, struct ci_opts *o)
 	o->shard_n = (int)n;
 }
 
+static const struct option ci_options[] = {
+	{ "budget", required_argument, NULL, RT_OPT_BUDGET },
+	{ "junit", required_argument, NULL, 'j' },
+	{ "json", required_argument, NULL, 'J' },
+	{ "shard", required_argument, NULL, 'S' },
+	{ "out", required_argument, NULL, RT_OPT_OUT },
+	{ "builds", required_argument, NULL, 'B' },
+	{ "seed", required_argument, NULL, 'X' },
+	{ "no-build", no_argument, NULL, RT_OPT_NO_BUILD },
+	{ "inject", required_argument, NULL, 'I' },
+	{ "scenarios", required_argument, NULL, 's' },
+	{ "rmaps", required_argument, NULL, 'r' },
+	{ "scheds", required_argument, NULL, 'k' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, RT_OPT_HELP },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The lists, as given (NULL: not given). */
+struct ci_lists {
+	const char *scenarios, *rmaps, *scheds, *builds;
+};
+
+static void opt_inject(struct ci_opts *o, const char *arg)
+{
+	if (inject_by_name(arg) < 0)
+		rt_usage_error("--inject: unknown seeded bug '%s' (see 'rmaptorture run --inject list')",
+			       arg);
+	if (o->nr_inject == (int)(sizeof(o->inject) / sizeof(o->inject[0])))
+		rt_usage_error("--inject: too many");
+	o->inject[o->nr_inject++] = arg;
+}
+
+/* --builds LIST, else all three. */
+static void parse_builds(struct ci_opts *o, const char *builds)
+{
+	char buf[4096], *toks[64];
+	int n;
+
+	if (!builds) {
+		for (int b = 0; b < CI_NR_BUILDS; b++)
+			o->build_on[b] = true;
+		return;
+	}
+	n = split_list("--builds", builds, buf, sizeof(buf), toks, 64);
+	for (int i = 0; i < n; i++) {
+		int b = ci_build_by_name(toks[i]);
+
+		if (b < 0)
+			rt_usage_error("--builds: unknown build '%s' (plain, tsan, asan)", toks[i]);
+		o->build_on[b] = true;
+	}
+}
+
+/* --scenarios LIST (each once, in the order given), else every scenario. */
+static void parse_scenarios(struct ci_opts *o, const char *scenarios)
+{
+	char buf[4096], *toks[64];
+	int n;
+
+	if (!scenarios) {
+		for (int i = 0; wl_scenarios[i] && i < 64; i++)
+			o->scenarios[o->nr_scenarios++] = wl_scenarios[i];
+		return;
+	}
+	n = split_list("--scenarios", scenarios, buf, sizeof(buf), toks, 64);
+	for (int i = 0; i < n; i++) {
+		const struct rt_scenario *sc = wl_find(toks[i]);
+
+		if (!sc)
+			rt_usage_error("--scenarios: unknown scenario '%s' (see 'rmaptorture list')",
+				       toks[i]);
+		for (int k = 0; k < o->nr_scenarios; k++)
+			if (o->scenarios[k] == sc)
+				sc = NULL;
+		if (sc)
+			o->scenarios[o->nr_scenarios++] = sc;
+	}
+}
+
+/* --rmaps LIST (in the designs' order), else the designs that are built. */
+static void parse_rmaps(struct ci_opts *o, const char *rmaps)
+{
+	bool on[RMAP_NR_MODES] = { false };
+	char buf[4096], *toks[64];
+	int n;
+
+	if (!rmaps) {
+		for (int m = 0; m < RMAP_NR_MODES; m++)
+			if (!rmap_select((enum rmap_mode)m))
+				o->modes[o->nr_modes++] = (enum rmap_mode)m;
+		return;
+	}
+	n = split_list("--rmaps", rmaps, buf, sizeof(buf), toks, 64);
+	for (int i = 0; i < n; i++) {
+		int m = rmap_mode_by_name(toks[i]);
+
+		if (m < 0)
+			rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma)",
+				       toks[i]);
+		on[m] = true;
+	}
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		if (on[m])
+			o->modes[o->nr_modes++] = (enum rmap_mode)m;
+}
+
+/* --scheds LIST: free, pct, random, the gate's two first, in that order. */
+static void parse_scheds(struct ci_opts *o, const char *scheds)
+{
+	bool on[3] = { false };
+	char buf[4096], *toks[64];
+	int n = split_list("--scheds", scheds, buf, sizeof(buf), toks, 64);
+
+	for (int i = 0; i < n; i++) {
+		int k = rt_sched_by_name(toks[i]);
+
+		if (k < 0 || k > 2)
+			rt_usage_error("--scheds: unknown schedule '%s' (free, random, pct)", toks[i]);
+		on[k] = true;
+	}
+	if (on[RT_SCHED_FREE])
+		o->scheds[o->nr_scheds++] = RT_SCHED_FREE;
+	if (on[RT_SCHED_PCT])
+		o->scheds[o->nr_scheds++] = RT_SCHED_PCT;
+	if (on[RT_SCHED_RANDOM])
+		o->scheds[o->nr_scheds++] = RT_SCHED_RANDOM;
+}
+
+/* One of ci's own options. Return: false if @c is not one. */
+static bool ci_opt(struct ci_opts *o, struct ci_lists *l, int c, const char *arg)
+{
+	switch (c) {
+	case 'j': o->junit = arg; break;
+	case 'J': o->json = arg; break;
+	case 'S': parse_shard(arg, o); break;
+	case 'B': l->builds = arg; break;
+	case 'X': o->seed = rt_opt_u64("--seed", arg); o->seed_set = true; break;
+	case 'I': opt_inject(o, arg); break;
+	case 's': l->scenarios = arg; o->filtered = true; break;
+	case 'r': l->rmaps = arg; o->filtered = true; break;
+	case 'k': l->scheds = arg; o->filtered = true; break;
+	case 'n': o->dry_run = true; break;
+	default: return false;
+	}
+	return true;
+}
+
 static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 {
-	static const struct option opts[] = {
-		{ "budget", required_argument, NULL, 'b' },
-		{ "junit", required_argument, NULL, 'j' },
-		{ "json", required_argument, NULL, 'J' },
-		{ "shard", required_argument, NULL, 'S' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "builds", required_argument, NULL, 'B' },
-		{ "seed", required_argument, NULL, 'X' },
-		{ "no-build", no_argument, NULL, 'N' },
-		{ "inject", required_argument, NULL, 'I' },
-		{ "scenarios", required_argument, NULL, 's' },
-		{ "rmaps", required_argument, NULL, 'r' },
-		{ "scheds", required_argument, NULL, 'k' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *scenarios = NULL, *rmaps = NULL, *scheds = "free,pct", *builds = NULL;
-	char buf[4096], *toks[64];
-	bool budget_set = false;
-	int c, n;
+	struct ci_lists l = { .scheds = "free,pct" };
+	struct rt_common_opts co;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->argc = argc;
 	o->argv = argv;
-	o->out_dir = "ci-out";
 	o->shard_i = o->shard_n = 1;
+	rt_common_opts_init(&co, "ci", ci_usage, 30 * 86400);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:j:o:nh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			o->budget = rt_opt_seconds("--budget", optarg, 0, 30 * 86400);
-			budget_set = true;
-			break;
-		case 'j': o->junit = optarg; break;
-		case 'J': o->json = optarg; break;
-		case 'S': parse_shard(optarg, o); break;
-		case 'o': o->out_dir = optarg; break;
-		case 'B': builds = optarg; break;
-		case 'X': o->seed = rt_opt_u64("--seed", optarg); o->seed_set = true; break;
-		case 'N': o->no_build = true; break;
-		case 'I':
-			if (inject_by_name(optarg) < 0)
-				rt_usage_error("--inject: unknown seeded bug '%s' (see 'rmaptorture run --inject list')",
-					       optarg);
-			if (o->nr_inject == (int)(sizeof(o->inject) / sizeof(o->inject[0])))
-				rt_usage_error("--inject: too many");
-			o->inject[o->nr_inject++] = optarg;
-			break;
-		case 's': scenarios = optarg; o->filtered = true; break;
-		case 'r': rmaps = optarg; o->filtered = true; break;
-		case 'k': scheds = optarg; o->filtered = true; break;
-		case 'n': o->dry_run = true; break;
-		case 'h': ci_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("ci", optopt, argv[optind - 1]);
-		}
-	}
+	while ((c = getopt_long(argc, argv, "b:j:o:nh", ci_options, NULL)) != -1)
+		if (!ci_opt(o, &l, c, optarg))
+			rt_common_opt(&co, c, optarg, argv[optind - 1]);
 	if (optind < argc)
 		rt_usage_error("ci: unexpected argument '%s' (see 'rmaptorture ci --help')", argv[optind]);
-	if (!budget_set)
+	if (!co.budget_set)
 		rt_usage_error("ci: --budget SECONDS is required (see 'rmaptorture ci --help')");
-
-	if (builds) {
-		n = split_list("--builds", builds, buf, sizeof(buf), toks, 64);
-		for (int i = 0; i < n; i++) {
-			int b = ci_build_by_name(toks[i]);
-
-			if (b < 0)
-				rt_usage_error("--builds: unknown build '%s' (plain, tsan, asan)", toks[i]);
-			o->build_on[b] = true;
-		}
-	} else {
-		for (int b = 0; b < CI_NR_BUILDS; b++)
-			o->build_on[b] = true;
-	}
-
-	if (scenarios) {
-		n = split_list("--scenarios", scenarios, buf, sizeof(buf), toks, 64);
-		for (int i = 0; i < n; i++) {
-			const struct rt_scenario *sc = wl_find(toks[i]);
-
-			if (!sc)
-				rt_usage_error("--scenarios: unknown scenario '%s' (see 'rmaptorture list')",
-					       toks[i]);
-			for (int k = 0; k < o->nr_scenarios; k++)
-				if (o->scenarios[k] == sc)
-					sc = NULL;
-			if (sc)
-				o->scenarios[o->nr_scenarios++] = sc;
-		}
-	} else {
-		for (int i = 0; wl_scenarios[i] && i < 64; i++)
-			o->scenarios[o->nr_scenarios++] = wl_scenarios[i];
-	}
-
-	if (rmaps) {
-		bool on[RMAP_NR_MODES] = { false };
-
-		n = split_list("--rmaps", rmaps, buf, sizeof(buf), toks, 64);
-		for (int i = 0; i < n; i++) {
-			int m = rmap_mode_by_name(toks[i]);
-
-			if (m < 0)
-				rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma)",
-					       toks[i]);
-			on[m] = true;
-		}
-		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (on[m])
-				o->modes[o->nr_modes++] = (enum rmap_mode)m;
-	} else {
-		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (!rmap_select((enum rmap_mode)m))	/* the designs that are built */
-				o->modes[o->nr_modes++] = (enum rmap_mode)m;
-	}
-
-	{
-		bool on[3] = { false };
-
-		n = split_list("--scheds", scheds, buf, sizeof(buf), toks, 64);
-		for (int i = 0; i < n; i++) {
-			int k = rt_sched_by_name(toks[i]);
-
-			if (k < 0 || k > 2)
-				rt_usage_error("--scheds: unknown schedule '%s' (free, random, pct)", toks[i]);
-			on[k] = true;
-		}
-		/* free, pct, random: the gate's two first, in that order */
-		if (on[RT_SCHED_FREE])
-			o->scheds[o->nr_scheds++] = RT_SCHED_FREE;
-		if (on[RT_SCHED_PCT])
-			o->scheds[o->nr_scheds++] = RT_SCHED_PCT;
-		if (on[RT_SCHED_RANDOM])
-			o->scheds[o->nr_scheds++] = RT_SCHED_RANDOM;
-	}
-
+	o->budget = co.budget;
+	o->out_dir = co.out_dir ? co.out_dir : "ci-out";
+	o->no_build = !co.build_if_missing;
+	parse_builds(o, l.builds);
+	parse_scenarios(o, l.scenarios);
+	parse_rmaps(o, l.rmaps);
+	parse_scheds(o, l.scheds);
 	if (o->junit)
 		ci_check_writable("--junit", o->junit);
 	if (o->json)

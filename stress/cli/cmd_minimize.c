@@ -234,17 +234,10 @@ static int write_result(struct ctx *x, const char *path)
  */
 static int min_setup(struct ctx *x, char *binary, size_t blen, char *workdir, size_t wlen)
 {
-	const char *tmp = getenv("TMPDIR");
-
 	if (rt_build_binary(json_string_value(json_object_get(x->input, "build")),
-			    x->o.common.build_if_missing, binary, blen))
+			    x->o.common.build_if_missing, binary, blen) ||
+	    rt_try_workdir("minimize", workdir, wlen))
 		return -1;
-	snprintf(workdir, wlen, "%s/rmaptorture-minimize-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(workdir)) {
-		fprintf(stderr, "rmaptorture: minimize: cannot create a work directory: %s\n",
-			strerror(errno));
-		return -1;
-	}
 	x->cfg = (struct rt_try_config){ .binary = binary,
 		.build = json_string_value(json_object_get(x->input, "build")),
 		.workdir = workdir, .timeout_s = rt_try_timeout(x->input) };

@@ -82,138 +82,161 @@ static void parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 	o->artifact = rt_opt_artifact("replay", argc, argv);
 }
 
-int cmd_replay(int argc, char **argv)
-{
+/* A replay under way: what it aims at, and what it has seen. */
+struct replay {
 	struct replay_opts o;
 	struct rt_try_config cfg;
-	char err[4600], binary[4096], workdir[4096], rcs[64];
-	const char *sched, *sig, *build, *tmp;
-	bool deterministic;
-	long long target;
-	int tries = 0, reproduced = 0, ret;
-	double start, budget;
 	json_t *art, *context;
+	const char *sig;
+	bool deterministic;
+	long long target;	/* tries (deterministic) or reproductions (free) */
+	double budget;		/* seconds; 0: none */
+	double start;
+	int tries, reproduced;
+};
 
-	parse_replay_opts(argc, argv, &o);
-	art = rt_artifact_load(o.artifact, err, sizeof(err));
-	if (!art) {
+/* The artifact, its build's binary, a work directory; the header lines. Return: 0 or exit. */
+static int replay_setup(struct replay *r, char *binary, size_t blen, char *workdir, size_t wlen)
+{
+	const char *sched, *build;
+	char err[4600];
+
+	r->art = rt_artifact_load(r->o.artifact, err, sizeof(err));
+	if (!r->art) {
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;
 	}
-	if (o.common.out_dir)
-		rt_opt_out_dir("--out", o.common.out_dir);
-	sched = json_string_value(json_object_get(art, "sched"));
-	sig = json_string_value(json_object_get(art, "signature"));
-	build = json_string_value(json_object_get(art, "build"));
-	deterministic = strcmp(sched, "free") != 0;
-	target = o.times ? o.times : deterministic ? 3 : 1;
-	budget = o.common.budget ? o.common.budget : deterministic ? 0 : 60;
-
-	if (rt_build_binary(build, o.common.build_if_missing, binary, sizeof(binary))) {
-		json_decref(art);
+	if (r->o.common.out_dir)
+		rt_opt_out_dir("--out", r->o.common.out_dir);
+	sched = json_string_value(json_object_get(r->art, "sched"));
+	r->sig = json_string_value(json_object_get(r->art, "signature"));
+	build = json_string_value(json_object_get(r->art, "build"));
+	r->deterministic = strcmp(sched, "free") != 0;
+	r->target = r->o.times ? r->o.times : r->deterministic ? 3 : 1;
+	r->budget = r->o.common.budget ? r->o.common.budget : r->deterministic ? 0 : 60;
+	if (rt_build_binary(build, r->o.common.build_if_missing, binary, blen) ||
+	    rt_try_workdir("replay", workdir, wlen))
 		return RT_EXIT_INTERNAL;
-	}
-	tmp = getenv("TMPDIR");
-	snprintf(workdir, sizeof(workdir), "%s/rmaptorture-replay-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(workdir)) {
-		fprintf(stderr, "rmaptorture: replay: cannot create a work directory: %s\n",
-			strerror(errno));
-		json_decref(art);
-		return RT_EXIT_INTERNAL;
-	}
-	cfg = (struct rt_try_config){ .binary = binary, .build = build, .workdir = workdir,
-				      .timeout_s = rt_try_timeout(art) };
-	if (!o.common.quiet) {
-		printf("replay: %s: %s failure, signature %s\n", o.artifact,
-		       json_string_value(json_object_get(art, "kind")), sig);
+	r->cfg = (struct rt_try_config){ .binary = binary, .build = build, .workdir = workdir,
+					 .timeout_s = rt_try_timeout(r->art) };
+	if (!r->o.common.quiet) {
+		printf("replay: %s: %s failure, signature %s\n", r->o.artifact,
+		       json_string_value(json_object_get(r->art, "kind")), r->sig);
 		printf("replay: sched %s, build %s (%s); %s\n", sched, build, binary,
-		       deterministic ? "every try must reproduce it" :
-				       "retrying until it comes back");
-		printf("reproduce: %s\n", json_string_value(json_object_get(art, "reproduce")));
+		       r->deterministic ? "every try must reproduce it" :
+					  "retrying until it comes back");
+		printf("reproduce: %s\n", json_string_value(json_object_get(r->art, "reproduce")));
 		fflush(stdout);
 	}
+	return RT_EXIT_OK;
+}
 
-	context = rt_try_context(art, NULL);
-	rt_child_catch_interrupt();
-	start = rt_now_s();
-	ret = RT_EXIT_OK;
-	for (;;) {
-		struct rt_try_result res;
-		int rc;
+/* Whether another try is due: the target, the budget. */
+static bool replay_more(const struct replay *r)
+{
+	if (r->deterministic ? r->tries >= r->target : r->reproduced >= r->target)
+		return false;
+	return !(r->budget > 0 && rt_now_s() - r->start >= r->budget);
+}
 
-		if (deterministic ? tries >= target : reproduced >= target)
-			break;
-		if (budget > 0 && rt_now_s() - start >= budget)
-			break;
-		if (rt_child_interrupted()) {
-			ret = RT_EXIT_INTERRUPTED;
-			break;
-		}
-		rc = rt_try_run(&cfg, json_object_get(art, "args"), sig, context, ++tries, &res);
-		if (rc == RT_CHILD_INTERRUPTED) {
-			rt_try_release(&res);
-			tries--;	/* not a try that counts */
-			ret = RT_EXIT_INTERRUPTED;
-			break;
-		}
-		if (rc == RT_CHILD_ERROR || res.rc == 127) {
-			rt_try_release(&res);
-			ret = RT_EXIT_INTERNAL;
-			break;
-		}
-		if (res.rc == RT_EXIT_USAGE) {
-			char line[1024];
+static void print_try(const struct replay *r, const struct rt_try_result *res, int rc)
+{
+	char rcs[64];
 
-			rt_try_first_line(&res, line, sizeof(line));
-			fprintf(stderr, "rmaptorture: replay: the run rejected the artifact's args: %s\n",
-				line);
-			rt_try_release(&res);
-			ret = RT_EXIT_USAGE;
-			break;
-		}
-		if (rc == 1) {
-			reproduced++;
-			if (o.common.out_dir) {
-				json_t *copy = json_deep_copy(json_object_get(res.match, "artifact"));
+	printf("try %d%s: %s (%s, %.1f s)", r->tries, r->deterministic ? "" : " (free)",
+	       rc == 1 ? "reproduced" : "not reproduced",
+	       rt_child_rc_str(res->rc, rcs, sizeof(rcs)), res->seconds);
+	if (rc != 1 && json_array_size(res->artifacts))
+		printf("; other failure: %s", json_string_value(json_object_get(
+			json_array_get(res->artifacts, 0), "signature")));
+	putchar('\n');
+	fflush(stdout);
+}
 
-				if (rt_artifact_save(copy, o.common.out_dir, NULL, 0) < 0)
-					ret = RT_EXIT_INTERNAL;
-				json_decref(copy);
-			}
-		}
-		if (!o.common.quiet) {
-			printf("try %d%s: %s (%s, %.1f s)", tries,
-			       deterministic ? "" : " (free)",
-			       rc == 1 ? "reproduced" : "not reproduced",
-			       rt_child_rc_str(res.rc, rcs, sizeof(rcs)), res.seconds);
-			if (rc != 1 && json_array_size(res.artifacts))
-				printf("; other failure: %s", json_string_value(json_object_get(
-					json_array_get(res.artifacts, 0), "signature")));
-			putchar('\n');
-			fflush(stdout);
-		}
+/* One try. Return: RT_EXIT_OK to go on, else the exit status that ends the replay. */
+static int replay_try(struct replay *r)
+{
+	struct rt_try_result res;
+	int rc, ret = RT_EXIT_OK;
+
+	if (rt_child_interrupted())
+		return RT_EXIT_INTERRUPTED;
+	rc = rt_try_run(&r->cfg, json_object_get(r->art, "args"), r->sig, r->context, ++r->tries,
+			&res);
+	if (rc == RT_CHILD_INTERRUPTED) {
 		rt_try_release(&res);
-		if (ret != RT_EXIT_OK)
-			break;
+		r->tries--;	/* not a try that counts */
+		return RT_EXIT_INTERRUPTED;
 	}
+	if (rc == RT_CHILD_ERROR || res.rc == 127) {
+		rt_try_release(&res);
+		return RT_EXIT_INTERNAL;
+	}
+	if (res.rc == RT_EXIT_USAGE) {
+		char line[1024];
+
+		rt_try_first_line(&res, line, sizeof(line));
+		fprintf(stderr, "rmaptorture: replay: the run rejected the artifact's args: %s\n", line);
+		rt_try_release(&res);
+		return RT_EXIT_USAGE;
+	}
+	if (rc == 1) {
+		r->reproduced++;
+		if (r->o.common.out_dir) {
+			json_t *copy = json_deep_copy(json_object_get(res.match, "artifact"));
+
+			if (rt_artifact_save(copy, r->o.common.out_dir, NULL, 0) < 0)
+				ret = RT_EXIT_INTERNAL;
+			json_decref(copy);
+		}
+	}
+	if (!r->o.common.quiet)
+		print_try(r, &res, rc);
+	rt_try_release(&res);
+	return ret;
+}
+
+/* The verdict line; @ret: how the tries ended. Return: the exit status. */
+static int replay_verdict(const struct replay *r, int ret)
+{
+	bool ok;
+
+	if (ret == RT_EXIT_INTERRUPTED)
+		printf("replay: interrupted: reproduced %d/%d\n", r->reproduced, r->tries);
+	if (ret != RT_EXIT_OK)
+		return ret;
+	ok = r->deterministic ? r->tries == r->target && r->reproduced == r->tries : r->reproduced > 0;
+	if (r->deterministic)
+		printf("reproduced %d/%d%s\n", r->reproduced, r->tries,
+		       r->tries < r->target ? " (the budget ran out)" : "");
+	else
+		printf("reproduced %d/%d (free schedule, %.0f s)%s\n", r->reproduced, r->tries,
+		       rt_now_s() - r->start, r->reproduced < r->target ? ": the budget ran out" : "");
+	if (r->o.common.out_dir && r->reproduced)
+		printf("replay: the reproduced artifacts are in %s\n", r->o.common.out_dir);
+	return ok ? RT_EXIT_OK : RT_EXIT_FAILURE;
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	struct replay r = { 0 };
+	char binary[4096], workdir[4096];
+	int ret;
+
+	parse_replay_opts(argc, argv, &r.o);
+	ret = replay_setup(&r, binary, sizeof(binary), workdir, sizeof(workdir));
+	if (ret) {
+		json_decref(r.art);
+		return ret;
+	}
+	r.context = rt_try_context(r.art, NULL);
+	rt_child_catch_interrupt();
+	r.start = rt_now_s();
+	while (ret == RT_EXIT_OK && replay_more(&r))
+		ret = replay_try(&r);
 	rt_remove_tree(workdir);
-	json_decref(context);
-
-	if (ret == RT_EXIT_INTERRUPTED) {
-		printf("replay: interrupted: reproduced %d/%d\n", reproduced, tries);
-	} else if (ret == RT_EXIT_OK) {
-		bool ok = deterministic ? tries == target && reproduced == tries : reproduced > 0;
-
-		if (deterministic)
-			printf("reproduced %d/%d%s\n", reproduced, tries,
-			       tries < target ? " (the budget ran out)" : "");
-		else
-			printf("reproduced %d/%d (free schedule, %.0f s)%s\n", reproduced, tries,
-			       rt_now_s() - start, reproduced < target ? ": the budget ran out" : "");
-		if (o.common.out_dir && reproduced)
-			printf("replay: the reproduced artifacts are in %s\n", o.common.out_dir);
-		ret = ok ? RT_EXIT_OK : RT_EXIT_FAILURE;
-	}
-	json_decref(art);
+	json_decref(r.context);
+	ret = replay_verdict(&r, ret);
+	json_decref(r.art);
 	return ret;
 }

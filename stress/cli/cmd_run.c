@@ -216,6 +216,86 @@ static void on_signal(int sig)
 	rt_interrupted = 1;
 }
 
+/* The START line, and for PCT the probability bound it gives. */
+static void print_start(FILE *out, const struct rt_run_opts *o, enum rmap_mode mode)
+{
+	const struct rt_run_config *c = &o->cfg;
+
+	fprintf(out, "START: rmaptorture run scenario=%s rmap=%s threads=%d reclaim_threads=%d seconds=%g ops=%lu seed=%" PRIu64 " pages=%lu swap=%lu audit_every=%g perturb=%d sched=%s inject=%s build=%s cores=%d version=%s\n",
+		c->scenario->name, rmap_mode_name(mode), c->threads,
+		c->reclaim_threads, c->seconds, c->ops, c->seed,
+		c->params.pages, c->params.swap_slots, c->audit_every,
+		c->perturb, rt_sched_name(c->sched), inject_list(o),
+		RT_BUILD_KIND, rt_machine_cores(), rt_version());
+	if (c->sched == RT_SCHED_PCT) {
+		int n = c->threads + c->reclaim_threads;
+
+		fprintf(out, "PCT: %d threads, depth %d, change points in the first %lu decisions:"
+			" a depth-%d bug is hit with probability >= 1/(n*k^(d-1)) = %.3g per run\n",
+			n, c->pct_depth, c->pct_steps, c->pct_depth,
+			rt_sched_pct_bound(n, c->pct_steps, c->pct_depth));
+	}
+	fflush(out);
+}
+
+/*
+ * One design: the run, --check-determinism, the summary, the records and
+ * the END line; the record appended to @all (--rmap all) or printed
+ * (--json). A hang or an oops exits the process. Return: RT_EXIT_OK or
+ * RT_EXIT_FAILURE (go on to the next design), RT_EXIT_INTERNAL (stop).
+ */
+static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FILE *out)
+{
+	struct rt_run_result *res = rt_calloc(1, sizeof(*res));
+	json_t *rec;
+	int rc, ret = RT_EXIT_OK;
+
+	o->cfg.mode = mode;
+	o->mode_now = mode;
+	print_start(out, o, mode);
+	o->run_start = rt_now_s();
+	rc = rt_run(&o->cfg, res);
+	if (rc != 3 && o->check_determinism && !res->hang && !res->oops && !res->interrupted) {
+		int d = check_determinism(o, res, out);
+
+		if (d) {
+			free(res);
+			return d;
+		}
+	}
+	if (rc == 3) {
+		fprintf(out, "END: FAILURE (internal: setup failed)\n");
+		free(res);
+		return RT_EXIT_INTERNAL;
+	}
+	print_summary(out, o, mode, res);
+	rec = rt_run_record_json(o, mode, res, rc);
+	rt_run_record_write(o, mode, rec);
+	if (all)
+		json_array_append_new(all, rec);
+	else if (o->json)
+		rt_record_write(rec, "-");
+	if (!all)
+		json_decref(rec);
+	if (rc) {
+		fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
+			res->failures[0].signature : "audit");
+		ret = RT_EXIT_FAILURE;
+		if (res->hang || res->oops) {
+			/* The model is abandoned: stuck threads cannot be joined. */
+			fflush(NULL);
+			_exit(RT_EXIT_FAILURE);
+		}
+	} else if (res->interrupted) {
+		fprintf(out, "END: INTERRUPTED\n");
+	} else {
+		fprintf(out, "END: SUCCESS\n");
+	}
+	fflush(out);
+	free(res);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct rt_run_opts o;
@@ -255,67 +335,12 @@ int cmd_run(int argc, char **argv)
 	o.cfg.on_report_arg = &o;
 	inject_mask = o.cfg.inject_mask;
 	for (int i = 0; i < nr_modes && !rt_interrupted; i++) {
-		struct rt_run_result *res = rt_calloc(1, sizeof(*res));
-		json_t *rec;
-		int rc;
+		int rc = run_mode(&o, modes[i], all, out);
 
-		o.cfg.mode = modes[i];
-		o.mode_now = modes[i];
-		fprintf(out, "START: rmaptorture run scenario=%s rmap=%s threads=%d reclaim_threads=%d seconds=%g ops=%lu seed=%" PRIu64 " pages=%lu swap=%lu audit_every=%g perturb=%d sched=%s inject=%s build=%s cores=%d version=%s\n",
-			o.cfg.scenario->name, rmap_mode_name(modes[i]), o.cfg.threads,
-			o.cfg.reclaim_threads, o.cfg.seconds, o.cfg.ops, o.cfg.seed,
-			o.cfg.params.pages, o.cfg.params.swap_slots, o.cfg.audit_every,
-			o.cfg.perturb, rt_sched_name(o.cfg.sched), inject_list(&o),
-			RT_BUILD_KIND, rt_machine_cores(), rt_version());
-		if (o.cfg.sched == RT_SCHED_PCT) {
-			int n = o.cfg.threads + o.cfg.reclaim_threads;
-
-			fprintf(out, "PCT: %d threads, depth %d, change points in the first %lu decisions:"
-				" a depth-%d bug is hit with probability >= 1/(n*k^(d-1)) = %.3g per run\n",
-				n, o.cfg.pct_depth, o.cfg.pct_steps, o.cfg.pct_depth,
-				rt_sched_pct_bound(n, o.cfg.pct_steps, o.cfg.pct_depth));
-		}
-		fflush(out);
-		o.run_start = rt_now_s();
-		rc = rt_run(&o.cfg, res);
-		if (rc != 3 && o.check_determinism && !res->hang && !res->oops && !res->interrupted) {
-			int d = check_determinism(&o, res, out);
-
-			if (d) {
-				free(res);
-				return d;
-			}
-		}
-		if (rc == 3) {
-			fprintf(out, "END: FAILURE (internal: setup failed)\n");
-			free(res);
-			return RT_EXIT_INTERNAL;
-		}
-		print_summary(out, &o, modes[i], res);
-		rec = rt_run_record_json(&o, modes[i], res, rc);
-		rt_run_record_write(&o, modes[i], rec);
-		if (all)
-			json_array_append_new(all, rec);
-		else if (o.json)
-			rt_record_write(rec, "-");
-		if (!all)
-			json_decref(rec);
-		if (rc) {
-			fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
-				res->failures[0].signature : "audit");
+		if (rc == RT_EXIT_INTERNAL)
+			return rc;
+		if (rc == RT_EXIT_FAILURE)
 			worst = RT_EXIT_FAILURE;
-			if (res->hang || res->oops) {
-				/* The model is abandoned: stuck threads cannot be joined. */
-				fflush(NULL);
-				_exit(RT_EXIT_FAILURE);
-			}
-		} else if (res->interrupted) {
-			fprintf(out, "END: INTERRUPTED\n");
-		} else {
-			fprintf(out, "END: SUCCESS\n");
-		}
-		fflush(out);
-		free(res);
 	}
 	if (all) {
 		if (o.json)
