@@ -253,188 +253,234 @@ static int write_outputs(const struct scale_opts *o, json_t *rec)
 	return RT_EXIT_OK;
 }
 
-int cmd_scale(int argc, char **argv)
-{
-	static struct sample samples[3][MAX_LIST][MAX_REPEAT];
-	int ns[3][MAX_LIST] = { { 0 } };
+/* A sweep under way: every point's samples, and how it goes. */
+struct sweep {
 	struct scale_opts o;
-	char workdir[4200], dir[4600], seed[32], secs[32], tstr[16], line[512];
-	const char *args[MAX_ARGS + 16];
-	int rc = RT_EXIT_OK, total, done = 0, cores = rt_machine_cores();
-	bool tmp_work;
-	json_t *rec, *points, *jcmd, *jthreads, *jmodes, *jpass;
+	struct sample samples[3][MAX_LIST][MAX_REPEAT];
+	int ns[3][MAX_LIST];
+	char workdir[4200];
+	int done, total, cores;
+	int rc;				/* the exit status so far */
+};
 
-	parse(argc, argv, &o);
-	if (o.out_dir && !o.no_plots && !rt_plot_available())
-		rt_usage_error("scale: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
-	if (o.out_dir) {
-		rt_opt_out_dir("--out", o.out_dir);
-		snprintf(workdir, sizeof(workdir), "%s/.runs.%ld", o.out_dir, (long)getpid());
-		tmp_work = mkdir(workdir, 0777) != 0;
+/* The runs' work directory: under --out DIR, else a temporary one. Return: 0 or -1. */
+static int sweep_workdir(struct sweep *w)
+{
+	bool failed;
+
+	if (w->o.out_dir) {
+		rt_opt_out_dir("--out", w->o.out_dir);
+		snprintf(w->workdir, sizeof(w->workdir), "%s/.runs.%ld", w->o.out_dir, (long)getpid());
+		failed = mkdir(w->workdir, 0777) != 0;
 	} else {
-		snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-scale.XXXXXX");
-		tmp_work = !mkdtemp(workdir);
+		snprintf(w->workdir, sizeof(w->workdir), "/tmp/rmaptorture-scale.XXXXXX");
+		failed = !mkdtemp(w->workdir);
 	}
-	if (tmp_work) {
-		fprintf(stderr, "rmaptorture: scale: cannot create %s: %s\n", workdir, strerror(errno));
-		return RT_EXIT_INTERNAL;
-	}
-	rt_child_catch_interrupt();
-	rec = rt_record_new("scale");
-	json_object_set_new(rec, "load_average", rt_load_average());
-	total = o.repeat * o.nt * o.nm;
+	if (failed)
+		fprintf(stderr, "rmaptorture: scale: cannot create %s: %s\n", w->workdir, strerror(errno));
+	return failed ? -1 : 0;
+}
 
-	for (int k = 0; k < o.repeat && rc != RT_EXIT_USAGE; k++) {
-		snprintf(seed, sizeof(seed), "%llu", o.seed + (unsigned long long)k);
-		snprintf(secs, sizeof(secs), "%.17g", o.seconds);
-		for (int ti = 0; ti < o.nt && rc != RT_EXIT_USAGE; ti++) {
-			int t = k % 2 ? o.nt - 1 - ti : ti;
+static void print_header(const struct sweep *w)
+{
+	const struct scale_opts *o = &w->o;
 
-			for (int mi = 0; mi < o.nm; mi++) {
-				int m = k % 2 ? o.nm - 1 - mi : mi, n = 0, crc;
-				json_t *recs;
-				struct sample *s;
+	printf("rmaptorture scale: %s, %d cores (%s); scenario %s, %d designs x %d"
+	       " thread counts x %d repeats of %g s, interleaved\n", rt_version(),
+	       w->cores, rt_machine_model(), o->scenario, o->nm, o->nt, o->repeat, o->seconds);
+	if (o->threads[o->nt - 1] > w->cores)
+		printf("note: %d cores: above %d threads, speedup measures"
+		       " oversubscription, not scaling\n", w->cores, w->cores);
+	fflush(stdout);
+}
 
-				snprintf(tstr, sizeof(tstr), "%d", o.threads[t]);
-				args[n++] = "--rmap";
-				args[n++] = o.modes[m];
-				args[n++] = "--threads";
-				args[n++] = tstr;
-				args[n++] = "--seconds";
-				args[n++] = secs;
-				args[n++] = "--seed";
-				args[n++] = seed;
-				for (int i = 0; i < o.npass; i++)
-					args[n++] = o.pass[i];
-				args[n] = NULL;
-				snprintf(dir, sizeof(dir), "%s/%s-t%d-r%d", workdir, o.modes[m], o.threads[t], k);
-				crc = rt_run_child_records(args, dir, o.seconds * 4 + 120, &recs, line, sizeof(line));
-				done++;
-				/* After the first run: a run option it refused is then the only output. */
-				if (done == 1 && crc != RT_EXIT_USAGE) {
-					printf("rmaptorture scale: %s, %d cores (%s); scenario %s, %d designs x %d"
-					       " thread counts x %d repeats of %g s, interleaved\n", rt_version(),
-					       cores, rt_machine_model(), o.scenario, o.nm, o.nt, o.repeat, o.seconds);
-					if (o.threads[o.nt - 1] > cores)
-						printf("note: %d cores: above %d threads, speedup measures"
-						       " oversubscription, not scaling\n", cores, cores);
-					fflush(stdout);
-				}
-				if (crc == RT_CHILD_INTERRUPTED) {
-					json_decref(recs);
-					json_decref(rec);
-					rt_remove_tree(workdir);
-					return RT_EXIT_INTERRUPTED;
-				}
-				if (crc == RT_EXIT_USAGE) {
-					fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", line);
-					json_decref(recs);
-					rc = RT_EXIT_USAGE;
-					break;
-				}
-				if ((crc != RT_EXIT_OK && crc != RT_EXIT_FAILURE) || json_array_size(recs) != 1) {
-					char why[64];
+/* A failed run's directory, kept under DIR/failed/. */
+static void keep_failed(const struct sweep *w, const char *dir, int m, int t, int k)
+{
+	char keep[4700];
 
-					fprintf(stderr, "rmaptorture: scale: %s with %d threads, repeat %d: %s, %zu"
-						" records (%s)\n", o.modes[m], o.threads[t], k,
-						rt_child_rc_str(crc, why, sizeof(why)), json_array_size(recs), line);
-					json_decref(recs);
-					rc = RT_EXIT_INTERNAL;
-					continue;
-				}
-				s = &samples[m][t][ns[m][t]++];
-				rt_sample_of_run(json_array_get(recs, 0), &s->ops_per_sec, &s->fb_per_scan,
-						 &s->fb_per_kop);
-				s->locks = json_incref(json_object_get(json_array_get(recs, 0), "lock_stats"));
-				if (!s->locks)
-					s->locks = json_object();
-				s->failed = crc == RT_EXIT_FAILURE;
-				fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f ops/s%s\n", done, total,
-					o.modes[m], o.threads[t], k, s->ops_per_sec,
-					s->failed ? "  FAILURE (run directory kept)" : "");
-				if (s->failed) {
-					char keep[4700];
-
-					if (rc == RT_EXIT_OK)
-						rc = RT_EXIT_FAILURE;
-					snprintf(keep, sizeof(keep), "%s/failed", o.out_dir ? o.out_dir : workdir);
-					mkdir(keep, 0777);
-					snprintf(keep + strlen(keep), sizeof(keep) - strlen(keep), "/%s-t%d-r%d",
-						 o.modes[m], o.threads[t], k);
-					if (rename(dir, keep))
-						fprintf(stderr, "rmaptorture: cannot keep %s: %s\n", dir, strerror(errno));
-					else
-						fprintf(stderr, "rmaptorture: failure artifacts in %s\n", keep);
-				} else {
-					rt_remove_tree(dir);
-				}
-				json_decref(recs);
-			}
-		}
-	}
-	if (o.out_dir)
-		rt_remove_tree(workdir);
+	snprintf(keep, sizeof(keep), "%s/failed", w->o.out_dir ? w->o.out_dir : w->workdir);
+	mkdir(keep, 0777);
+	snprintf(keep + strlen(keep), sizeof(keep) - strlen(keep), "/%s-t%d-r%d",
+		 w->o.modes[m], w->o.threads[t], k);
+	if (rename(dir, keep))
+		fprintf(stderr, "rmaptorture: cannot keep %s: %s\n", dir, strerror(errno));
 	else
-		rmdir(workdir);
-	if (rc == RT_EXIT_USAGE) {
-		json_decref(rec);
-		return rc;
-	}
+		fprintf(stderr, "rmaptorture: failure artifacts in %s\n", keep);
+}
 
-	/* The record. */
-	points = json_array();
-	for (int m = 0; m < o.nm; m++) {
+/* The sample of the run record in @recs, its line, its directory kept or removed. */
+static void take_sample(struct sweep *w, json_t *recs, int crc, const char *dir, int m, int t, int k)
+{
+	struct sample *s = &w->samples[m][t][w->ns[m][t]++];
+	const json_t *r = json_array_get(recs, 0);
+
+	rt_sample_of_run(r, &s->ops_per_sec, &s->fb_per_scan, &s->fb_per_kop);
+	s->locks = json_incref(json_object_get(r, "lock_stats"));
+	if (!s->locks)
+		s->locks = json_object();
+	s->failed = crc == RT_EXIT_FAILURE;
+	fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f ops/s%s\n", w->done, w->total,
+		w->o.modes[m], w->o.threads[t], k, s->ops_per_sec,
+		s->failed ? "  FAILURE (run directory kept)" : "");
+	if (s->failed) {
+		if (w->rc == RT_EXIT_OK)
+			w->rc = RT_EXIT_FAILURE;
+		keep_failed(w, dir, m, t, k);
+	} else {
+		rt_remove_tree(dir);
+	}
+}
+
+/* Repeat @k of design @m at thread count @t. Return: false to stop the sweep (w->rc says why). */
+static bool sweep_point(struct sweep *w, int k, int t, int m)
+{
+	const struct scale_opts *o = &w->o;
+	char dir[4600], seed[32], secs[32], tstr[16], line[512];
+	const char *args[MAX_ARGS + 16];
+	int n = 0, crc;
+	json_t *recs;
+
+	snprintf(seed, sizeof(seed), "%llu", o->seed + (unsigned long long)k);
+	snprintf(secs, sizeof(secs), "%.17g", o->seconds);
+	snprintf(tstr, sizeof(tstr), "%d", o->threads[t]);
+	args[n++] = "--rmap";
+	args[n++] = o->modes[m];
+	args[n++] = "--threads";
+	args[n++] = tstr;
+	args[n++] = "--seconds";
+	args[n++] = secs;
+	args[n++] = "--seed";
+	args[n++] = seed;
+	for (int i = 0; i < o->npass; i++)
+		args[n++] = o->pass[i];
+	args[n] = NULL;
+	snprintf(dir, sizeof(dir), "%s/%s-t%d-r%d", w->workdir, o->modes[m], o->threads[t], k);
+	crc = rt_run_child_records(args, dir, o->seconds * 4 + 120, &recs, line, sizeof(line));
+	/* After the first run: a run option it refused is then the only output. */
+	if (++w->done == 1 && crc != RT_EXIT_USAGE)
+		print_header(w);
+	if (crc == RT_CHILD_INTERRUPTED) {
+		w->rc = RT_EXIT_INTERRUPTED;
+	} else if (crc == RT_EXIT_USAGE) {
+		fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", line);
+		w->rc = RT_EXIT_USAGE;
+	} else if ((crc != RT_EXIT_OK && crc != RT_EXIT_FAILURE) || json_array_size(recs) != 1) {
+		char why[64];
+
+		fprintf(stderr, "rmaptorture: scale: %s with %d threads, repeat %d: %s, %zu"
+			" records (%s)\n", o->modes[m], o->threads[t], k,
+			rt_child_rc_str(crc, why, sizeof(why)), json_array_size(recs), line);
+		w->rc = RT_EXIT_INTERNAL;
+	} else {
+		take_sample(w, recs, crc, dir, m, t, k);
+	}
+	json_decref(recs);
+	return crc != RT_CHILD_INTERRUPTED && crc != RT_EXIT_USAGE;
+}
+
+/* Every point, interleaved: for repeat k every thread count and design, reversed on odd k. */
+static void sweep_run(struct sweep *w)
+{
+	const struct scale_opts *o = &w->o;
+
+	for (int k = 0; k < o->repeat; k++)
+		for (int ti = 0; ti < o->nt; ti++)
+			for (int mi = 0; mi < o->nm; mi++)
+				if (!sweep_point(w, k, k % 2 ? o->nt - 1 - ti : ti,
+						 k % 2 ? o->nm - 1 - mi : mi))
+					return;
+}
+
+static json_t *str_array(const char *const *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* The sweep's points (the samples released) and what it was, into @rec. */
+static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
+{
+	const struct scale_opts *o = &w->o;
+	json_t *points = json_array(), *jcmd, *jthreads = json_array();
+
+	for (int m = 0; m < o->nm; m++) {
 		struct rt_stat b;
 		double v[MAX_REPEAT];
 
-		for (int k = 0; k < ns[m][0]; k++)
-			v[k] = samples[m][0][k].ops_per_sec;
-		rt_stat_of(v, ns[m][0], &b);
-		for (int t = 0; t < o.nt; t++) {
-			json_array_append_new(points, point_json(&o, m, t, samples[m][t], ns[m][t], b.median));
-			for (int k = 0; k < ns[m][t]; k++)
-				json_decref(samples[m][t][k].locks);
+		for (int k = 0; k < w->ns[m][0]; k++)
+			v[k] = w->samples[m][0][k].ops_per_sec;
+		rt_stat_of(v, w->ns[m][0], &b);
+		for (int t = 0; t < o->nt; t++) {
+			json_array_append_new(points, point_json(o, m, t, w->samples[m][t], w->ns[m][t],
+								 b.median));
+			for (int k = 0; k < w->ns[m][t]; k++)
+				json_decref(w->samples[m][t][k].locks);
 		}
 	}
-	jcmd = json_array();
-	json_array_append_new(jcmd, json_string("scale"));
-	for (int i = 1; i < argc; i++)
-		json_array_append_new(jcmd, json_string(argv[i]));
-	jthreads = json_array();
-	for (int t = 0; t < o.nt; t++)
-		json_array_append_new(jthreads, json_integer(o.threads[t]));
-	jmodes = json_array();
-	for (int m = 0; m < o.nm; m++)
-		json_array_append_new(jmodes, json_string(o.modes[m]));
-	jpass = json_array();
-	for (int i = 0; i < o.npass; i++)
-		json_array_append_new(jpass, json_string(o.pass[i]));
+	jcmd = str_array((const char *const *)argv, argc);
+	json_string_set(json_array_get(jcmd, 0), "scale");
+	for (int t = 0; t < o->nt; t++)
+		json_array_append_new(jthreads, json_integer(o->threads[t]));
 	json_object_update_new(rec, json_pack("{s:o, s:s, s:o, s:o, s:i, s:f, s:I, s:o, s:i, s:i, s:s,"
 					      " s:o, s:o, s:b}",
 		"command", jcmd,
-		"scenario", o.scenario,
-		"modes", jmodes,
+		"scenario", o->scenario,
+		"modes", str_array(o->modes, o->nm),
 		"threads", jthreads,
-		"repeat", o.repeat,
-		"seconds", o.seconds,
-		"seed", (json_int_t)o.seed,
-		"run_args", jpass,
-		"base_threads", o.threads[0],
-		"cores", cores,
+		"repeat", o->repeat,
+		"seconds", o->seconds,
+		"seed", (json_int_t)o->seed,
+		"run_args", str_array(o->pass, o->npass),
+		"base_threads", o->threads[0],
+		"cores", w->cores,
 		"note", "speedup above the number of cores measures oversubscription, not scaling",
 		"points", points,
 		"load_average_end", rt_load_average(),
 		"interleaved", 1));
+}
+
+int cmd_scale(int argc, char **argv)
+{
+	static struct sweep w;
+	json_t *rec;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	parse(argc, argv, &w.o);
+	if (w.o.out_dir && !w.o.no_plots && !rt_plot_available())
+		rt_usage_error("scale: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
+	if (sweep_workdir(&w))
+		return RT_EXIT_INTERNAL;
+	w.cores = rt_machine_cores();
+	w.total = w.o.repeat * w.o.nt * w.o.nm;
+	rt_child_catch_interrupt();
+	rec = rt_record_new("scale");
+	json_object_set_new(rec, "load_average", rt_load_average());
+	sweep_run(&w);
+	if (w.o.out_dir || w.rc == RT_EXIT_INTERRUPTED)
+		rt_remove_tree(w.workdir);
+	else
+		rmdir(w.workdir);
+	if (w.rc == RT_EXIT_USAGE || w.rc == RT_EXIT_INTERRUPTED) {
+		json_decref(rec);
+		return w.rc;
+	}
+	sweep_record(&w, rec, argc, argv);
 	putchar('\n');
 	rt_report_markdown(rec, stdout);
-	if (o.out_dir) {
-		int wrc = write_outputs(&o, rec);
+	rc = w.rc;
+	if (w.o.out_dir) {
+		int wrc = write_outputs(&w.o, rec);
 
 		if (wrc)
 			rc = wrc;
 		else
-			printf("wrote %s/scale.{json,csv,md}%s\n", o.out_dir,
-			       o.no_plots ? "" : " and scale-{throughput,speedup}.{svg,png}");
+			printf("wrote %s/scale.{json,csv,md}%s\n", w.o.out_dir,
+			       w.o.no_plots ? "" : " and scale-{throughput,speedup}.{svg,png}");
 	} else {
 		printf("(no --out DIR: no files written)\n");
 	}
