@@ -409,6 +409,19 @@ static void stat_table(const struct bench_md *b, const char *first, const char *
 	fputc('\n', b->out);
 }
 
+/* @intro and the table of @field's statistics, when the first design has any. */
+static void stat_section(const struct bench_md *b, const char *intro, const char *first,
+			 const char *field)
+{
+	const char *keys[MAX_POINTS];
+	int nk = first_keys(b, field, keys);
+
+	if (!nk)
+		return;
+	fputs(intro, b->out);
+	stat_table(b, first, field, keys, nk);
+}
+
 /* The Oracle case: bytes per pte by processes, and the article's arithmetic. */
 static void bench_oracle(const struct bench_md *b, const char *const *keys, int nk)
 {
@@ -445,16 +458,14 @@ static void bench_oracle(const struct bench_md *b, const char *const *keys, int 
 static void bench_memory(const struct bench_md *b)
 {
 	const char *keys[MAX_POINTS];
-	char a[32];
-	int nk = first_keys(b, "shm_rmap_bytes_per_mapped_page", keys);
+	char a[32], intro[512];
+	int nk;
 
-	if (nk) {
-		fprintf(b->out, "### rmap memory: the `shm` scenario\n\nBytes of rmap metadata (pte_chains,"
-			" anon_vmas, anon_vma list links) per mapped page at their peak, in %s s runs of"
-			" `run --scenario shm --procs P --threads %d`.\n\n",
-			fmt(a, sizeof(a), jnum(b->rec, "run_seconds")), (int)jnum(b->rec, "shm_threads"));
-		stat_table(b, "processes P", "shm_rmap_bytes_per_mapped_page", keys, nk);
-	}
+	snprintf(intro, sizeof(intro), "### rmap memory: the `shm` scenario\n\nBytes of rmap metadata"
+		 " (pte_chains, anon_vmas, anon_vma list links) per mapped page at their peak, in %s s"
+		 " runs of `run --scenario shm --procs P --threads %d`.\n\n",
+		 fmt(a, sizeof(a), jnum(b->rec, "run_seconds")), (int)jnum(b->rec, "shm_threads"));
+	stat_section(b, intro, "processes P", "shm_rmap_bytes_per_mapped_page");
 	nk = first_keys(b, "rmap_bytes_by_procs", keys);
 	if (nk)
 		bench_oracle(b, keys, nk);
@@ -537,25 +548,18 @@ static void bench_unmap(const struct bench_md *b)
 /* d. trylock fallbacks */
 static void bench_fallbacks(const struct bench_md *b)
 {
-	const char *keys[MAX_POINTS];
-	char a[32];
-	int nk = first_keys(b, "trylock_fallbacks_per_scan", keys);
+	char a[32], intro[768];
 
-	if (nk) {
-		fprintf(b->out, "### Trylock fallbacks per reclaim scan vs reclaim threads\n\nAll fallback"
-			" sites together (a trylock that failed, so reclaim skipped or deferred the page),"
-			" divided by the pages reclaim scanned, in %s s runs of `run --scenario %s"
-			" --threads %d --reclaim-threads R`.\n\n", fmt(a, sizeof(a), jnum(b->rec, "run_seconds")),
-			jstr(b->rec, "fallback_scenario", "?"), (int)jnum(b->rec, "fallback_threads"));
-		stat_table(b, "reclaim threads R", "trylock_fallbacks_per_scan", keys, nk);
-	}
-	nk = first_keys(b, "unmap_share", keys);
-	if (nk) {
-		fprintf(b->out, "### Share of scanned mapped pages that reach try_to_unmap()\n\nOf the"
-			" inactive pages reclaim found mapped, the fraction neither referenced nor"
-			" deemed referenced by a failed trylock, in the same runs.\n\n");
-		stat_table(b, "reclaim threads R", "unmap_share", keys, nk);
-	}
+	snprintf(intro, sizeof(intro), "### Trylock fallbacks per reclaim scan vs reclaim threads\n\n"
+		 "All fallback sites together (a trylock that failed, so reclaim skipped or deferred the"
+		 " page), divided by the pages reclaim scanned, in %s s runs of `run --scenario %s"
+		 " --threads %d --reclaim-threads R`.\n\n", fmt(a, sizeof(a), jnum(b->rec, "run_seconds")),
+		 jstr(b->rec, "fallback_scenario", "?"), (int)jnum(b->rec, "fallback_threads"));
+	stat_section(b, intro, "reclaim threads R", "trylock_fallbacks_per_scan");
+	stat_section(b, "### Share of scanned mapped pages that reach try_to_unmap()\n\nOf the"
+		     " inactive pages reclaim found mapped, the fraction neither referenced nor"
+		     " deemed referenced by a failed trylock, in the same runs.\n\n",
+		     "reclaim threads R", "unmap_share");
 }
 
 static int bench_markdown(const json_t *rec, FILE *out)

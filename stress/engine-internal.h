@@ -64,6 +64,8 @@ static inline bool oopsed(struct engine *e)
 
 /* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */
 int engine_setup(struct engine *e);
+/* The hooks engine_setup() installed removed, the world's memory and swap freed. Context: main. */
+void engine_release(void);
 /* Create the threads (and the deterministic scheduler). Return: the start time. */
 double engine_start_threads(struct engine *e);
 /* An audit of the world, its violations into the result. Context: quiescent. */

@@ -374,15 +374,20 @@ int engine_setup(struct engine *e)
 		fprintf(stderr, "rmaptorture: %s: cannot set up the scenario in %lu pages\n",
 			cfg->scenario->name, cfg->params.pages);
 		perturb_install(NULL, 0);
-		vm_oops_set_handler(NULL, NULL);
-		vm_report_set_sink(NULL, NULL);
-		zone_set_low_hook(&contig_zone, NULL, NULL);
-		rt_task_detach();
-		swap_exit();
-		mem_exit();
+		engine_release();
 		return 3;
 	}
 	return 0;
+}
+
+void engine_release(void)
+{
+	vm_oops_set_handler(NULL, NULL);
+	vm_report_set_sink(NULL, NULL);
+	zone_set_low_hook(&contig_zone, NULL, NULL);
+	rt_task_detach();
+	swap_exit();
+	mem_exit();
 }
 
 /* Create the threads (and the deterministic scheduler); Return: the start time. */

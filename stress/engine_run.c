@@ -424,12 +424,7 @@ static int finish(struct engine *e)
 		res->oops = true;
 		return 1;
 	}
-	vm_oops_set_handler(NULL, NULL);
-	vm_report_set_sink(NULL, NULL);
-	zone_set_low_hook(&contig_zone, NULL, NULL);
-	rt_task_detach();
-	swap_exit();
-	mem_exit();
+	engine_release();
 	return rt_result_failures(res) || res->audit_violations || res->corrupt ||
 	       res->teardown_violations ? 1 : 0;
 }

@@ -161,6 +161,47 @@ static void reproduce_line(const struct rt_run_opts *o, enum rmap_mode mode, cha
 	json_decref(args);
 }
 
+/* The reclaim statistics of the record. */
+static json_t *reclaim_json(const struct reclaim_stats *rs)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+			 " s:f, s:I, s:I}",
+			 "scanned", (json_int_t)rs->scanned,
+			 "locked_skip", (json_int_t)rs->locked_skip,
+			 "referenced", (json_int_t)rs->referenced,
+			 "swap_full", (json_int_t)rs->swap_full,
+			 "unmap_again", (json_int_t)rs->unmap_again,
+			 "unmap_fail", (json_int_t)rs->unmap_fail,
+			 "swapped_out", (json_int_t)rs->swapped_out,
+			 "file_dropped", (json_int_t)rs->file_dropped,
+			 "file_written", (json_int_t)rs->file_written,
+			 "busy", (json_int_t)rs->busy,
+			 "freed", (json_int_t)rs->freed,
+			 "refilled", (json_int_t)rs->refilled,
+			 "mapped_scanned", (json_int_t)rs->mapped_scanned,
+			 "unmap_tried", (json_int_t)rs->unmap_tried,
+			 "unmap_share", rt_unmap_share(rs),
+			 "direct_calls", (json_int_t)rs->direct_calls,
+			 "direct_freed", (json_int_t)rs->direct_freed);
+}
+
+/* The rmap metadata's bytes, now and at their peak, and per mapped page. */
+static json_t *rmap_bytes_json(const struct rt_run_result *res)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+			 "pte_chain_now", (json_int_t)res->rmap_bytes.pte_chain_now,
+			 "pte_chain_peak", (json_int_t)res->rmap_bytes.pte_chain_peak,
+			 "anon_vma_now", (json_int_t)res->rmap_bytes.anon_vma_now,
+			 "anon_vma_peak", (json_int_t)res->rmap_bytes.anon_vma_peak,
+			 "vma_extra_now", (json_int_t)res->rmap_bytes.vma_extra_now,
+			 "vma_extra_peak", (json_int_t)res->rmap_bytes.vma_extra_peak,
+			 "mapped_pages_peak", (json_int_t)res->mapped_pages_peak,
+			 "peak_bytes_per_mapped_page", res->mapped_pages_peak ?
+			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak +
+				 res->rmap_bytes.vma_extra_peak) /
+			(double)res->mapped_pages_peak : 0.0);
+}
+
 json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 			   const struct rt_run_result *res, int rc)
 {
@@ -195,9 +236,7 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 	reproduce_line(o, mode, repro, sizeof(repro));
 	json_object_update_new(rec, json_pack(
 		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I},"
-		" s:{s:I, s:I}, s:o,"
-		" s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f},"
+		" s:o, s:{s:I, s:I}, s:o, s:o,"
 		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
 		"command", cmd,
 		"scenario", c->scenario->name,
@@ -211,39 +250,11 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 		"ops_by_kind", ops,
 		"lock_stats", locks,
 		"trylock_fallbacks", fb,
-		"reclaim",
-		"scanned", (json_int_t)res->reclaim.scanned,
-		"locked_skip", (json_int_t)res->reclaim.locked_skip,
-		"referenced", (json_int_t)res->reclaim.referenced,
-		"swap_full", (json_int_t)res->reclaim.swap_full,
-		"unmap_again", (json_int_t)res->reclaim.unmap_again,
-		"unmap_fail", (json_int_t)res->reclaim.unmap_fail,
-		"swapped_out", (json_int_t)res->reclaim.swapped_out,
-		"file_dropped", (json_int_t)res->reclaim.file_dropped,
-		"file_written", (json_int_t)res->reclaim.file_written,
-		"busy", (json_int_t)res->reclaim.busy,
-		"freed", (json_int_t)res->reclaim.freed,
-		"refilled", (json_int_t)res->reclaim.refilled,
-		"mapped_scanned", (json_int_t)res->reclaim.mapped_scanned,
-		"unmap_tried", (json_int_t)res->reclaim.unmap_tried,
-		"unmap_share", rt_unmap_share(&res->reclaim),
-		"direct_calls", (json_int_t)res->reclaim.direct_calls,
-		"direct_freed", (json_int_t)res->reclaim.direct_freed,
+		"reclaim", reclaim_json(&res->reclaim),
 		"audits", "passed", (json_int_t)(res->audits - (res->audit_violations ? 1 : 0)),
 		"violations", (json_int_t)res->audit_violations,
 		"failures", fails,
-		"rmap_bytes",
-		"pte_chain_now", (json_int_t)res->rmap_bytes.pte_chain_now,
-		"pte_chain_peak", (json_int_t)res->rmap_bytes.pte_chain_peak,
-		"anon_vma_now", (json_int_t)res->rmap_bytes.anon_vma_now,
-		"anon_vma_peak", (json_int_t)res->rmap_bytes.anon_vma_peak,
-		"vma_extra_now", (json_int_t)res->rmap_bytes.vma_extra_now,
-		"vma_extra_peak", (json_int_t)res->rmap_bytes.vma_extra_peak,
-		"mapped_pages_peak", (json_int_t)res->mapped_pages_peak,
-		"peak_bytes_per_mapped_page", res->mapped_pages_peak ?
-			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak +
-				 res->rmap_bytes.vma_extra_peak) /
-			(double)res->mapped_pages_peak : 0.0,
+		"rmap_bytes", rmap_bytes_json(res),
 		"outcomes", "oom", (json_int_t)res->oom, "skipped", (json_int_t)res->skipped,
 		"corrupt", (json_int_t)res->corrupt,
 		"hang", res->hang,

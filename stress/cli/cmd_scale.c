@@ -217,36 +217,32 @@ static json_t *point_json(const struct scale_opts *o, int m, int t, struct sampl
 	return p;
 }
 
-static int write_outputs(const struct scale_opts *o, json_t *rec)
+/* DIR/scale.@ext: what @fmt prints of @rec. Return: 0 or -1. */
+static int write_report(const struct scale_opts *o, const char *ext, const json_t *rec,
+			int (*fmt)(const json_t *rec, FILE *out))
 {
 	char path[4200], *buf = NULL;
 	size_t len = 0;
-	FILE *f;
+	FILE *f = open_memstream(&buf, &len);
 	int err;
 
+	if (!f)
+		return -1;
+	fmt(rec, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/scale.%s", o->out_dir, ext);
+	err = rt_write_text(path, buf, len);
+	free(buf);
+	return err ? -1 : 0;
+}
+
+static int write_outputs(const struct scale_opts *o, json_t *rec)
+{
+	char path[4200];
+
 	snprintf(path, sizeof(path), "%s/scale.json", o->out_dir);
-	if (rt_record_write(rec, path))
-		return RT_EXIT_INTERNAL;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return RT_EXIT_INTERNAL;
-	rt_report_csv(rec, f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/scale.csv", o->out_dir);
-	err = rt_write_text(path, buf, len);
-	free(buf);
-	if (err)
-		return RT_EXIT_INTERNAL;
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return RT_EXIT_INTERNAL;
-	rt_report_markdown(rec, f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/scale.md", o->out_dir);
-	err = rt_write_text(path, buf, len);
-	free(buf);
-	if (err)
+	if (rt_record_write(rec, path) || write_report(o, "csv", rec, rt_report_csv) ||
+	    write_report(o, "md", rec, rt_report_markdown))
 		return RT_EXIT_INTERNAL;
 	if (!o->no_plots && rt_report_plots(rec, o->out_dir, "scale", NULL))
 		return RT_EXIT_INTERNAL;
