@@ -13,7 +13,7 @@
 #include "ci_plan.h"
 
 /*
- * The slack is the build's hang watchdog (cmd_run.c) and a margin, so
+ * The slack is the build's hang watchdog (RT_WATCHDOG_DEFAULT) and a margin, so
  * that a hang is reported by the run itself, with its holders named,
  * before the gate kills it.
  */

@@ -32,7 +32,7 @@ struct ci_build {
 };
 
 #define CI_NR_BUILDS	3
-/* plain, tsan, asan: the gate's fixed order (ci_gate.c). */
+/* plain, tsan, asan: the gate's fixed order (ci_plan.c). */
 extern const struct ci_build ci_builds[CI_NR_BUILDS];
 
 enum ci_state {

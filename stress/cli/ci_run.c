@@ -69,7 +69,7 @@ static json_t *run_args(const struct ci_gate *g, const struct ci_config *c)
 
 /*
  * The run fields every sanitizer report's artifact carries (as
- * cmd_run.c's failure_context() writes them for the run's own reports).
+ * run_record.c's rt_failure_context() writes them for the run's own reports).
  */
 static json_t *sanitizer_context(const struct ci_gate *g, const struct ci_config *c,
 				 json_t *args)

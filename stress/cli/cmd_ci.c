@@ -37,20 +37,19 @@
  * schedule together. A configuration's index is its position over all
  * builds asked for; --shard I/N takes the indices with index mod N ==
  * I - 1; `ci-merge` (cmd_ci_merge.c) reads the shards' JSON records
- * back and judges the whole gate. What judges and writes a gate, run
- * here or merged, is in ci_gate.c.
+ * back and judges the whole gate.
+ *
+ * This file is the command: its options and the plan printed or run. The
+ * plan itself is ci_plan.c (pure, unit-tested alone), the runs ci_run.c;
+ * what judges a gate, run here or merged, is ci_gate.c, and what writes
+ * it ci_output.c.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "die.h"
 #include "inject.h"
