@@ -136,7 +136,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 
 			if (o->npass + 2 >= MAX_ARGS)
 				rt_usage_error("scale: too many options");
-			if (!strcmp(a, "--scenario") && i + 1 < argc)
+			if ((!strcmp(a, "--scenario") || !strcmp(a, "-S")) && i + 1 < argc)
 				o->scenario = argv[i + 1];
 			else if (!strncmp(a, "--scenario=", 11))
 				o->scenario = a + 11;
