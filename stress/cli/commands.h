@@ -14,10 +14,7 @@ int cmd_locks(int argc, char **argv);		/* cmd_locks.c: the lock torture */
 int cmd_scale(int argc, char **argv);		/* cmd_scale.c */
 int cmd_report(int argc, char **argv);		/* cmd_report.c */
 
-/* `bench [locks|vm]` (the microbenchmarks); `bench vm`: argv[0] is "vm". */
+/* `bench`, `bench locks`, `bench vm` (cmd_bench.c; the microbenchmarks are stress/bench/). */
 int cmd_bench(int argc, char **argv);
-int bench_vm(int argc, char **argv);
-/* `bench` with no part named: every part, child runs included. */
-int bench_all(int argc, char **argv);
 
 #endif /* RT_STRESS_CLI_COMMANDS_H */
