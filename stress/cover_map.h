@@ -54,7 +54,13 @@ void rt_cover_print(FILE *f, const json_t *merged, int list);
  */
 int rt_cover_map_update(const char *path, json_t *cov);
 
-/* --cover-map FILE before the run: absent, or readable coverage; else a one-line error, exit 2. */
+/* The coverage of a loaded file (run record, ci --json, map), merged; NULL: none. */
+json_t *rt_cover_of_file(json_t *root);
+
+/*
+ * --cover-map FILE before the run: absent, or readable coverage; else a
+ * one-line error, exit 2 (stress/cli/cmd_coverage.c).
+ */
 void rt_cover_map_check(const char *path);
 
 /*
@@ -63,6 +69,7 @@ void rt_cover_map_check(const char *path);
  */
 int rt_cover_finish_run(FILE *out, json_t *rec, const char *sched, const char *map);
 
+/* stress/cli/cmd_coverage.c */
 int cmd_coverage(int argc, char **argv);
 
 #endif /* RT_STRESS_COVER_MAP_H */
