@@ -613,7 +613,7 @@ static void assert_interleaving_merged(const json_t *merged, const json_t *a, co
 			json_object_foreach(json_object_get(json_object_get(r, "interleaving"), "pairs"),
 					    key, p)
 				json_object_set(uni, key, p);
-			configs += json_object_get(r, "interleaving") != NULL;
+			configs += json_is_object(json_object_get(r, "interleaving"));
 		}
 	ck_assert_int_gt(configs, 1);
 	ck_assert_int_gt(json_object_size(uni), 0);

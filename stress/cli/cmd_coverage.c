@@ -177,6 +177,27 @@ int cmd_coverage(int argc, char **argv)
 			rt_usage_error("coverage: %s: no interleaving coverage in it", argv[i]);
 		}
 		cov = json_object_get(root, "coverage");
+		/* A ci --json: one row per configuration that ran. */
+		if (json_is_array(json_object_get(root, "results"))) {
+			cov = NULL;
+			const json_t *r;
+			size_t k;
+
+			json_array_foreach(json_object_get(root, "results"), k, r) {
+				const json_t *ic = json_object_get(r, "interleaving");
+				const json_t *cf = json_array_get(json_object_get(root, "configs"), k);
+
+				if (!json_is_object(ic))
+					continue;
+				printf("| %s #%zu %s | %s | %s | %s | %.1f | %zu |\n", argv[i], k,
+				       json_string_value(json_object_get(cf, "build")) ?: "-",
+				       json_string_value(json_object_get(cf, "sched")) ?: "-",
+				       json_string_value(json_object_get(cf, "scenario")) ?: "-",
+				       json_string_value(json_object_get(cf, "rmap")) ?: "-",
+				       json_number_value(json_object_get(r, "seconds")),
+				       json_object_size(json_object_get(ic, "pairs")));
+			}
+		}
 		printf("| %s | %s | %s | %s | %.1f | %zu |\n", argv[i],
 		       json_string_value(json_object_get(cov, "sched")) ?: "-",
 		       json_string_value(json_object_get(root, "scenario")) ?: "-",
