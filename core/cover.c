@@ -149,9 +149,21 @@ static size_t pair_index(int a, int b)
 	return (size_t)b * (size_t)(b + 1) / 2 + (size_t)a;
 }
 
+/*
+ * The CPU's slot: its deterministic scheduler slot when it has one (the
+ * same thread gets the same slot in every run of a seed, so the choices
+ * that depend on it, a full bucket's victim, repeat), else its task id,
+ * in the upper half so that no unscheduled task shares a scheduled one's.
+ */
 static inline struct cover_cpu *my_cpu(void)
 {
-	return &cpus[(unsigned int)current->id % COVER_MAX_CPUS];
+	struct task_struct *t = current;
+	int slot = READ_ONCE(t->sched_slot);
+
+	/* Slots in the lower half, other tasks (RCU callbacks, tests) above. */
+	if (slot >= 0)
+		return &cpus[(unsigned int)slot % (COVER_MAX_CPUS / 2)];
+	return &cpus[COVER_MAX_CPUS / 2 + (unsigned int)t->id % (COVER_MAX_CPUS / 2)];
 }
 
 static COVER_NOTSAN int site_intern(const char *file, int line, const char *label, int cls,
