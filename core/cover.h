@@ -81,7 +81,12 @@ enum cover_lock_op {
 
 #define COVER_MAX_SITES		2048	/* distinct sites; more are dropped (counted) */
 #define COVER_MAX_OPS		63	/* distinct operation names (63: none) */
-#define COVER_MAX_CPUS		256	/* CPUs: a task's id modulo this */
+/*
+ * CPU slots: a scheduled thread's scheduler slot modulo 128, another
+ * task's id modulo 128 in the upper 128: runs of more than 128 CPUs share
+ * slots (pairs between two sharers are missed).
+ */
+#define COVER_MAX_CPUS		256
 #define COVER_CPU_PAIRS		32768	/* (pair, operations) entries per CPU (512 KiB) */
 
 extern int cover_enabled;		/* relaxed; set while no thread runs */
