@@ -42,6 +42,7 @@ enum sched_point_kind {
 	SP_UNLOCK,	/* just released one */
 	SP_WAIT,	/* the lock wanted is busy */
 	SP_YIELD,	/* a yield point of the model */
+	SP_RELEASE,	/* about to release a lock */
 };
 typedef bool (*sched_hook_fn)(enum sched_point_kind kind);
 extern sched_hook_fn sched_hook;	/* relaxed; set while no thread runs */

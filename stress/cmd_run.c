@@ -32,6 +32,7 @@
 #include "rt_cmd.h"
 #include "rt_opt.h"
 #include "rt_time.h"
+#include "rt_vtime_report.h"
 
 #if RT_TSAN
 # define WATCHDOG_DEFAULT 120.0		/* TSan runs 10-50x slower */
@@ -96,6 +97,13 @@ static void run_usage(FILE *f)
 	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
 	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
 	      "                          (default 20000)\n"
+	      "      --sched vtime       one thread at a time in virtual time: every CPU has a\n"
+	      "                          clock, the earliest runs; --seconds are virtual\n"
+	      "                          (default 0.01); reports virtual ops/s (README)\n"
+	      "      --vtime-cost KIND   vtime: model (calibrated table, deterministic; default)\n"
+	      "                          | measured (thread CPU time between points)\n"
+	      "      --vtime-calibrate F measured: append the segment costs to F\n"
+	      "                          (scripts/vtime-calibrate.sh)\n"
 	      "      --sched-steps N     random/pct: stop after N decisions (no time bound\n"
 	      "                          unless --seconds is given)\n"
 	      "      --check-determinism random/pct: run twice and compare every thread's\n"
@@ -220,6 +228,8 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "pct-steps", required_argument, NULL, 'K' },
 		{ "sched-steps", required_argument, NULL, 'Z' },
 		{ "check-determinism", no_argument, NULL, 'C' },
+		{ "vtime-cost", required_argument, NULL, 'V' },
+		{ "vtime-calibrate", required_argument, NULL, 'v' },
 		{ "inject", required_argument, NULL, 'I' },
 		{ "weights", required_argument, NULL, 'G' },
 		{ "procs", required_argument, NULL, 'U' },
@@ -234,7 +244,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 	bool scenario_set = false, rmap_set = false, sched_set = false, watchdog_set = false;
 	const struct rt_bug *bug = NULL;
 	long long threads = -1, reclaim = -1, pages = -1, swap = -1, procs = -1;
-	bool seed_set = false;
+	bool seed_set = false, vtime_set = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -298,7 +308,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			int k = rt_sched_by_name(optarg);
 
 			if (k < 0)
-				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", optarg);
+				rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime)", optarg);
 			o->cfg.sched = (enum rt_sched_kind)k;
 			sched_set = true;
 			break;
@@ -307,6 +317,16 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		case 'K': o->cfg.pct_steps = (unsigned long)rt_opt_int("--pct-steps", optarg, 1, 1LL << 40); break;
 		case 'Z': o->cfg.sched_steps = (unsigned long)rt_opt_int("--sched-steps", optarg, 1, 1LL << 50); break;
 		case 'C': o->check_determinism = true; break;
+		case 'V': {
+			int k = rt_vtime_cost_by_name(optarg);
+
+			if (k < 0 || k == RT_VTIME_EXPLICIT)
+				rt_usage_error("--vtime-cost: unknown cost source '%s' (model, measured)", optarg);
+			o->cfg.vtime_cost = (enum rt_vtime_cost)k;
+			vtime_set = true;
+			break;
+		}
+		case 'v': o->cfg.vtime_calibrate = optarg; vtime_set = true; break;
 		case 'I': {
 			int b;
 
@@ -390,15 +410,24 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			o->cfg.params.procs_initial = (int)procs;
 		o->procs_set = true;
 	}
+	if (vtime_set && o->cfg.sched != RT_SCHED_VTIME)
+		rt_usage_error("--vtime-cost/--vtime-calibrate: need --sched vtime");
+	if (o->cfg.vtime_calibrate && o->cfg.vtime_cost != RT_VTIME_MEASURED)
+		rt_usage_error("--vtime-calibrate: needs --vtime-cost measured");
 	if (o->cfg.sched == RT_SCHED_FREE) {
 		if (o->cfg.sched_steps)
 			rt_usage_error("--sched-steps: needs --sched random or pct");
 		if (o->check_determinism)
-			rt_usage_error("--check-determinism: needs --sched random or pct");
+			rt_usage_error("--check-determinism: needs --sched random, pct or vtime");
 	} else {
 		if (o->cfg.perturb || o->cfg.long_hold_mask)
 			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",
 				       rt_sched_name(o->cfg.sched));
+		if (o->check_determinism && o->cfg.sched == RT_SCHED_VTIME &&
+		    o->cfg.vtime_cost == RT_VTIME_MEASURED)
+			rt_usage_error("--check-determinism: --vtime-cost measured is not deterministic; use model");
+		if (o->cfg.sched == RT_SCHED_VTIME && !o->seconds_set)
+			o->cfg.seconds = 0.01;	/* virtual: about 3,000 ops per CPU */
 		/* Bounded by decisions alone unless a time was asked for. */
 		if (o->cfg.sched_steps && !o->seconds_set)
 			o->cfg.seconds = 0;
@@ -494,6 +523,10 @@ static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
 			args_add(args, "%d", c->pct_depth);
 			args_add(args, "--pct-steps");
 			args_add(args, "%lu", c->pct_steps);
+		}
+		if (c->sched == RT_SCHED_VTIME && c->vtime_cost != RT_VTIME_MODEL) {
+			args_add(args, "--vtime-cost");
+			args_add(args, "%s", rt_vtime_cost_name(c->vtime_cost));
 		}
 		if (!sched_steps)
 			sched_steps = c->sched_steps;
@@ -617,9 +650,10 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"threads", c->threads,
 		"reclaim_threads", c->reclaim_threads,
 		"seed", (json_int_t)c->seed,
-		"seconds", res->elapsed,
+		"seconds", res->vtime.on ? (double)res->vtime.elapsed_ns * 1e-9 : res->elapsed,
 		"ops", (json_int_t)res->ops,
-		"ops_per_sec", res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
+		"ops_per_sec", res->vtime.on ? rt_vtime_ops_per_sec(&res->vtime) :
+			       res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
 		"ops_by_kind", ops,
 		"lock_stats", locks,
 		"trylock_fallbacks", fb,
@@ -665,6 +699,9 @@ static json_t *result_json(const struct run_opts *o, enum rmap_mode mode,
 		"sched_steps", (json_int_t)res->stop_step,
 		"pages", (json_int_t)c->params.pages,
 		"swap_slots", (json_int_t)c->params.swap_slots));
+	json_object_set_new(rec, "sched", json_string(rt_sched_name(c->sched)));
+	if (res->vtime.on)
+		json_object_set_new(rec, "vtime", rt_vtime_json(res));
 	return rec;
 }
 
@@ -856,6 +893,7 @@ static void print_summary(FILE *f, const struct run_opts *o, enum rmap_mode mode
 		r->oops ? "not run (a task died in BUG holding locks)" :
 		r->hang ? "not run (hung tasks hold locks)" :
 		r->teardown_violations ? "LEAKS" : "clean");
+	rt_vtime_print_summary(f, r);
 }
 
 /* The decision at which the child's run record says it stopped; 0 if none. */

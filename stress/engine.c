@@ -319,6 +319,8 @@ static void *worker_main(void *arg)
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
 		seq_add(e, t, (unsigned long)op * 16 + (unsigned long)r + 1);
+		if (e->cfg->sched == RT_SCHED_VTIME)
+			rt_vtime_op_done();
 		bump(&t->ops_by_kind[op]);
 		if (r == WL_OOM)
 			bump(&t->oom);
@@ -366,7 +368,7 @@ static void *reclaim_main(void *arg)
 		if (pressure)
 			continue;
 		/* Idle: sleep; scheduled, wait until some lock is released. */
-		if (!sched_point(SP_WAIT))
+		if (!rt_sched_idle(2000000))
 			sleep_ms(2);
 	}
 	rt_sched_exit();
@@ -549,6 +551,8 @@ static void collect(struct engine *e)
 	res->nr_threads = e->nr_threads;
 	res->sched_steps = rt_sched_steps();
 	res->stop_step = rt_sched_stop_step();
+	if (e->cfg->sched == RT_SCHED_VTIME)
+		rt_vtime_result_read(&res->vtime);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++)
 		lock_stats_read(c, &res->locks[c]);
 	for (int s = 0; s < FB_NR_SITES; s++)
@@ -687,6 +691,13 @@ static double start_threads(struct engine *e)
 			.pct_steps = cfg->pct_steps,
 			.max_steps = cfg->sched_steps,
 			.audit_steps = cfg->audit_every > 0 ? cfg->sched_audit_steps : 0,
+			.vtime = {
+				.cost = cfg->vtime_cost,
+				.end_ns = (uint64_t)(cfg->seconds * 1e9),
+				.design = cfg->mode,
+				.nr_workers = cfg->threads,
+				.calibrate = cfg->vtime_calibrate,
+			},
 		};
 
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);
@@ -774,7 +785,8 @@ static bool run_over(struct engine *e, double start, double t)
 		e->res->interrupted = true;
 		return true;
 	}
-	if (cfg->seconds > 0 && t - start >= cfg->seconds)
+	/* Under vtime the seconds are virtual: the scheduler ends the run. */
+	if (cfg->seconds > 0 && cfg->sched != RT_SCHED_VTIME && t - start >= cfg->seconds)
 		return true;
 	if (cfg->ops && !__atomic_load_n(&e->ops_left, __ATOMIC_RELAXED))
 		return true;
