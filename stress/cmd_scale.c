@@ -25,6 +25,7 @@
 #include "rt_child.h"
 #include "rt_cmd.h"
 #include "rt_opt.h"
+#include "rt_vtime_report.h"
 
 #define MAX_LIST	32
 #define MAX_REPEAT	64
@@ -214,6 +215,8 @@ struct scale_opts {
 	const char *pass[MAX_ARGS];
 	int npass;
 	const char *scenario;
+	const char *vtime;	/* --sched vtime: its cost source (rt_vtime.h) */
+	bool seconds_set;
 };
 
 /* Option @i of argv with its value: "--opt=V" or "--opt V". Return: the value or NULL. */
@@ -258,6 +261,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			o->repeat = (int)rt_opt_int("--repeat", v, 1, MAX_REPEAT);
 		} else if ((v = opt_value(argc, argv, &i, "--seconds")) || (v = opt_value(argc, argv, &i, "-s"))) {
 			o->seconds = rt_opt_seconds("--seconds", v, 0, 86400);
+			o->seconds_set = true;
 		} else if ((v = opt_value(argc, argv, &i, "--seed"))) {
 			o->seed = rt_opt_u64("--seed", v);
 		} else if ((v = opt_value(argc, argv, &i, "--out")) || (v = opt_value(argc, argv, &i, "-o"))) {
@@ -288,6 +292,10 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			}
 		}
 	}
+	/* Virtual seconds: a 32-CPU point of 0.01 s takes seconds of real time. */
+	o->vtime = rt_vtime_in_args(o->pass, o->npass);
+	if (o->vtime && !o->seconds_set)
+		o->seconds = 0.01;
 }
 
 /* ---- one point's samples ---- */
@@ -295,6 +303,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 struct sample {
 	double ops_per_sec, fb_per_scan, fb_per_kop;
 	json_t *locks;		/* the run's lock_stats (owned) */
+	json_t *vtime;		/* --sched vtime: the run's "vtime" (owned), or NULL */
 	bool failed;
 };
 
@@ -376,6 +385,13 @@ static json_t *point_json(const struct scale_opts *o, int m, int t, struct sampl
 		}
 	json_object_set_new(p, "contention", cont);
 	json_object_set_new(p, "acquired", acq);
+	if (o->vtime) {
+		json_t *vt[MAX_REPEAT];
+
+		for (int k = 0; k < n; k++)
+			vt[k] = s[k].vtime;
+		rt_vtime_point_json(p, vt, n);
+	}
 	json_object_set_new(p, "failures", json_integer(failures));
 	return p;
 }
@@ -471,14 +487,20 @@ int cmd_scale(int argc, char **argv)
 					args[n++] = o.pass[i];
 				args[n] = NULL;
 				snprintf(dir, sizeof(dir), "%s/%s-t%d-r%d", workdir, o.modes[m], o.threads[t], k);
-				crc = rt_run_child_records(args, dir, o.seconds * 4 + 120, &recs, line, sizeof(line));
+				crc = rt_run_child_records(args, dir, o.vtime ? 120 + o.seconds * 3000 *
+							   o.threads[t] : o.seconds * 4 + 120,
+							   &recs, line, sizeof(line));
 				done++;
 				/* After the first run: a run option it refused is then the only output. */
 				if (done == 1 && crc != RT_EXIT_USAGE) {
 					printf("rmaptorture scale: %s, %d cores (%s); scenario %s, %d designs x %d"
-					       " thread counts x %d repeats of %g s, interleaved\n", rt_version(),
-					       cores, rt_machine_model(), o.scenario, o.nm, o.nt, o.repeat, o.seconds);
-					if (o.threads[o.nt - 1] > cores)
+					       " thread counts x %d repeats of %g %ss, interleaved\n", rt_version(),
+					       cores, rt_machine_model(), o.scenario, o.nm, o.nt, o.repeat, o.seconds,
+					       o.vtime ? "virtual " : "");
+					if (o.vtime)
+						printf("virtual time (--sched vtime, %s costs): threads are virtual"
+						       " CPUs, ops/s virtual\n", o.vtime);
+					else if (o.threads[o.nt - 1] > cores)
 						printf("note: %d cores: above %d threads, speedup measures"
 						       " oversubscription, not scaling\n", cores, cores);
 					fflush(stdout);
@@ -512,8 +534,9 @@ int cmd_scale(int argc, char **argv)
 				if (!s->locks)
 					s->locks = json_object();
 				s->failed = crc == RT_EXIT_FAILURE;
-				fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f ops/s%s\n", done, total,
-					o.modes[m], o.threads[t], k, s->ops_per_sec,
+				s->vtime = json_incref(json_object_get(json_array_get(recs, 0), "vtime"));
+				fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f %sops/s%s\n", done, total,
+					o.modes[m], o.threads[t], k, s->ops_per_sec, o.vtime ? "virtual " : "",
 					s->failed ? "  FAILURE (run directory kept)" : "");
 				if (s->failed) {
 					char keep[4700];
@@ -555,8 +578,10 @@ int cmd_scale(int argc, char **argv)
 		rt_stat_of(v, ns[m][0], &b);
 		for (int t = 0; t < o.nt; t++) {
 			json_array_append_new(points, point_json(&o, m, t, samples[m][t], ns[m][t], b.median));
-			for (int k = 0; k < ns[m][t]; k++)
+			for (int k = 0; k < ns[m][t]; k++) {
 				json_decref(samples[m][t][k].locks);
+				json_decref(samples[m][t][k].vtime);
+			}
 		}
 	}
 	jcmd = json_array();
@@ -584,10 +609,15 @@ int cmd_scale(int argc, char **argv)
 		"run_args", jpass,
 		"base_threads", o.threads[0],
 		"cores", cores,
-		"note", "speedup above the number of cores measures oversubscription, not scaling",
+		"note", o.vtime ? "virtual time (--sched vtime): threads are virtual CPUs" :
+			"speedup above the number of cores measures oversubscription, not scaling",
 		"points", points,
 		"load_average_end", rt_load_average(),
 		"interleaved", 1));
+	if (o.vtime) {
+		json_object_set_new(rec, "virtual", json_true());
+		json_object_set_new(rec, "vtime_cost", json_string(o.vtime));
+	}
 	putchar('\n');
 	rt_report_markdown(rec, stdout);
 	if (o.out_dir) {

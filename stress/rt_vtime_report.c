@@ -5,7 +5,10 @@
  */
 #include "rt_vtime_report.h"
 
+#include <string.h>
+
 #include "lockdep.h"
+#include "report.h"
 
 void rt_vtime_print_summary(FILE *f, const struct rt_run_result *r)
 {
@@ -76,4 +79,68 @@ json_t *rt_vtime_json(const struct rt_run_result *r)
 		"dominant_wait", top >= 0 ? lock_class_name(top) : NULL,
 		"dominant_wait_share", share,
 		"locks", locks);
+}
+
+/* ---- scale --sched vtime ---- */
+
+const char *rt_vtime_in_args(const char *const *args, int n)
+{
+	const char *cost = NULL;
+	bool on = false;
+
+	for (int i = 0; i < n; i++) {
+		if ((!strcmp(args[i], "--sched") && i + 1 < n && !strcmp(args[i + 1], "vtime")) ||
+		    !strcmp(args[i], "--sched=vtime"))
+			on = true;
+		if (!strcmp(args[i], "--vtime-cost") && i + 1 < n)
+			cost = args[i + 1];
+		else if (!strncmp(args[i], "--vtime-cost=", 13))
+			cost = args[i] + 13;
+	}
+	return on ? (cost ? cost : "model") : NULL;
+}
+
+/* The share of all virtual CPU time that @v's runs waited for class @cls. */
+static double wait_share(const json_t *v, const char *cls)
+{
+	const json_t *l = json_object_get(json_object_get(v, "locks"), cls);
+	double cpu = json_number_value(json_object_get(v, "virtual_seconds")) * 1e9 *
+		     json_number_value(json_object_get(v, "cpus"));
+
+	if (!l || cpu <= 0)
+		return 0;
+	return (json_number_value(json_object_get(l, "wait_spin_ns")) +
+		json_number_value(json_object_get(l, "wait_sleep_ns"))) / cpu;
+}
+
+void rt_vtime_point_json(json_t *p, json_t *const *vt, int n)
+{
+	double v[64], best = 0;
+	struct rt_stat st;
+	json_t *shares = json_object(), *cls;
+	const char *top = NULL, *key;
+
+	if (n > 64)
+		n = 64;
+	for (int k = 0; k < n; k++)
+		v[k] = json_number_value(json_object_get(vt[k], "real_seconds"));
+	rt_stat_of(v, n, &st);
+	json_object_set_new(p, "real_seconds", rt_stat_json(&st));
+	/* Per class: the median over the repeats of its share of CPU time waited. */
+	for (int k = 0; k < n; k++)
+		json_object_foreach(json_object_get(vt[k], "locks"), key, cls) {
+			if (json_object_get(shares, key))
+				continue;
+			for (int j = 0; j < n; j++)
+				v[j] = wait_share(vt[j], key);
+			rt_stat_of(v, n, &st);
+			json_object_set_new(shares, key, json_real(st.median));
+			if (st.median > best) {
+				best = st.median;
+				top = key;
+			}
+		}
+	json_object_set_new(p, "dominant_wait", top ? json_string(top) : json_null());
+	json_object_set_new(p, "dominant_wait_share", json_real(best));
+	json_object_set_new(p, "wait_share", shares);
 }
