@@ -110,7 +110,7 @@ static int cmp_ulong(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool sched_hook_fn_impl(enum sched_point_kind kind);
+static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls);
 static bool all_parked(void);
 static void finish_parking(unsigned long gen);
 
@@ -323,8 +323,10 @@ static bool vtime_point(int me, enum sched_point_kind kind, const void *lock, in
 	 * After a release nobody earlier than this CPU can be ready (the
 	 * waiters it woke are at its clock or later): no decision needed.
 	 */
-	if (kind == SP_UNLOCK)
+	if (kind == SP_UNLOCK) {
+		rt_vtime_resume(me);
 		return true;
+	}
 	if (kind == SP_WAIT)
 		SET(s->state, SLOT_WAITING);
 	decide(me);
@@ -333,7 +335,11 @@ static bool vtime_point(int me, enum sched_point_kind kind, const void *lock, in
 	return true;
 }
 
-static bool sched_hook_fn_impl(enum sched_point_kind kind)
+/*
+ * The sched_hook_fn. Which lock (@lock, @cls) does not enter random's or
+ * pct's choice; vtime keeps its holds and waits by it.
+ */
+static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls)
 {
 	struct task_struct *t = current;
 	int me = t->sched_slot;
@@ -345,7 +351,7 @@ static bool sched_hook_fn_impl(enum sched_point_kind kind)
 		return false;
 	}
 	if (S.cfg.kind == RT_SCHED_VTIME)
-		return vtime_point(me, kind, NULL, -1);
+		return vtime_point(me, kind, lock, cls);
 	/* Only vtime decides before a release: the others' schedules stay. */
 	if (kind == SP_RELEASE)
 		return true;
@@ -473,7 +479,7 @@ bool rt_sched_idle(uint64_t ns)
 	if (me < 0 || !__atomic_load_n(&sched_hook, __ATOMIC_RELAXED))
 		return false;
 	if (S.cfg.kind != RT_SCHED_VTIME)
-		return sched_point(SP_WAIT);
+		return sched_point(SP_WAIT, NULL, -1);
 	rt_vtime_idle(ns);
 	return vtime_point(me, SP_YIELD, NULL, -1);
 }

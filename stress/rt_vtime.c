@@ -430,7 +430,18 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 		SET(v->seq, RLX(V.seq));
 		return;
 	}
-	case SP_UNLOCK: {
+	case SP_UNLOCK:
+		/* Whoever began waiting since the release point: it is free now. */
+		wake_waiters(lock, t);
+		SET(v->seq, RLX(V.seq));
+		break;
+	case SP_RELEASE: {
+		/*
+		 * The release happens now, at t: the store follows before this
+		 * CPU's next point, so the waiters woken here (at t or later)
+		 * find the lock free. At equal clocks a release comes first: a
+		 * hold is [a, u).
+		 */
 		struct held *h = lock ? held_find(v, lock) : NULL;
 
 		if (h && cls >= 0) {
@@ -439,13 +450,9 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 			h->lock = NULL;
 		}
 		wake_waiters(lock, t);
-		SET(v->seq, RLX(V.seq));
-		break;
-	}
-	case SP_RELEASE:
-		/* At equal clocks a release comes first: a hold is [a, u). */
 		SET(v->seq, 0);
 		break;
+	}
 	default:
 		SET(v->seq, RLX(V.seq));
 		break;
