@@ -427,7 +427,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		    o->cfg.vtime_cost == RT_VTIME_MEASURED)
 			rt_usage_error("--check-determinism: --vtime-cost measured is not deterministic; use model");
 		if (o->cfg.sched == RT_SCHED_VTIME && !o->seconds_set)
-			o->cfg.seconds = 0.01;	/* virtual: about 3,000 ops per CPU */
+			o->cfg.seconds = o->cfg.ops ? 0 : 0.01;	/* virtual: ~3,000 ops a CPU */
 		/* Bounded by decisions alone unless a time was asked for. */
 		if (o->cfg.sched_steps && !o->seconds_set)
 			o->cfg.seconds = 0;

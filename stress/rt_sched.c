@@ -381,6 +381,8 @@ void rt_sched_enter(int slot)
 			break;
 		futex(&S.slots[slot].word, FUTEX_WAIT_PRIVATE, w);
 	}
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		rt_vtime_resume(slot);		/* its first segment starts now */
 	flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
 }
 
