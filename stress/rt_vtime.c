@@ -358,6 +358,22 @@ int rt_vtime_dominant_wait(const struct rt_vtime_result *r, double *share)
 
 /* ---- the points ---- */
 
+/*
+ * The part of [a, b) inside the measured window [0, end): what a CPU
+ * does after the virtual end (finishing its operation, waiting for a
+ * lock to do so) is not part of the figures.
+ */
+static uint64_t in_window(uint64_t a, uint64_t b)
+{
+	uint64_t e = V.cfg.end_ns ? V.cfg.end_ns : UINT64_MAX;
+
+	if (b > e)
+		b = e;
+	if (a > b)
+		a = b;
+	return b - a;
+}
+
 static struct held *held_find(struct vcpu *v, const void *lock)
 {
 	for (int i = 0; i < NR_HELD; i++)
@@ -434,8 +450,8 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 	if (cls >= LOCK_CLASS_MAX)
 		cls = -1;
 	t = RLX(v->clock) + c;
+	ADD(V.busy, in_window(t - c, t));
 	SET(v->clock, t);
-	ADD(V.busy, c);
 	ADD(V.points, 1);
 	SET(V.seq, RLX(V.seq) + 1);
 	if (kind != SP_WAIT)
@@ -476,7 +492,7 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 		struct held *h = lock ? held_find(v, lock) : NULL;
 
 		if (h && cls >= 0) {
-			ADD(V.cls[cls].hold_ns, t - h->since);
+			ADD(V.cls[cls].hold_ns, in_window(h->since, t));
 			ADD(V.cls[cls].holds, 1);
 			h->lock = NULL;
 		}
@@ -496,7 +512,7 @@ void rt_vtime_resume(int me)
 
 	if (RLX(v->woken) || RLX(v->waiting)) {
 		/* The wait is over (woken, or let through to re-check). */
-		uint64_t w = RLX(v->clock) - RLX(v->wait_start);
+		uint64_t w = in_window(RLX(v->wait_start), RLX(v->clock));
 		int cls = RLX(v->wait_cls);
 		const void *lock = RLX(v->wait_lock);
 
@@ -616,8 +632,8 @@ void rt_vtime_charge(uint64_t ns)
 
 	if (!v)
 		return;
+	ADD(V.busy, in_window(RLX(v->clock), RLX(v->clock) + ns));
 	SET(v->clock, RLX(v->clock) + ns);
-	ADD(V.busy, ns);
 }
 
 void rt_vtime_idle(uint64_t ns)
@@ -626,8 +642,8 @@ void rt_vtime_idle(uint64_t ns)
 
 	if (!v)
 		return;
+	ADD(V.idle, in_window(RLX(v->clock), RLX(v->clock) + ns));
 	SET(v->clock, RLX(v->clock) + ns);
-	ADD(V.idle, ns);
 }
 
 void rt_vtime_op_done(void)

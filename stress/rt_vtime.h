@@ -63,7 +63,11 @@ struct rt_vtime_config {
 	const char *calibrate;		/* measured: append segment costs here; NULL */
 };
 
-/* Per lock class, in virtual nanoseconds. */
+/*
+ * Per lock class, in virtual nanoseconds, inside the measured window (up
+ * to the virtual end: what CPUs do while finishing their operations after
+ * it is left out, as it is from the operation count).
+ */
 struct rt_vtime_class {
 	uint64_t wait_spin_ns, wait_sleep_ns;	/* waiting for it, by kind of lock */
 	uint64_t hold_ns;			/* held (lock to release) */
