@@ -11,13 +11,18 @@
 #
 #   OUT=/some/dir scripts/device-scale.sh
 #
+# BIN=path/to/rmaptorture (a prebuilt, e.g. static, binary) skips the
+# install, the build and the calibration; the time saved goes to a third
+# sweep, vtime with measured costs (this machine's own) on sdet32.
+#
 # It installs the build dependencies (Debian packages only), builds the
 # plain binary, calibrates vtime's cost model on this machine (so that
 # vtime's absolute ops/s are this machine's too; skipped when time is
 # short), then runs the sweeps. Into $OUT, flat, at most 8 files:
 #   free-sdet32.csv free-mixed32.csv vtime-sdet32.csv vtime-mixed32.csv
 #   free.json vtime.json        (the scale records, by scenario)
-#   vtime-costs.c               (the model calibrated here, if it was)
+#   vtime-costs.c               (the model calibrated here, if it was), or else
+#   vtimemeasured-sdet32.csv    (vtime with this machine's measured costs)
 #   device.log                  (machine, timings, every command, the tables)
 set -eu
 START=$(date +%s)
@@ -35,7 +40,10 @@ log "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 # 1. Dependencies (the README's Quick start list).
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
-if ! command -v meson >/dev/null || ! command -v ninja >/dev/null || \
+CALIBRATED=
+if [ -n "${BIN:-}" ]; then
+	log "prebuilt binary $BIN: no install, build or calibration"
+elif ! command -v meson >/dev/null || ! command -v ninja >/dev/null || \
    ! pkg-config --exists liburcu check jansson 2>/dev/null; then
 	log "installing dependencies"
 	export DEBIAN_FRONTEND=noninteractive
@@ -46,13 +54,19 @@ fi
 
 # 2. The plain build (the binary only: the tests are not needed here).
 B=build-device
-log "building $B"
-[ -d "$B" ] || meson setup "$B" >>"$LOG" 2>&1
-ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
-BIN=$B/stress/rmaptorture
+if [ -z "${BIN:-}" ]; then
+	log "building $B"
+	[ -d "$B" ] || meson setup "$B" >>"$LOG" 2>&1
+	ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
+	BIN=$B/stress/rmaptorture
+	PREBUILT=
+else
+	PREBUILT=1
+fi
 
 # 3. vtime's cost model, calibrated here (about 20 s), when there is time.
-if [ "$(left)" -gt 270 ]; then
+if [ -z "$PREBUILT" ] && [ "$(left)" -gt 270 ]; then
+	CALIBRATED=1
 	log "calibrating the vtime model on this machine"
 	VTIME_CALIBRATE_SECONDS=0.02 scripts/vtime-calibrate.sh "$B" >>"$LOG" 2>&1
 	ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
@@ -91,17 +105,29 @@ done
 for sc in sdet32 mixed32; do
 	run_scale vtime "$sc" --sched vtime --repeat 2 --seconds 0.005 --seed 1
 done
+# Not calibrated here: this machine's own costs, measured, where time is left.
+if [ -z "$CALIBRATED" ] && [ "$(left)" -gt 60 ]; then
+	run_scale vtimemeasured sdet32 --sched vtime --vtime-cost measured --repeat 1 \
+		--seconds 0.005 --seed 1
+fi
 
-# 5. One JSON file per schedule, keyed by scenario (python3 comes with meson).
-python3 - "$OUT" $RECS <<'PY'
-import json, os, sys
-out, recs = sys.argv[1], sys.argv[2:]
-merged = {}
-for p in recs:
-    name, sc = os.path.basename(p)[:-5].split("-", 1)
-    merged.setdefault(name, {})[sc] = json.load(open(p))
-for name, d in merged.items():
-    with open(os.path.join(out, name + ".json"), "w") as f:
-        json.dump(d, f, indent=1)
-PY
+# 5. One JSON file per schedule, {"SCENARIO": record, ...} (no python needed).
+for name in free vtime; do
+	sep=
+	files=
+	for r in $RECS; do
+		case $(basename "$r") in "$name"-*) files="$files $r" ;; esac
+	done
+	[ -n "$files" ] || continue
+	{
+		echo '{'
+		for r in $files; do
+			sc=$(basename "$r" .json)
+			printf '%s"%s":\n' "$sep" "${sc#"$name"-}"
+			cat "$r"
+			sep=','
+		done
+		echo '}'
+	} > "$OUT/$name.json"
+done
 log "done in $(( $(date +%s) - START ))s; files: $(ls "$OUT" | tr '\n' ' ')"
