@@ -184,6 +184,14 @@ static bool eligible(int i)
  * but hold the virtual end back: the run ends when every thread still in
  * it has reached it.
  */
+static bool workers_left(void)
+{
+	for (int i = 0; i < S.cfg.vtime.nr_workers && i < S.nr; i++)
+		if (RLX(S.slots[i].state) != SLOT_EXITED)
+			return true;
+	return false;
+}
+
 static int pick_vtime(uint64_t *min_all)
 {
 	int best = -1;
@@ -222,8 +230,12 @@ static int pick_next(void)
 		uint64_t min_all;
 
 		k = pick_vtime(&min_all);
-		/* The run ends when every CPU still in it reached the virtual end. */
-		if (k >= 0 && !RLX(S.stop) && rt_vtime_past_end(min_all)) {
+		/*
+		 * The run ends when every CPU still in it reached the virtual
+		 * end, or (--ops) when no worker is left: kswapd alone would
+		 * go on idling and scanning until main noticed, in real time.
+		 */
+		if (k >= 0 && !RLX(S.stop) && (rt_vtime_past_end(min_all) || !workers_left())) {
 			SET(S.stop_step, RLX(S.steps));
 			SET(S.stop, 1);
 		}
