@@ -104,6 +104,8 @@ static void run_usage(FILE *f)
 	      "                          | measured (thread CPU time between points)\n"
 	      "      --vtime-calibrate F measured: append the segment costs to F\n"
 	      "                          (scripts/vtime-calibrate.sh)\n"
+	      "      --vtime-transfer NS vtime: add NS after taking a lock another CPU held\n"
+	      "                          last (its cache line moving; default 0)\n"
 	      "      --sched-steps N     random/pct: stop after N decisions (no time bound\n"
 	      "                          unless --seconds is given)\n"
 	      "      --check-determinism random/pct: run twice and compare every thread's\n"
@@ -230,6 +232,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		{ "check-determinism", no_argument, NULL, 'C' },
 		{ "vtime-cost", required_argument, NULL, 'V' },
 		{ "vtime-calibrate", required_argument, NULL, 'v' },
+		{ "vtime-transfer", required_argument, NULL, 'x' },
 		{ "inject", required_argument, NULL, 'I' },
 		{ "weights", required_argument, NULL, 'G' },
 		{ "procs", required_argument, NULL, 'U' },
@@ -327,6 +330,10 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 			break;
 		}
 		case 'v': o->cfg.vtime_calibrate = optarg; vtime_set = true; break;
+		case 'x':
+			o->cfg.vtime_transfer_ns = (uint64_t)rt_opt_int("--vtime-transfer", optarg, 0, 1000000);
+			vtime_set = true;
+			break;
 		case 'I': {
 			int b;
 
@@ -411,7 +418,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		o->procs_set = true;
 	}
 	if (vtime_set && o->cfg.sched != RT_SCHED_VTIME)
-		rt_usage_error("--vtime-cost/--vtime-calibrate: need --sched vtime");
+		rt_usage_error("--vtime-cost/--vtime-calibrate/--vtime-transfer: need --sched vtime");
 	if (o->cfg.vtime_calibrate && o->cfg.vtime_cost != RT_VTIME_MEASURED)
 		rt_usage_error("--vtime-calibrate: needs --vtime-cost measured");
 	if (o->cfg.sched == RT_SCHED_FREE) {
@@ -426,6 +433,9 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 		if (o->check_determinism && o->cfg.sched == RT_SCHED_VTIME &&
 		    o->cfg.vtime_cost == RT_VTIME_MEASURED)
 			rt_usage_error("--check-determinism: --vtime-cost measured is not deterministic; use model");
+		if (o->check_determinism && o->cfg.vtime_transfer_ns)
+			rt_usage_error("--check-determinism: --vtime-transfer follows lock addresses, which"
+				       " the allocator reuses differently from run to run");
 		if (o->cfg.sched == RT_SCHED_VTIME && !o->seconds_set)
 			o->cfg.seconds = o->cfg.ops ? 0 : 0.01;	/* virtual: ~3,000 ops a CPU */
 		/* Bounded by decisions alone unless a time was asked for. */
@@ -527,6 +537,10 @@ static json_t *reproduce_args(const struct run_opts *o, enum rmap_mode mode,
 		if (c->sched == RT_SCHED_VTIME && c->vtime_cost != RT_VTIME_MODEL) {
 			args_add(args, "--vtime-cost");
 			args_add(args, "%s", rt_vtime_cost_name(c->vtime_cost));
+		}
+		if (c->sched == RT_SCHED_VTIME && c->vtime_transfer_ns) {
+			args_add(args, "--vtime-transfer");
+			args_add(args, "%" PRIu64, c->vtime_transfer_ns);
 		}
 		if (!sched_steps)
 			sched_steps = c->sched_steps;

@@ -120,7 +120,8 @@ static const char *const run_valued[] = {
 	"--scenario", "--reclaim-threads", "--ops", "--pages", "--swap", "--audit-every",
 	"--perturb", "--yield-points", "--long-hold", "--watchdog", "--sched", "--pct-depth",
 	"--pct-steps", "--sched-steps", "--inject", "--weights", "--procs", "--build",
-	"--test-hang", "--vtime-cost", "--vtime-calibrate", NULL,
+	"--test-hang", "--vtime-cost", "--vtime-calibrate",
+	"--vtime-transfer", NULL,
 };
 
 bool rt_run_option_takes_value(const char *opt)

@@ -697,6 +697,7 @@ static double start_threads(struct engine *e)
 				.design = cfg->mode,
 				.nr_workers = cfg->threads,
 				.calibrate = cfg->vtime_calibrate,
+				.transfer_ns = cfg->vtime_transfer_ns,
 			},
 		};
 

@@ -45,6 +45,7 @@ struct rt_run_config {
 	/* --sched vtime: --seconds are virtual; the segment costs (rt_vtime.h). */
 	enum rt_vtime_cost vtime_cost;
 	const char *vtime_calibrate;	/* measured: append the segment costs here */
+	uint64_t vtime_transfer_ns;	/* a lock's line moving between CPUs, ns */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);

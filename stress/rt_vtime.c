@@ -62,6 +62,7 @@ struct vcpu {
 	uint64_t wait_until;	/* not woken by then: re-check anyway */
 	uint64_t backoff;	/* the re-check interval, doubled per stint */
 	uint64_t ops, last_op;	/* worker ops done by the end, clock of the last */
+	uint64_t xfer;		/* --vtime-transfer: owed to the next segment */
 	int exited;
 	/* Owner only: locks taken and not yet released, with their time. */
 	struct held held[NR_HELD];
@@ -86,7 +87,26 @@ static struct {
 	struct cost_key *calib;	/* measured + calibrate: [design][op][kind][cls] */
 	uint32_t *model;	/* [op][kind][cls] for cfg.design, fallbacks folded in */
 	struct rt_vtime_result last;
+	/* --vtime-transfer: which CPU held each lock last (open addressing). */
+	struct owner { const void *lock; int cpu; } *owners;
+	uint64_t transfers;
 } V;
+
+#define NR_OWNERS	(1u << 18)
+
+/* The entry of @lock (a free one if none yet); NULL when the table is full. */
+static struct owner *owner_of(const void *lock)
+{
+	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned int i = 0, k = (unsigned int)(h >> 46); i < 64; i++, k++) {
+		struct owner *o = &V.owners[k % NR_OWNERS];
+
+		if (o->lock == lock || !o->lock)
+			return o;
+	}
+	return NULL;
+}
 
 static _Thread_local uint64_t seg_start;	/* measured: thread CPU time */
 static _Thread_local const char *op_ptr;	/* cache of the op name's index */
@@ -252,6 +272,7 @@ void rt_vtime_init(const struct rt_vtime_config *cfg, int nr)
 	free(V.cpu);
 	free(V.calib);
 	free(V.model);
+	free(V.owners);
 	memset(&V, 0, sizeof(V));
 	V.cfg = *cfg;
 	V.nr = nr;
@@ -261,6 +282,8 @@ void rt_vtime_init(const struct rt_vtime_config *cfg, int nr)
 		model_build(cfg->design >= 0 && cfg->design < RMAP_NR_MODES ? cfg->design : 0);
 	if (cfg->cost == RT_VTIME_MEASURED)
 		V.clock_cost = clock_read_cost();
+	if (cfg->transfer_ns)
+		V.owners = rt_calloc(NR_OWNERS, sizeof(*V.owners));
 	if (cfg->cost == RT_VTIME_MEASURED && cfg->calibrate)
 		V.calib = rt_calloc(key3(NR_OPK, 0, 0), sizeof(*V.calib));
 }
@@ -316,6 +339,7 @@ void rt_vtime_fini(void)
 	r->idle_ns = RLX(V.idle);
 	r->other_wait_ns = RLX(V.other_wait);
 	r->points = RLX(V.points);
+	r->transfers = RLX(V.transfers);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++) {
 		r->cls[c].wait_spin_ns = RLX(V.cls[c].wait_spin_ns);
 		r->cls[c].wait_sleep_ns = RLX(V.cls[c].wait_sleep_ns);
@@ -445,8 +469,9 @@ static void wake_waiters(const void *lock, uint64_t t)
 void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cls)
 {
 	struct vcpu *v = &V.cpu[me];
-	uint64_t c = segment_cost(me, kind, cls), t;
+	uint64_t c = segment_cost(me, kind, cls) + RLX(v->xfer), t;
 
+	SET(v->xfer, 0);
 	if (cls >= LOCK_CLASS_MAX)
 		cls = -1;
 	t = RLX(v->clock) + c;
@@ -460,6 +485,19 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 	case SP_LOCK:
 		if (lock)
 			held_note(v, lock, cls, t);
+		if (lock && V.owners) {
+			/* Its line comes over from the CPU that held it last. */
+			struct owner *o = owner_of(lock);
+
+			if (o && o->lock == lock && o->cpu != me) {
+				SET(v->xfer, V.cfg.transfer_ns);
+				ADD(V.transfers, 1);
+			}
+			if (o) {
+				o->lock = lock;
+				o->cpu = me;
+			}
+		}
 		SET(v->seq, RLX(V.seq));
 		break;
 	case SP_WAIT: {

@@ -61,6 +61,12 @@ struct rt_vtime_config {
 	int design;			/* enum rmap_mode, for the model's table */
 	int nr_workers;			/* slots below are workers, the rest kswapds */
 	const char *calibrate;		/* measured: append segment costs here; NULL */
+	/*
+	 * A sensitivity knob for what the model is blind to: ns added to the
+	 * segment after taking a lock another CPU held last (its cache line
+	 * moving over). 0: none (the default).
+	 */
+	uint64_t transfer_ns;
 };
 
 /*
@@ -84,6 +90,7 @@ struct rt_vtime_result {
 	uint64_t idle_ns;		/* kswapd sleeps */
 	uint64_t other_wait_ns;		/* waits with no lock named (TLB flush) */
 	uint64_t points;		/* segments charged */
+	uint64_t transfers;		/* --vtime-transfer: lock lines moved */
 	int nr_cpus, nr_workers;
 	struct rt_vtime_class cls[LOCK_CLASS_MAX];
 };

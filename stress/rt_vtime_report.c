@@ -23,9 +23,10 @@ void rt_vtime_print_summary(FILE *f, const struct rt_run_result *r)
 		rt_vtime_cost_name(v->cost), (unsigned long)v->ops, (double)v->elapsed_ns * 1e-9,
 		rt_vtime_ops_per_sec(v), v->nr_cpus, v->nr_workers, r->elapsed,
 		v->elapsed_ns ? r->elapsed / ((double)v->elapsed_ns * 1e-9) : 0.0);
-	fprintf(f, "virtual time: %lu segments charged, busy %.6f s, kswapd idle %.6f s,"
-		" other waits (TLB flush) %.6f s; dominant waiting lock: %s (%.1f%% of CPU time)\n",
-		(unsigned long)v->points, (double)v->busy_ns * 1e-9, (double)v->idle_ns * 1e-9,
+	fprintf(f, "virtual time: %lu segments charged, %lu lock lines moved (--vtime-transfer),"
+		" busy %.6f s, kswapd idle %.6f s, other waits (TLB flush) %.6f s;"
+		" dominant waiting lock: %s (%.1f%% of CPU time)\n",
+		(unsigned long)v->points, (unsigned long)v->transfers, (double)v->busy_ns * 1e-9, (double)v->idle_ns * 1e-9,
 		(double)v->other_wait_ns * 1e-9, top >= 0 ? lock_class_name(top) : "none",
 		100.0 * share);
 	fprintf(f, "\n%-18s %14s %14s %9s %14s %9s\n", "lock class (vtime)", "wait spin us",
@@ -63,7 +64,7 @@ json_t *rt_vtime_json(const struct rt_run_result *r)
 			"waits", (json_int_t)k->waits,
 			"holds", (json_int_t)k->holds));
 	}
-	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:s?, s:f, s:o}",
+	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:s?, s:f, s:o}",
 		"cost", rt_vtime_cost_name(v->cost),
 		"virtual_seconds", (double)v->elapsed_ns * 1e-9,
 		"ops", (json_int_t)v->ops,
@@ -76,6 +77,7 @@ json_t *rt_vtime_json(const struct rt_run_result *r)
 		"idle_ns", (json_int_t)v->idle_ns,
 		"other_wait_ns", (json_int_t)v->other_wait_ns,
 		"segments", (json_int_t)v->points,
+		"transfers", (json_int_t)v->transfers,
 		"dominant_wait", top >= 0 ? lock_class_name(top) : NULL,
 		"dominant_wait_share", share,
 		"locks", locks);
