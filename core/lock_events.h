@@ -27,8 +27,13 @@
  * The TSan pre/post pair brackets exactly the atomic op (and any wait):
  * TSan ignores the accesses in between and synchronises at post_lock and
  * pre_unlock, so a step may not move across them; this is why the steps
- * are separate functions and not one lock_ev_lock(). All are static inline
- * and cost a relaxed load or two when nothing is switched on.
+ * are separate and not one lock_ev_lock(). The four steps that call TSan
+ * are macros, the rest static inline functions: TSan's stacks then show
+ * the lock function (spin_lock's implementation, ...) right under the
+ * annotation, where an inline function would add a frame of its own and
+ * change the signature a report is keyed on (sanitizers/san_report.c
+ * takes the top frames). Every step costs a relaxed load or two when
+ * nothing is switched on.
  *
  * @key names the lock everywhere: the lock's address, or for a bit lock
  * a distinct address per (word, bit) (page_lock_key()). The same key is
@@ -60,6 +65,22 @@ static inline unsigned int lock_ev_tsan_flags(enum lock_acquire_mode mode, bool 
 }
 
 /**
+ * lock_ev_before() - the part of lock_ev_pre_lock() before TSan's pre_lock
+ * @key, @cls, @mode, @preempt: as given to lock_ev_pre_lock()
+ *
+ * Context: any; the deterministic scheduler may switch threads here.
+ */
+static inline void lock_ev_before(const void *key, int cls, enum lock_acquire_mode mode,
+				  bool preempt)
+{
+	sched_point(SP_LOCK, key, cls);
+	if (mode == LOCK_ACQ_TRY)
+		lock_stat_add(&current->stats[cls].try_attempts);
+	if (preempt)
+		preempt_disable();
+}
+
+/**
  * lock_ev_pre_lock() - before the atomic op that tries to take a lock
  * @key: the lock's identity (see the top of this file)
  * @cls: its lock class
@@ -69,20 +90,15 @@ static inline unsigned int lock_ev_tsan_flags(enum lock_acquire_mode mode, bool 
  * @tsan: annotate for TSan (false only for counting semaphores)
  *
  * A scheduler switch point (SP_LOCK), then the TSan pre_lock annotation.
+ * A macro, as are the other steps that call TSan (see the top of the file).
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
-static inline void lock_ev_pre_lock(void *key, int cls, enum lock_acquire_mode mode,
-				    bool read, bool preempt, bool tsan)
-{
-	sched_point(SP_LOCK, key, cls);
-	if (mode == LOCK_ACQ_TRY)
-		lock_stat_add(&current->stats[cls].try_attempts);
-	if (preempt)
-		preempt_disable();
-	if (tsan)
-		tsan_mutex_pre_lock(key, lock_ev_tsan_flags(mode, read));
-}
+#define lock_ev_pre_lock(key, cls, mode, read, preempt, tsan) do {		\
+	lock_ev_before((key), (cls), (mode), (preempt));			\
+	if (tsan)								\
+		tsan_mutex_pre_lock((key), lock_ev_tsan_flags((mode), (read)));	\
+} while (0)
 
 /**
  * lock_ev_contended() - the lock was busy; the caller waits next
@@ -107,13 +123,11 @@ static inline void lock_ev_contended(int cls, const char *file, int line)
  *
  * Context: any.
  */
-static inline void lock_ev_post_lock(void *key, enum lock_acquire_mode mode,
-				     bool read, bool ok, bool tsan)
-{
-	if (tsan)
-		tsan_mutex_post_lock(key, lock_ev_tsan_flags(mode, read) |
-				     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
-}
+#define lock_ev_post_lock(key, mode, read, ok, tsan) do {			\
+	if (tsan)								\
+		tsan_mutex_post_lock((key), lock_ev_tsan_flags((mode), (read)) |	\
+				     ((ok) ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));	\
+} while (0)
 
 /**
  * lock_ev_try_failed() - a trylock found the lock busy
@@ -170,6 +184,13 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
 		lock_hold_point(cls);
 }
 
+/* The lockdep half of lock_ev_pre_unlock(). Context: the caller holds the lock. */
+static inline void lock_ev_release(const void *key, int cls, const char *file, int line)
+{
+	if (lock_ev_lockdep_on())
+		lock_release(key, cls, file, line);
+}
+
 /**
  * lock_ev_pre_unlock() - before the atomic op that releases a lock
  * @key, @cls: the lock
@@ -183,22 +204,18 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
  *
  * Context: the caller holds the lock.
  */
-static inline void lock_ev_pre_unlock(void *key, int cls, bool read, bool tracked,
-				      const char *file, int line)
-{
-	if (!tracked)
-		return;
-	if (lock_ev_lockdep_on())
-		lock_release(key, cls, file, line);
-	tsan_mutex_pre_unlock(key, read ? RT_TSAN_MUTEX_READ_LOCK : 0);
-}
+#define lock_ev_pre_unlock(key, cls, read, tracked, file, line) do {		\
+	if (tracked) {								\
+		lock_ev_release((key), (cls), (file), (line));			\
+		tsan_mutex_pre_unlock((key), (read) ? RT_TSAN_MUTEX_READ_LOCK : 0); \
+	}									\
+} while (0)
 
 /* TSan post_unlock, right after the releasing atomic op. Context: any. */
-static inline void lock_ev_post_unlock(void *key, bool read, bool tracked)
-{
-	if (tracked)
-		tsan_mutex_post_unlock(key, read ? RT_TSAN_MUTEX_READ_LOCK : 0);
-}
+#define lock_ev_post_unlock(key, read, tracked) do {				\
+	if (tracked)								\
+		tsan_mutex_post_unlock((key), (read) ? RT_TSAN_MUTEX_READ_LOCK : 0); \
+} while (0)
 
 /**
  * lock_ev_released() - the last step of a release
