@@ -468,15 +468,15 @@ static void bit_locker(struct bit_run *r, int idx, int which)
 
 		if (i % 4 == 3) {
 			attempts++;
-			while (!__bit_spin_trylock(bit, &r->word, &r->key[which], r->cls,
-						   __FILE__, __LINE__)) {
+			while (!_bit_spin_trylock(bit, &r->word, &r->key[which], r->cls,
+						  __FILE__, __LINE__)) {
 				failures++;
 				attempts++;
 				sched_yield();
 			}
 		} else {
-			__bit_spin_lock(bit, &r->word, &r->key[which], r->cls,
-					__FILE__, __LINE__);
+			_bit_spin_lock(bit, &r->word, &r->key[which], r->cls,
+				       __FILE__, __LINE__);
 		}
 		if (!(__atomic_load_n(&r->word, __ATOMIC_RELAXED) & mask))
 			rt_fail("t%d holds bit %u but it is clear", idx, bit);
@@ -492,7 +492,7 @@ static void bit_locker(struct bit_run *r, int idx, int which)
 		if (h != me)
 			rt_fail("t%d: bit %u holder changed to t%d", idx, bit, h - 1);
 		PLAIN_STORE(r->holder[which], 0);
-		__bit_spin_unlock(bit, &r->word, &r->key[which], r->cls, __FILE__, __LINE__);
+		_bit_spin_unlock(bit, &r->word, &r->key[which], r->cls, __FILE__, __LINE__);
 	}
 	__atomic_fetch_add(&r->try_attempts, attempts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&r->try_failures, failures, __ATOMIC_RELAXED);
@@ -565,19 +565,19 @@ START_TEST(test_spinlock_bit_trylock_preempt)
 	char key;
 	int base = current->preempt_count;
 
-	ck_assert(__bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
+	ck_assert(_bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
 	ck_assert_uint_eq(word, (1UL << 40) | (1UL << 5));
 	ck_assert_int_eq(current->preempt_count, base + 1);
 	ck_assert(lock_is_held(&key));
-	ck_assert(!__bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
+	ck_assert(!_bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
 	ck_assert_int_eq(current->preempt_count, base + 1);
-	__bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, 1UL << 40);
 	ck_assert_int_eq(current->preempt_count, base);
 	ck_assert(!lock_is_held(&key));
-	__bit_spin_lock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_lock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, (1UL << 40) | (1UL << 5));
-	__bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, 1UL << 40);
 }
 END_TEST
