@@ -10,6 +10,7 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -21,19 +22,6 @@ static int new_class(const char *name)
 
 	ck_assert_int_ge(c, LOCK_CLASS_NR_STATIC);
 	return c;
-}
-
-static void setup(void)
-{
-	lockdep_set_enabled(true);
-	lockdep_reset_graph();
-	rt_reports_capture();
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-	ck_assert_int_eq(lockdep_depth(), 0);
 }
 
 static bool has_site(const struct vm_report *r, const char *file_suffix, int line)
@@ -408,38 +396,26 @@ static Suite *lockdep_suite(void)
 	Suite *s = suite_create("lockdep");
 	TCase *tc;
 
-	tc = tcase_create("cycles");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_lockval_graph_tcase(s, "cycles", 30);
 	tcase_add_test(tc, test_lockdep_abba_reported_with_both_sites);
 	tcase_add_test(tc, test_lockdep_three_class_cycle);
 	tcase_add_test(tc, test_lockdep_trylock_against_order_is_silent);
 	tcase_add_test(tc, test_lockdep_trylocked_lock_is_source_of_edges);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("order");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_lockval_graph_tcase(s, "order", 30);
 	tcase_add_test(tc, test_lockdep_documented_order_silent);
 	tcase_add_test(tc, test_lockdep_documented_order_violation);
 	tcase_add_test(tc, test_lockdep_order_table);
 	tcase_add_test(tc, test_lockdep_comment_tree_matches_table);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("bookkeeping");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = rt_lockval_graph_tcase(s, "bookkeeping", 30);
 	tcase_add_test(tc, test_lockdep_nested_subclass);
 	tcase_add_test(tc, test_lockdep_unheld_release);
 	tcase_add_test(tc, test_lockdep_switched_off);
 	tcase_add_test(tc, test_lockdep_held_stack_records_sites);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("concurrency");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
+	tc = rt_lockval_graph_tcase(s, "concurrency", 60);
 	tcase_add_test(tc, test_lockdep_many_threads_in_order);
-	suite_add_tcase(s, tc);
 	return s;
 }
 

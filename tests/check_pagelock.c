@@ -13,6 +13,7 @@
 #include "lockdep.h"
 #include "page.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -37,16 +38,6 @@ static void sleep_ms(long ms)
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-static int test_lock_class(void)
-{
-	static int cls = -1;
-
-	if (cls < 0)
-		cls = lockdep_register_class("pagelock_test_lock", -1);
-	ck_assert_int_ge(cls, 0);
-	return cls;
 }
 
 /* ---- semantics ---- */
@@ -277,7 +268,7 @@ START_TEST(test_pagelock_lock_page_in_atomic_reported)
 	spinlock_t lock;
 	struct vm_report r;
 
-	spin_lock_init(&lock, test_lock_class());
+	spin_lock_init(&lock, rt_lockval_class("pagelock_test_lock"));
 	rt_reports_capture();
 
 	spin_lock(&lock);
