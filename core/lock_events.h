@@ -17,6 +17,7 @@
  *             lock_ev_try_failed()  (a trylock that failed: stop here)
  *             lock_ev_acquired()    acquired, FL_LOCK / FL_TRYLOCK
  *             lock_ev_held()        lockdep acquire, [lock_hold_point()]
+ *             (a trylock ends with lock_ev_try_done(): the last three)
  *
  *   release:  lock_ev_pre_unlock()  lockdep release, TSan pre_unlock
  *             -- the atomic op that releases the lock --
@@ -182,6 +183,33 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
 		lock_acquire(key, cls, subclass, mode, read, file, line);
 	if (mode == LOCK_ACQ_BLOCKING)
 		lock_hold_point(cls);
+}
+
+/**
+ * lock_ev_try_done() - the end of a trylock, after lock_ev_post_lock()
+ * @key, @cls: the lock
+ * @read, @preempt: as given to lock_ev_pre_lock()
+ * @ok: the lock was taken
+ * @tracked: tell lockdep (false only for counting semaphores)
+ * @file, @line: the trylock's site
+ *
+ * lock_ev_try_failed() when @ok is false; else lock_ev_acquired(), then
+ * lock_ev_held() for a tracked lock (a trylock: no long hold).
+ *
+ * Context: any.
+ * Return: @ok.
+ */
+static inline bool lock_ev_try_done(void *key, int cls, bool read, bool ok, bool preempt,
+				    bool tracked, const char *file, int line)
+{
+	if (!ok) {
+		lock_ev_try_failed(cls, preempt, file, line);
+		return false;
+	}
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	if (tracked)
+		lock_ev_held(key, cls, 0, LOCK_ACQ_TRY, read, file, line);
+	return true;
 }
 
 /* The lockdep half of lock_ev_pre_unlock(). Context: the caller holds the lock. */

@@ -93,13 +93,7 @@ bool _trylock_page(struct page *page, const char *file, int line)
 	ok = !(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK, __ATOMIC_ACQUIRE) &
 	       PG_LOCKED_MASK);
 	lock_ev_post_lock(key, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(key, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(key, cls, false, ok, false, true, file, line);
 }
 
 /**

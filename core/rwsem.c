@@ -71,13 +71,7 @@ bool _down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, true, false, true);
 	ok = read_trylock_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, true, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
-	return true;
+	return lock_ev_try_done(sem, cls, true, ok, false, true, file, line);
 }
 
 void _up_read(struct rw_semaphore *sem, const char *file, int line)
@@ -131,13 +125,7 @@ bool _down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, true);
 	ok = write_trylock_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(sem, cls, false, ok, false, true, file, line);
 }
 
 void _up_write(struct rw_semaphore *sem, const char *file, int line)

@@ -70,14 +70,7 @@ int _down_trylock(struct semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, sem->mutex);
 	ok = down_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, sem->mutex);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return 1;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	if (sem->mutex)
-		lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return 0;
+	return !lock_ev_try_done(sem, cls, false, ok, false, sem->mutex, file, line);
 }
 
 void _up(struct semaphore *sem, const char *file, int line)

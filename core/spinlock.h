@@ -74,13 +74,7 @@ static inline bool _spin_trylock(spinlock_t *lock, const char *file, int line)
 	ok = !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
 	     !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
 	lock_ev_post_lock(lock, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, true, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(lock, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(lock, cls, false, ok, true, true, file, line);
 }
 
 static inline void _spin_unlock(spinlock_t *lock, const char *file, int line)
@@ -147,13 +141,7 @@ static inline bool _bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_TRY, false, true, true);
 	ok = !(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask);
 	lock_ev_post_lock(tsan_key, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, true, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(tsan_key, cls, false, ok, true, true, file, line);
 }
 
 static inline void _bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
