@@ -37,6 +37,14 @@
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
+/*
+ * Inlined at every call, whatever gcc's size estimate: the lock fast paths
+ * and the lock_events.h steps they are built from. The kernel's
+ * __always_inline, under a name that neither glibc (sys/cdefs.h) nor an
+ * __attribute__((always_inline)) elsewhere can collide with.
+ */
+#define force_inline	inline __attribute__((__always_inline__))
+
 #define SMP_CACHE_BYTES	64
 #define ____cacheline_aligned __attribute__((aligned(SMP_CACHE_BYTES)))
 

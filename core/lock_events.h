@@ -54,7 +54,7 @@
 /* lockdep's validator switch (lockdep_set_enabled()); relaxed. */
 extern bool __lockdep_on;
 
-static inline bool lock_ev_lockdep_on(void)
+static force_inline bool lock_ev_lockdep_on(void)
 {
 	return unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED));
 }
@@ -71,7 +71,7 @@ static inline unsigned int lock_ev_tsan_flags(enum lock_acquire_mode mode, bool 
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
-static inline void lock_ev_before(const void *key, int cls, enum lock_acquire_mode mode,
+static force_inline void lock_ev_before(const void *key, int cls, enum lock_acquire_mode mode,
 				  bool preempt)
 {
 	sched_point(SP_LOCK, key, cls);
@@ -111,7 +111,7 @@ static inline void lock_ev_before(const void *key, int cls, enum lock_acquire_mo
  *
  * Context: any.
  */
-static inline void lock_ev_contended(int cls, const char *file, int line)
+static force_inline void lock_ev_contended(int cls, const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].contended);
 	flight_record(FL_WAIT, file, line, cls);
@@ -140,7 +140,7 @@ static inline void lock_ev_contended(int cls, const char *file, int line)
  *
  * Context: any.
  */
-static inline void lock_ev_try_failed(int cls, bool preempt, const char *file, int line)
+static force_inline void lock_ev_try_failed(int cls, bool preempt, const char *file, int line)
 {
 	if (preempt)
 		preempt_enable();
@@ -156,7 +156,7 @@ static inline void lock_ev_try_failed(int cls, bool preempt, const char *file, i
  *
  * Context: the caller now holds the lock.
  */
-static inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
+static force_inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
 				    const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].acquired);
@@ -175,7 +175,7 @@ static inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
  *
  * Context: the caller now holds the lock.
  */
-static inline void lock_ev_held(void *key, int cls, int subclass,
+static force_inline void lock_ev_held(void *key, int cls, int subclass,
 				enum lock_acquire_mode mode, bool read,
 				const char *file, int line)
 {
@@ -199,7 +199,7 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
  * Context: any.
  * Return: @ok.
  */
-static inline bool lock_ev_try_done(void *key, int cls, bool read, bool ok, bool preempt,
+static force_inline bool lock_ev_try_done(void *key, int cls, bool read, bool ok, bool preempt,
 				    bool tracked, const char *file, int line)
 {
 	if (!ok) {
@@ -213,7 +213,7 @@ static inline bool lock_ev_try_done(void *key, int cls, bool read, bool ok, bool
 }
 
 /* The lockdep half of lock_ev_pre_unlock(). Context: the caller holds the lock. */
-static inline void lock_ev_release(const void *key, int cls, const char *file, int line)
+static force_inline void lock_ev_release(const void *key, int cls, const char *file, int line)
 {
 	if (lock_ev_lockdep_on())
 		lock_release(key, cls, file, line);
@@ -255,7 +255,7 @@ static inline void lock_ev_release(const void *key, int cls, const char *file, i
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
-static inline void lock_ev_released(const void *key, int cls, bool preempt,
+static force_inline void lock_ev_released(const void *key, int cls, bool preempt,
 				    const char *file, int line)
 {
 	if (preempt)

@@ -48,7 +48,7 @@ void lock_wait_sleep(struct lock_wait *w);
 void spin_lock_init(spinlock_t *lock, int class_id);
 void _spin_lock_contended(spinlock_t *lock, int cls);
 
-static inline void _spin_lock(spinlock_t *lock, int subclass,
+static force_inline void _spin_lock(spinlock_t *lock, int subclass,
 			      const char *file, int line)
 {
 	int cls = lock->dep_map.class_id;
@@ -64,7 +64,7 @@ static inline void _spin_lock(spinlock_t *lock, int subclass,
 	lock_ev_held(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
-static inline bool _spin_trylock(spinlock_t *lock, const char *file, int line)
+static force_inline bool _spin_trylock(spinlock_t *lock, const char *file, int line)
 {
 	int cls = lock->dep_map.class_id;
 	bool ok;
@@ -77,7 +77,7 @@ static inline bool _spin_trylock(spinlock_t *lock, const char *file, int line)
 	return lock_ev_try_done(lock, cls, false, ok, true, true, file, line);
 }
 
-static inline void _spin_unlock(spinlock_t *lock, const char *file, int line)
+static force_inline void _spin_unlock(spinlock_t *lock, const char *file, int line)
 {
 	/* Read before the release: the lock's memory may be freed right after. */
 	int cls = lock->dep_map.class_id;
@@ -114,7 +114,7 @@ static inline bool spin_is_locked(const spinlock_t *lock)
  */
 void _bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls);
 
-static inline void _bit_spin_lock(unsigned int bitnr, unsigned long *addr,
+static force_inline void _bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 				  void *tsan_key, int cls,
 				  const char *file, int line)
 {
@@ -131,7 +131,7 @@ static inline void _bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
-static inline bool _bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
+static force_inline bool _bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 				     void *tsan_key, int cls,
 				     const char *file, int line)
 {
@@ -144,7 +144,7 @@ static inline bool _bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 	return lock_ev_try_done(tsan_key, cls, false, ok, true, true, file, line);
 }
 
-static inline void _bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
+static force_inline void _bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
 				    void *tsan_key, int cls,
 				    const char *file, int line)
 {
