@@ -150,21 +150,18 @@ START_TEST(test_atomic_sleeping_allocation)
 }
 END_TEST
 
-static Suite *atomic_suite(void)
-{
-	Suite *s = suite_create("atomic");
-	TCase *tc = rt_lockval_graph_tcase(s, "might_sleep", 30);
-
-	tcase_add_test(tc, test_atomic_preempt_count_nests);
-	tcase_add_test(tc, test_atomic_down_under_spinlock);
-	tcase_add_test(tc, test_atomic_down_trylock_under_spinlock_is_fine);
-	tcase_add_test(tc, test_atomic_rwsem_under_bit_spinlock);
-	tcase_add_test(tc, test_atomic_lock_page_under_spinlock);
-	tcase_add_test(tc, test_atomic_sleeping_allocation);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(atomic_suite());
+	const struct rt_tcase tcs[] = {
+		{ "might_sleep", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_atomic_preempt_count_nests,
+			test_atomic_down_under_spinlock,
+			test_atomic_down_trylock_under_spinlock_is_fine,
+			test_atomic_rwsem_under_bit_spinlock,
+			test_atomic_lock_page_under_spinlock,
+			test_atomic_sleeping_allocation,
+		} },
+	};
+
+	return rt_check_main(rt_suite("atomic", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -391,35 +391,31 @@ START_TEST(test_lockdep_many_threads_in_order)
 }
 END_TEST
 
-static Suite *lockdep_suite(void)
-{
-	Suite *s = suite_create("lockdep");
-	TCase *tc;
-
-	tc = rt_lockval_graph_tcase(s, "cycles", 30);
-	tcase_add_test(tc, test_lockdep_abba_reported_with_both_sites);
-	tcase_add_test(tc, test_lockdep_three_class_cycle);
-	tcase_add_test(tc, test_lockdep_trylock_against_order_is_silent);
-	tcase_add_test(tc, test_lockdep_trylocked_lock_is_source_of_edges);
-
-	tc = rt_lockval_graph_tcase(s, "order", 30);
-	tcase_add_test(tc, test_lockdep_documented_order_silent);
-	tcase_add_test(tc, test_lockdep_documented_order_violation);
-	tcase_add_test(tc, test_lockdep_order_table);
-	tcase_add_test(tc, test_lockdep_comment_tree_matches_table);
-
-	tc = rt_lockval_graph_tcase(s, "bookkeeping", 30);
-	tcase_add_test(tc, test_lockdep_nested_subclass);
-	tcase_add_test(tc, test_lockdep_unheld_release);
-	tcase_add_test(tc, test_lockdep_switched_off);
-	tcase_add_test(tc, test_lockdep_held_stack_records_sites);
-
-	tc = rt_lockval_graph_tcase(s, "concurrency", 60);
-	tcase_add_test(tc, test_lockdep_many_threads_in_order);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(lockdep_suite());
+	const struct rt_tcase tcs[] = {
+		{ "cycles", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_abba_reported_with_both_sites,
+			test_lockdep_three_class_cycle,
+			test_lockdep_trylock_against_order_is_silent,
+			test_lockdep_trylocked_lock_is_source_of_edges,
+		} },
+		{ "order", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_documented_order_silent,
+			test_lockdep_documented_order_violation,
+			test_lockdep_order_table,
+			test_lockdep_comment_tree_matches_table,
+		} },
+		{ "bookkeeping", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_nested_subclass,
+			test_lockdep_unheld_release,
+			test_lockdep_switched_off,
+			test_lockdep_held_stack_records_sites,
+		} },
+		{ "concurrency", 60, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_many_threads_in_order,
+		} },
+	};
+
+	return rt_check_main(rt_suite("lockdep", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -323,43 +323,26 @@ START_TEST(test_pagelock_stats)
 }
 END_TEST
 
-static Suite *pagelock_suite(void)
-{
-	Suite *s = suite_create("pagelock");
-	TCase *tc;
-
-	tc = tcase_create("semantics");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_lock_unlock);
-	tcase_add_test(tc, test_pagelock_testset_true_when_already_locked);
-	tcase_add_test(tc, test_pagelock_keeps_other_flags);
-	tcase_add_test(tc, test_pagelock_waiter_blocks_until_unlock);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("exclusion");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_mutual_exclusion_32_threads);
-	tcase_add_test(tc, test_pagelock_independent_of_other_flag_bits);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("atomic_sleep");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_lock_page_in_atomic_reported);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("stats");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_stats);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(pagelock_suite());
+	const struct rt_tcase tcs[] = {
+		{ "semantics", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_lock_unlock,
+			test_pagelock_testset_true_when_already_locked,
+			test_pagelock_keeps_other_flags,
+			test_pagelock_waiter_blocks_until_unlock,
+		} },
+		{ "exclusion", 60, setup_pages, teardown_pages, .tests = {
+			test_pagelock_mutual_exclusion_32_threads,
+			test_pagelock_independent_of_other_flag_bits,
+		} },
+		{ "atomic_sleep", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_lock_page_in_atomic_reported,
+		} },
+		{ "stats", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_stats,
+		} },
+	};
+
+	return rt_check_main(rt_suite("pagelock", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -504,34 +504,29 @@ START_TEST(test_rwsem_trylock_atomic_not_reported)
 }
 END_TEST
 
-static Suite *rwsem_suite(void)
-{
-	Suite *s = suite_create("rwsem");
-	TCase *tc;
-
-	tc = rt_lockval_tcase(s, "trylock", rt_tmo(10));
-	tcase_add_test(tc, test_rwsem_trylock);
-	tcase_add_test(tc, test_rwsem_blocking_uncontended);
-
-	tc = rt_lockval_tcase(s, "sharing", rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_readers_share);
-	tcase_add_test(tc, test_rwsem_writer_excludes);
-
-	tc = rt_lockval_tcase(s, "writer_preference", rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_waiting_writer_blocks_readers);
-
-	tc = rt_lockval_tcase(s, "downgrade", rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_downgrade_write);
-	tcase_add_test(tc, test_rwsem_downgrade_single);
-
-	tc = rt_lockval_tcase(s, "atomic", rt_tmo(10));
-	tcase_add_test(tc, test_rwsem_down_read_atomic_reported);
-	tcase_add_test(tc, test_rwsem_trylock_atomic_not_reported);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(rwsem_suite());
+	const struct rt_tcase tcs[] = {
+		{ "trylock", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_trylock,
+			test_rwsem_blocking_uncontended,
+		} },
+		{ "sharing", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_readers_share,
+			test_rwsem_writer_excludes,
+		} },
+		{ "writer_preference", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_waiting_writer_blocks_readers,
+		} },
+		{ "downgrade", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_downgrade_write,
+			test_rwsem_downgrade_single,
+		} },
+		{ "atomic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_down_read_atomic_reported,
+			test_rwsem_trylock_atomic_not_reported,
+		} },
+	};
+
+	return rt_check_main(rt_suite("rwsem", tcs, (int)ARRAY_SIZE(tcs)));
 }

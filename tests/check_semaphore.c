@@ -391,36 +391,31 @@ START_TEST(test_semaphore_stats_contended)
 }
 END_TEST
 
-static Suite *semaphore_suite(void)
-{
-	Suite *s = suite_create("semaphore");
-	TCase *tc;
-
-	tc = rt_lockval_tcase(s, "counting", rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_counting);
-	tcase_add_test(tc, test_semaphore_counting_threads);
-	tcase_add_test(tc, test_semaphore_counting_bound);
-
-	tc = rt_lockval_tcase(s, "mutex", rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_mutex_tracked);
-	tcase_add_test(tc, test_semaphore_mutex_exclusion);
-
-	tc = rt_lockval_tcase(s, "trylock", rt_tmo(10));
-	tcase_add_test(tc, test_semaphore_trylock_convention);
-	tcase_add_test(tc, test_semaphore_trylock_other_thread);
-
-	tc = rt_lockval_tcase(s, "atomic", rt_tmo(10));
-	tcase_add_test(tc, test_semaphore_down_atomic_reported);
-	tcase_add_test(tc, test_semaphore_trylock_atomic_not_reported);
-
-	tc = rt_lockval_tcase(s, "stats", rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_stats_trylock);
-	tcase_add_test(tc, test_semaphore_stats_contended);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(semaphore_suite());
+	const struct rt_tcase tcs[] = {
+		{ "counting", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_counting,
+			test_semaphore_counting_threads,
+			test_semaphore_counting_bound,
+		} },
+		{ "mutex", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_mutex_tracked,
+			test_semaphore_mutex_exclusion,
+		} },
+		{ "trylock", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_trylock_convention,
+			test_semaphore_trylock_other_thread,
+		} },
+		{ "atomic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_down_atomic_reported,
+			test_semaphore_trylock_atomic_not_reported,
+		} },
+		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_stats_trylock,
+			test_semaphore_stats_contended,
+		} },
+	};
+
+	return rt_check_main(rt_suite("semaphore", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -539,41 +539,36 @@ START_TEST(test_spinlock_assert_locked)
 }
 END_TEST
 
-static Suite *spinlock_suite(void)
-{
-	Suite *s = suite_create("spinlock");
-	TCase *tc;
-
-	tc = rt_lockval_tcase(s, "basic", rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_lock_unlock);
-	tcase_add_test(tc, test_spinlock_trylock_own);
-	tcase_add_test(tc, test_spinlock_trylock_other_thread);
-
-	tc = rt_lockval_tcase(s, "preempt", rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_preempt_count);
-	tcase_add_test(tc, test_spinlock_preempt_count_trylock);
-
-	tc = rt_lockval_tcase(s, "exclusion", rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_exclusion_32);
-	tcase_add_test(tc, test_spinlock_exclusion_64);
-	tcase_add_test(tc, test_spinlock_oversubscribed_completes);
-
-	tc = rt_lockval_tcase(s, "stats", rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_stats_trylock);
-	tcase_add_test(tc, test_spinlock_stats_contended);
-
-	tc = rt_lockval_tcase(s, "bitlock", rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_bit_locks_shared_word);
-	tcase_add_test(tc, test_spinlock_bit_trylock_preempt);
-
-	tc = rt_lockval_tcase(s, "lockdep", rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_nested_annotation);
-	tcase_add_test(tc, test_spinlock_assert_locked);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(spinlock_suite());
+	const struct rt_tcase tcs[] = {
+		{ "basic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_lock_unlock,
+			test_spinlock_trylock_own,
+			test_spinlock_trylock_other_thread,
+		} },
+		{ "preempt", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_preempt_count,
+			test_spinlock_preempt_count_trylock,
+		} },
+		{ "exclusion", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_exclusion_32,
+			test_spinlock_exclusion_64,
+			test_spinlock_oversubscribed_completes,
+		} },
+		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_stats_trylock,
+			test_spinlock_stats_contended,
+		} },
+		{ "bitlock", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_bit_locks_shared_word,
+			test_spinlock_bit_trylock_preempt,
+		} },
+		{ "lockdep", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_nested_annotation,
+			test_spinlock_assert_locked,
+		} },
+	};
+
+	return rt_check_main(rt_suite("spinlock", tcs, (int)ARRAY_SIZE(tcs)));
 }

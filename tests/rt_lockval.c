@@ -86,27 +86,6 @@ void rt_lockval_graph_teardown(void)
 	ck_assert_int_eq(lockdep_depth(), 0);
 }
 
-static TCase *add_tcase(Suite *s, const char *name, double timeout_s,
-			void (*setup)(void), void (*teardown)(void))
-{
-	TCase *tc = tcase_create(name);
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, timeout_s);
-	suite_add_tcase(s, tc);
-	return tc;
-}
-
-TCase *rt_lockval_tcase(Suite *s, const char *name, double timeout_s)
-{
-	return add_tcase(s, name, timeout_s, rt_lockval_setup, rt_lockval_teardown);
-}
-
-TCase *rt_lockval_graph_tcase(Suite *s, const char *name, double timeout_s)
-{
-	return add_tcase(s, name, timeout_s, rt_lockval_graph_setup, rt_lockval_graph_teardown);
-}
-
 static void excl_worker(int idx, void *arg)
 {
 	struct rt_lockval_excl *r = arg;

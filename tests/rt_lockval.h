@@ -10,7 +10,6 @@
 #ifndef RT_TESTS_RT_LOCKVAL_H
 #define RT_TESTS_RT_LOCKVAL_H
 
-#include <check.h>
 #include <stdbool.h>
 
 /*
@@ -37,6 +36,8 @@ extern const struct rt_lock_type rt_lock_semaphore;
 int rt_lockval_class(const char *name);
 
 /*
+ * The fixtures, for a suite table's TCases (rt_check.h's rt_suite()).
+ *
  * The statistics fixture (spinlock, rwsem, semaphore): failures cleared,
  * lockdep on, statistics zeroed, no lock held and no preempt_count; the
  * teardown stops capturing reports and leaves lockdep on.
@@ -51,13 +52,6 @@ void rt_lockval_teardown(void);
  */
 void rt_lockval_graph_setup(void);
 void rt_lockval_graph_teardown(void);
-
-/*
- * A TCase @name added to @s, with the statistics fixture (or, _graph_, the
- * lockdep fixture) and a timeout of @timeout_s; the caller adds the tests.
- */
-TCase *rt_lockval_tcase(Suite *s, const char *name, double timeout_s);
-TCase *rt_lockval_graph_tcase(Suite *s, const char *name, double timeout_s);
 
 /*
  * Mutual exclusion: @nthreads threads each enter @lock @iters times; in the
