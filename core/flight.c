@@ -35,8 +35,8 @@ static const char *const event_names[FL_NR_EVENTS] = {
  * none either. A dump that reads a ring being written sees a torn entry,
  * which flight.h already allows.
  */
-RT_NOTSAN void __flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
-			       int line, long arg)
+RT_NOTSAN void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
+			      int line, long arg)
 {
 	unsigned long h = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 	struct flight_entry *e = &ring->e[h & (FLIGHT_RING - 1)];
@@ -51,7 +51,7 @@ RT_NOTSAN void __flight_record(struct flight_ring *ring, enum flight_event ev, c
 
 RT_NOTSAN void flight_yield(const char *where)
 {
-	__flight_record(&current->flight, FL_YIELD, where, 0, 0);
+	_flight_record(&current->flight, FL_YIELD, where, 0, 0);
 }
 
 static const char *base_name(const char *file)

@@ -109,8 +109,8 @@ START_TEST(test_sched_cover_is_deterministic)
 	ck_assert(json_equal(json_object_get(c1, "sites"), json_object_get(c2, "sites")));
 	json_decref(c1);
 	json_decref(c2);
-	rt_cli_remove_tree(d1);
-	rt_cli_remove_tree(d2);
+	rt_remove_tree(d1);
+	rt_remove_tree(d2);
 }
 END_TEST
 
@@ -161,7 +161,7 @@ START_TEST(test_cover_map_and_coverage_command)
 	ck_assert_int_eq(RUN("run", "--seconds", "1", "--cover-map", bad), 2);
 	ck_assert_msg(!strstr(out, "START:"), "the run started: %s", tail());
 	ck_assert_int_eq(RUN("run", "--no-cover", "--sched", "cover"), 2);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
