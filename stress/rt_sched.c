@@ -40,6 +40,7 @@ struct slot {
 	int state;		/* enum slot_state; baton holder */
 	unsigned long wait_epoch;	/* S.epoch when it started waiting */
 	long prio;		/* pct: higher runs first */
+	unsigned int idle;	/* cover: decisions in a row with no coverage event */
 } ____cacheline_aligned;
 
 #define RLX(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -323,6 +324,19 @@ static void cover_steer(int me)
 	bool drop = false;
 
 	cover_take_last(&l);
+	/*
+	 * Switch points in a row with no site between them: the thread
+	 * spins (a TLB flush waiting for another CPU's access, ...) for
+	 * something a lower-priority thread must do. Drop it, or PCT's
+	 * priorities would let it spin for good.
+	 */
+	if (l.site < 0) {
+		SET(S.slots[me].idle, RLX(S.slots[me].idle) + 1);
+		if (RLX(S.slots[me].idle) >= 4)
+			drop = true;
+	} else {
+		SET(S.slots[me].idle, 0u);
+	}
 	if (l.site >= 0 && l.site < COVER_MAX_SITES) {
 		unsigned int *tries = &S.site_tries[l.site];
 
@@ -337,6 +351,7 @@ static void cover_steer(int me)
 	if (!drop && sched_rand() % 64 == 0)
 		drop = true;
 	if (drop) {
+		SET(S.slots[me].idle, 0u);
 		demote(me);
 		SET(S.cover_drops, RLX(S.cover_drops) + 1);
 	}
