@@ -22,7 +22,9 @@
  * nobody covered (on its kind of object), it drops below everyone with
  * probability 1/(2 + tries/8) (tries: how often that site was already
  * used so without covering a new pair), so the window it has just opened
- * stays open while the others run into it. Every 64th decision on
+ * stays open while the others run into it. A thread that passes 4
+ * switch points in a row with no site between them spins for something
+ * a lower-priority thread must do: it drops too. Every 64th decision on
  * average it drops anyway, so no thread keeps the CPU for good. The
  * coverage under one thread at a time is a function of the seed, so the
  * schedule is too.
