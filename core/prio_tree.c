@@ -133,8 +133,13 @@ struct prio_tree_node *prio_tree_insert(struct prio_tree_root *root,
 	for (;;) {
 		unsigned long index;
 
-		if (cur->start == node->start && cur->last == node->last)
-			return cur;	/* only before any displacement: see the top */
+		/*
+		 * Only the newcomer may be answered with an equal node: a
+		 * displaced node meeting its equal (a second node that an
+		 * expansion let in) goes on down beside it.
+		 */
+		if (node == inserted && cur->start == node->start && cur->last == node->last)
+			return cur;
 		if (above(node, cur)) {
 			struct prio_tree_node *displaced = cur;
 
