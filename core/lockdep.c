@@ -20,6 +20,12 @@
  *           PG_maplock
  *             anon_vma->lock
  *             lru_lock
+ *       i_mmap_lock
+ *         page_table_lock
+ *
+ * i_mmap_lock is the spinlock that replaced i_shared_sem in 2.6.8 (the
+ * mainline designs take one or the other, never both); below it the same
+ * tree as below i_shared_sem.
  *
  * i_sem is 2.6's inode semaphore, held by truncate (and by a write whose
  * copy_from_user() faults, hence above mmap_sem). zone->lock and
@@ -87,7 +93,9 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { LOCK_CLASS_I_SEM, -1 }, false },
 	{ LOCK_CLASS_PG_LOCKED, "PG_locked", { LOCK_CLASS_MMAP_SEM, -1 }, false },
 	{ LOCK_CLASS_I_SHARED_SEM, "i_shared_sem", { LOCK_CLASS_PG_LOCKED, -1 }, false },
-	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock", { LOCK_CLASS_I_SHARED_SEM, -1 }, false },
+	{ LOCK_CLASS_I_MMAP_LOCK, "i_mmap_lock", { LOCK_CLASS_PG_LOCKED, -1 }, false },
+	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock",
+	  { LOCK_CLASS_I_SHARED_SEM, LOCK_CLASS_I_MMAP_LOCK }, false },
 	{ LOCK_CLASS_PG_CHAINLOCK, "PG_chainlock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
 	{ LOCK_CLASS_PG_MAPLOCK, "PG_maplock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
 	{ LOCK_CLASS_ANON_VMA_LOCK, "anon_vma->lock",

@@ -34,6 +34,7 @@ enum lock_class_id {
 	LOCK_CLASS_LRU_LOCK,		/* zone->lru_lock */
 	LOCK_CLASS_SWAP_LOCK,		/* swap_lock */
 	LOCK_CLASS_TREE_LOCK,		/* mapping->tree_lock */
+	LOCK_CLASS_I_MMAP_LOCK,		/* mapping->i_mmap_lock: mainline designs */
 	LOCK_CLASS_ZONE_LOCK,		/* zone->lock (buddy free lists) */
 	LOCK_CLASS_SLAB_LOCK,		/* kmem_cache->lock */
 	LOCK_CLASS_NR_STATIC,

@@ -21,6 +21,7 @@
  * 2.6.3 and seed 001 do. README "Locks by design" has the table.
  */
 #include "inject.h"
+#include "i_mmap.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -239,8 +240,8 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
 	bool ptl = vma_lock_taken(VMA_LOCK_LINK_PTL, INJECT_VMA_LINK_UNLOCKED);
 
 	if (mapping) {
-		down(&mapping->i_shared_sem);
-		list_add_tail(&vma->shared, vma_file_list(vma));
+		i_mmap_lock_file(mapping);
+		__vma_link_file(vma);
 	}
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
@@ -248,7 +249,7 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
 	if (mapping)
-		up(&mapping->i_shared_sem);
+		i_mmap_unlock_file(mapping);
 }
 
 /* Take @vma off its mm's list (file list: remove_vm_struct()). */
@@ -275,9 +276,9 @@ void remove_vm_struct(struct vm_area_struct *vma)
 	struct address_space *mapping = vma->vm_file;
 
 	if (mapping) {
-		down(&mapping->i_shared_sem);
-		list_del_init(&vma->shared);
-		up(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
+		__vma_unlink_file(vma);
+		i_mmap_unlock_file(mapping);
 	}
 	if (rmap->anon_vma_unlink)
 		rmap->anon_vma_unlink(vma);
@@ -308,19 +309,21 @@ void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 	/* What makes it safe without page_table_lock: only vm_end grows. */
 	BUG_ON(start != vma->vm_start || pgoff != vma->vm_pgoff || end < vma->vm_end);
 	if (mapping)
-		down(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
 	/* anonvma: walkers under the anon_vma lock read these bounds too. */
 	anon_vma = vma_lock_anon_vma(vma);
+	vma_file_bounds_begin(vma);
 	WRITE_ONCE(vma->vm_start, start);
 	WRITE_ONCE(vma->vm_end, end);
 	WRITE_ONCE(vma->vm_pgoff, pgoff);
+	vma_file_bounds_end(vma);
 	vma_unlock_anon_vma(anon_vma);
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
 	if (mapping)
-		up(&mapping->i_shared_sem);
+		i_mmap_unlock_file(mapping);
 }
 
 /**
@@ -343,11 +346,11 @@ void move_vma_start(struct vm_area_struct *vma, unsigned long addr)
 	struct address_space *mapping = vma->vm_file;
 
 	if (mapping)
-		list_del(&vma->shared);
+		__vma_unlink_file(vma);
 	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + ((long)(addr - vma->vm_start) >> PAGE_SHIFT));
 	WRITE_ONCE(vma->vm_start, addr);
 	if (mapping)
-		list_add_tail(&vma->shared, vma_file_list(vma));
+		__vma_link_file(vma);
 }
 
 /**
@@ -421,23 +424,27 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		vma->vm_pgoff = vma->vm_pgoff + delta;
 	}
 	if (mapping)
-		down(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
 	spin_lock(&mm->page_table_lock);
 	anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
 	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
 		/* Seeded bug: moved above, unlocked. */
+		vma_file_bounds_begin(vma);
+		vma_file_bounds_end(vma);
 	} else if (new_below) {
 		move_vma_start(vma, addr);
 	} else {
+		vma_file_bounds_begin(vma);
 		WRITE_ONCE(vma->vm_end, addr);
+		vma_file_bounds_end(vma);
 	}
 	vma_unlock_anon_vma(anon_vma);
 	__vma_link_list(mm, new, prev);
 	spin_unlock(&mm->page_table_lock);
 	if (mapping) {
 		/* Next to the original, as fork does. */
-		list_add(&new->shared, &vma->shared);
-		up(&mapping->i_shared_sem);
+		__vma_link_file_after(new, vma);
+		i_mmap_unlock_file(mapping);
 	}
 	yield_point("split_vma:linked");
 	return 0;
@@ -657,7 +664,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		 */
 		if (vma->vm_file && !(vma->vm_flags & VM_SHARED) &&
 		    (vma->vm_flags & VM_WRITE) && !(newflags & VM_WRITE) &&
-		    rmap->anon_vma_prepare) {
+		    rmap->anon_vma_prepare && !rmap->anon_vma_at_fault) {
 			err = rmap->anon_vma_prepare(vma);
 			if (err)
 				return err;
