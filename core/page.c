@@ -18,8 +18,7 @@
  */
 #include "page.h"
 
-#include "perturb.h"
-
+#include "lock_events.h"
 #include "lockdep.h"
 #include "page_alloc.h"
 #include "spinlock.h"
@@ -40,23 +39,21 @@
  */
 void __lock_page(struct page *page, const char *file, int line)
 {
-	struct task_struct *t = current;
+	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
-	struct lock_wait w = { 0 };
+	struct lock_wait w = LOCK_WAIT(key, cls);
 	bool contended = false;
 
 	/* might_sleep(), with the caller's site in the report. */
 	if (unlikely(in_atomic()))
 		__might_sleep("lock_page", file, line);
 
-	sched_point(SP_LOCK);
-	tsan_mutex_pre_lock(key, 0);
+	lock_ev_pre_lock(key, cls, LOCK_ACQ_BLOCKING, false, false, true);
 	/* Acquire pairs with the release in __unlock_page(). */
 	while (unlikely(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK,
 					  __ATOMIC_ACQUIRE) & PG_LOCKED_MASK)) {
 		if (!contended) {
-			lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].contended);
-			flight_record(FL_WAIT, file, line, LOCK_CLASS_PG_LOCKED);
+			lock_ev_contended(cls, file, line);
 			contended = true;
 		}
 		/*
@@ -66,13 +63,9 @@ void __lock_page(struct page *page, const char *file, int line)
 		while (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) & PG_LOCKED_MASK)
 			lock_wait_sleep(&w);
 	}
-	tsan_mutex_post_lock(key, 0);
-	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
-	flight_record(FL_LOCK, file, line, LOCK_CLASS_PG_LOCKED);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_BLOCKING, false,
-			     file, line);
-	lock_hold_point(LOCK_CLASS_PG_LOCKED);
+	lock_ev_post_lock(key, LOCK_ACQ_BLOCKING, false, true, true);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
+	lock_ev_held(key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
 /**
@@ -91,28 +84,21 @@ void __lock_page(struct page *page, const char *file, int line)
  */
 bool __trylock_page(struct page *page, const char *file, int line)
 {
-	struct task_struct *t = current;
+	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_attempts);
-	tsan_mutex_pre_lock(key, RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(key, cls, LOCK_ACQ_TRY, false, false, true);
 	/* Acquire pairs with the release in __unlock_page(). */
 	ok = !(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK, __ATOMIC_ACQUIRE) &
 	       PG_LOCKED_MASK);
-	tsan_mutex_post_lock(key, ok ? RT_TSAN_MUTEX_TRY_LOCK :
-			     RT_TSAN_MUTEX_TRY_LOCK | RT_TSAN_MUTEX_TRY_LOCK_FAILED);
+	lock_ev_post_lock(key, LOCK_ACQ_TRY, false, ok, true);
 	if (!ok) {
-		lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].try_failures);
-		flight_record(FL_TRYFAIL, file, line, LOCK_CLASS_PG_LOCKED);
+		lock_ev_try_failed(cls, false, file, line);
 		return false;
 	}
-	lock_stat_add(&t->stats[LOCK_CLASS_PG_LOCKED].acquired);
-	flight_record(FL_TRYLOCK, file, line, LOCK_CLASS_PG_LOCKED);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(key, LOCK_CLASS_PG_LOCKED, 0, LOCK_ACQ_TRY, false,
-			     file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	lock_ev_held(key, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
 }
 
@@ -130,21 +116,19 @@ bool __trylock_page(struct page *page, const char *file, int line)
  */
 void __unlock_page(struct page *page, const char *file, int line)
 {
+	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
 	unsigned long old;
 
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(key, LOCK_CLASS_PG_LOCKED, file, line);
-	tsan_mutex_pre_unlock(key, 0);
+	lock_ev_pre_unlock(key, cls, false, true, file, line);
 	/*
 	 * Release pairs with the acquire in __lock_page()/__trylock_page():
 	 * what we did under the page lock is seen by its next holder.
 	 */
 	old = __atomic_fetch_and(&page->flags, ~PG_LOCKED_MASK, __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(key, 0);
+	lock_ev_post_unlock(key, false, true);
 	BUG_ON(!(old & PG_LOCKED_MASK));
-	flight_record(FL_UNLOCK, file, line, LOCK_CLASS_PG_LOCKED);
-	sched_point(SP_UNLOCK);
+	lock_ev_released(key, cls, false, file, line);
 }
 
 /*

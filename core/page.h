@@ -232,7 +232,7 @@ static inline void page_data_write(struct page *page, uint64_t v)
 /* Begin a store to the pair whose shadow word is @w. Return: its old value. */
 static inline uint64_t shadow_update_begin(uint64_t *w)
 {
-	struct lock_wait lw = { 0 };
+	struct lock_wait lw = LOCK_WAIT_NONE;
 	uint64_t old;
 
 	for (;;) {
@@ -264,7 +264,7 @@ static inline void shadow_update_end(uint64_t *w, uint64_t v)
 static inline uint64_t shadow_read_pair(uint64_t *w, const struct page *page,
 					uint64_t *data)
 {
-	struct lock_wait lw = { 0 };
+	struct lock_wait lw = LOCK_WAIT_NONE;
 	uint64_t e1, e2;
 
 	for (;;) {

@@ -12,6 +12,7 @@
 #define RT_CORE_PERTURB_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -43,14 +44,44 @@ enum sched_point_kind {
 	SP_WAIT,	/* the lock wanted is busy */
 	SP_YIELD,	/* a yield point of the model */
 };
-typedef bool (*sched_hook_fn)(enum sched_point_kind kind);
+
+/**
+ * typedef sched_hook_fn - the hook behind every sched_point()
+ * @kind: which switch point
+ * @lock: the lock's identity: the key it has in lockdep and TSan (its
+ *	address, or page_lock_key() for a bit lock). NULL at SP_YIELD and
+ *	at waits that are not for a lock (a TLB flush waiting for a CPU, a
+ *	page's shadow word, an idle kswapd). Only a name: at SP_UNLOCK the
+ *	lock may be freed already, so the hook must never dereference it.
+ * @cls: the lock's class (lockdep.h), or -1 where @lock is NULL
+ *
+ * One hook is installed at a time (stress/rt_sched.c's deterministic
+ * scheduler); a hook that wants more (coverage of lock events, a virtual
+ * clock) sees every lock operation of the model here.
+ *
+ * Context: the calling emulated task, possibly holding spinlocks (and at
+ * SP_UNLOCK just after a release; at SP_LOCK before the TSan pre_lock);
+ * the hook must take no emulated lock.
+ * Return: true when the scheduler runs this thread (and it may have
+ * switched away and back), false when it does not.
+ */
+typedef bool (*sched_hook_fn)(enum sched_point_kind kind, const void *lock, int cls);
 extern sched_hook_fn sched_hook;	/* relaxed; set while no thread runs */
 
-static inline bool sched_point(enum sched_point_kind kind)
+/**
+ * sched_point() - a switch point of the deterministic scheduler
+ * @kind, @lock, @cls: passed to the hook (see sched_hook_fn)
+ *
+ * Costs one relaxed load when no hook is installed.
+ *
+ * Context: as for sched_hook_fn.
+ * Return: the hook's answer; false when none is installed.
+ */
+static inline bool sched_point(enum sched_point_kind kind, const void *lock, int cls)
 {
 	sched_hook_fn hook = __atomic_load_n(&sched_hook, __ATOMIC_RELAXED);
 
-	return unlikely(hook != NULL) && hook(kind);
+	return unlikely(hook != NULL) && hook(kind, lock, cls);
 }
 extern uint64_t perturb_long_hold_mask;		/* classes for long_hold */
 
@@ -66,7 +97,7 @@ static inline void yield_point(const char *where)
 
 	if (__atomic_load_n(&flight_enabled, __ATOMIC_RELAXED))
 		flight_yield(where);
-	sched_point(SP_YIELD);
+	sched_point(SP_YIELD, NULL, -1);
 	ops = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
 
 	if (unlikely(ops && ops->yield))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private to the rmap files of core/ (rmap.c, rmap_ptechain.c,
- * rmap_objfile.c, rmap_anonvma.c and rmap_obj.c) and to
+ * rmap_objfile.c, rmap_anonvma.c and objrmap.c) and to
  * tests/check_rmap.c: the ops tables of the designs, 2.6.3's pte_chain
  * machinery, which objfile reuses for its anonymous pages, and seed 001's
  * object-based rmap for file pages, which objfile and anonvma share.
@@ -70,7 +70,7 @@ int __pte_chain_count(struct page *page);
 bool __pte_chain_mapped(struct page *page);
 
 /*
- * Seed 001's object-based rmap for file pages (rmap_obj.c), shared by
+ * Seed 001's object-based rmap for file pages (objrmap.c), shared by
  * objfile and anonvma: a file page (PG_anon clear) keeps only the count
  * of its ptes, page->pte.mapcount, and its ptes are found through its
  * file's vma lists. mapcount is written under the design's rmap lock

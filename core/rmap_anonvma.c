@@ -10,7 +10,7 @@
  *                place by remap_file_pages() are not converted: reclaim
  *                finds them by scanning the page tables of every vma on
  *                i_mmap_nonlinear, as 2.6.7's try_to_unmap_nonlinear()
- *                (rmap_obj.c, shared with objfile: OBJ_NONLINEAR_SCAN)
+ *                (objrmap.c, shared with objfile: OBJ_NONLINEAR_SCAN)
  *   anon pages   PG_anon; mapped once in a vma without an anon_vma:
  *                PG_direct and page->as.vma; otherwise page->as.anon_vma,
  *                whose list holds every vma that may map the page, and

@@ -18,7 +18,7 @@
  * in core/rmap.h tells reclaim and truncate that it is a file page.
  *
  * The file-page half (find_pte(), page_referenced_obj(),
- * try_to_unmap_obj() and the audit's walk) is rmap_obj.c, shared with
+ * try_to_unmap_obj() and the audit's walk) is objrmap.c, shared with
  * anonvma; objfile asks it to search i_mmap_nonlinear with find_pte()
  * (OBJ_NONLINEAR_FIND_PTE), and holds or takes PG_chainlock around it.
  *

@@ -9,7 +9,7 @@
 #include "rwsem.h"
 
 #include "bug.h"
-#include "perturb.h"
+#include "lock_events.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -46,50 +46,37 @@ static inline bool write_trylock_once(struct rw_semaphore *sem)
  */
 void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 
-	if (unlikely(t->preempt_count))
+	if (unlikely(current->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
-	sched_point(SP_LOCK);
-	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, true, false, true);
 	if (unlikely(!read_trylock_once(sem))) {
-		struct lock_wait w = { 0 };
+		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_stat_add(&t->stats[cls].contended);
-		flight_record(FL_WAIT, file, line, cls);
+		lock_ev_contended(cls, file, line);
 		while (!read_trylock_once(sem))
 			lock_wait_sleep(&w);
 	}
-	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_LOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
-	lock_hold_point(cls);
+	lock_ev_post_lock(sem, LOCK_ACQ_BLOCKING, true, true, true);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
+	lock_ev_held(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
 }
 
 bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[cls].try_attempts);
-	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK | RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, true, false, true);
 	ok = read_trylock_once(sem);
-	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK | RT_TSAN_MUTEX_TRY_LOCK |
-			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
+	lock_ev_post_lock(sem, LOCK_ACQ_TRY, true, ok, true);
 	if (!ok) {
-		lock_stat_add(&t->stats[cls].try_failures);
-		flight_record(FL_TRYFAIL, file, line, cls);
+		lock_ev_try_failed(cls, false, file, line);
 		return false;
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_TRYLOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
 	return true;
 }
 
@@ -99,15 +86,12 @@ void __up_read(struct rw_semaphore *sem, const char *file, int line)
 	int cls = sem->dep_map.class_id;
 	long old;
 
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(sem, cls, file, line);
-	tsan_mutex_pre_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	lock_ev_pre_unlock(sem, cls, true, true, file, line);
 	/* Release pairs with the acquire in write_trylock_once(). */
 	old = __atomic_fetch_sub(&sem->count, 1, __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(sem, RT_TSAN_MUTEX_READ_LOCK);
+	lock_ev_post_unlock(sem, true, true);
 	BUG_ON((old & ~(RWSEM_WAITING | RWSEM_WRITER)) == 0 || (old & RWSEM_WRITER));
-	flight_record(FL_UNLOCK, file, line, cls);
-	sched_point(SP_UNLOCK);
+	lock_ev_released(sem, cls, false, file, line);
 }
 
 /**
@@ -116,18 +100,15 @@ void __up_read(struct rw_semaphore *sem, const char *file, int line)
  */
 void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 
-	if (unlikely(t->preempt_count))
+	if (unlikely(current->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
-	sched_point(SP_LOCK);
-	tsan_mutex_pre_lock(sem, 0);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, false, false, true);
 	if (unlikely(!write_trylock_once(sem))) {
-		struct lock_wait w = { 0 };
+		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_stat_add(&t->stats[cls].contended);
-		flight_record(FL_WAIT, file, line, cls);
+		lock_ev_contended(cls, file, line);
 		while (!write_trylock_once(sem)) {
 			long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
@@ -137,35 +118,25 @@ void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int 
 			lock_wait_sleep(&w);
 		}
 	}
-	tsan_mutex_post_lock(sem, 0);
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_LOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
-	lock_hold_point(cls);
+	lock_ev_post_lock(sem, LOCK_ACQ_BLOCKING, false, true, true);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
+	lock_ev_held(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
 bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[cls].try_attempts);
-	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, true);
 	ok = write_trylock_once(sem);
-	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_TRY_LOCK |
-			     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
+	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, true);
 	if (!ok) {
-		lock_stat_add(&t->stats[cls].try_failures);
-		flight_record(FL_TRYFAIL, file, line, cls);
+		lock_ev_try_failed(cls, false, file, line);
 		return false;
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_TRYLOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
 }
 
@@ -174,31 +145,30 @@ void __up_write(struct rw_semaphore *sem, const char *file, int line)
 	int cls = sem->dep_map.class_id;	/* before the release, as in __up_read() */
 	long old;
 
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(sem, cls, file, line);
-	tsan_mutex_pre_unlock(sem, 0);
+	lock_ev_pre_unlock(sem, cls, false, true, file, line);
 	/* Release pairs with the acquires in read/write_trylock_once(). */
 	old = __atomic_fetch_and(&sem->count, ~RWSEM_WRITER, __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(sem, 0);
+	lock_ev_post_unlock(sem, false, true);
 	BUG_ON(!(old & RWSEM_WRITER));
-	flight_record(FL_UNLOCK, file, line, cls);
-	sched_point(SP_UNLOCK);
+	lock_ev_released(sem, cls, false, file, line);
 }
 
+/*
+ * Not a release and an acquire: the hold goes on, shared, with no
+ * scheduler point, no statistics and no flight event; lockdep and TSan
+ * see the write hold end and a read hold (a trylock: no new edge) begin.
+ */
 void __downgrade_write(struct rw_semaphore *sem, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 	long old;
 
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(sem, cls, file, line);
-	tsan_mutex_pre_unlock(sem, 0);
+	lock_ev_pre_unlock(sem, cls, false, true, file, line);
 	/* Writer becomes one reader; release pairs with write_trylock_once(). */
 	old = __atomic_fetch_add(&sem->count, 1 - RWSEM_WRITER, __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(sem, 0);
+	lock_ev_post_unlock(sem, false, true);
 	BUG_ON(!(old & RWSEM_WRITER));
 	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
+	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
 }

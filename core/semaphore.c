@@ -8,7 +8,7 @@
 #include "semaphore.h"
 
 #include "bug.h"
-#include "perturb.h"
+#include "lock_events.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -38,30 +38,23 @@ static inline bool down_once(struct semaphore *sem)
  */
 void __down(struct semaphore *sem, int subclass, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 
-	if (unlikely(t->preempt_count))
+	if (unlikely(current->preempt_count))
 		__might_sleep(lock_class_name(cls), file, line);
-	sched_point(SP_LOCK);
-	if (sem->mutex)
-		tsan_mutex_pre_lock(sem, 0);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, false, false, sem->mutex);
 	if (unlikely(!down_once(sem))) {
-		struct lock_wait w = { 0 };
+		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_stat_add(&t->stats[cls].contended);
-		flight_record(FL_WAIT, file, line, cls);
+		lock_ev_contended(cls, file, line);
 		while (!down_once(sem))
 			lock_wait_sleep(&w);
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_LOCK, file, line, cls);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
 	if (!sem->mutex)
 		return;
-	tsan_mutex_post_lock(sem, 0);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
-	lock_hold_point(cls);
+	lock_ev_post_lock(sem, LOCK_ACQ_BLOCKING, false, true, true);
+	lock_ev_held(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
 /**
@@ -71,27 +64,19 @@ void __down(struct semaphore *sem, int subclass, const char *file, int line)
  */
 int __down_trylock(struct semaphore *sem, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = sem->dep_map.class_id;
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[cls].try_attempts);
-	if (sem->mutex)
-		tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, sem->mutex);
 	ok = down_once(sem);
-	if (sem->mutex)
-		tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_TRY_LOCK |
-				     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
+	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, sem->mutex);
 	if (!ok) {
-		lock_stat_add(&t->stats[cls].try_failures);
-		flight_record(FL_TRYFAIL, file, line, cls);
+		lock_ev_try_failed(cls, false, file, line);
 		return 1;
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_TRYLOCK, file, line, cls);
-	if (sem->mutex && unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	if (sem->mutex)
+		lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return 0;
 }
 
@@ -101,15 +86,9 @@ void __up(struct semaphore *sem, const char *file, int line)
 	bool mutex = sem->mutex;
 	int cls = sem->dep_map.class_id;
 
-	if (mutex) {
-		if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-			lock_release(sem, cls, file, line);
-		tsan_mutex_pre_unlock(sem, 0);
-	}
+	lock_ev_pre_unlock(sem, cls, false, mutex, file, line);
 	/* Release pairs with the acquire in down_once(). */
 	__atomic_fetch_add(&sem->count, 1, __ATOMIC_RELEASE);
-	if (mutex)
-		tsan_mutex_post_unlock(sem, 0);
-	flight_record(FL_UNLOCK, file, line, cls);
-	sched_point(SP_UNLOCK);
+	lock_ev_post_unlock(sem, false, mutex);
+	lock_ev_released(sem, cls, false, file, line);
 }

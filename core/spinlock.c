@@ -31,7 +31,7 @@ void lock_wait_relax(struct lock_wait *w)
 	unsigned int i = w->iter++;
 
 	/* Under the deterministic scheduler: let another thread run. */
-	if (sched_point(SP_WAIT))
+	if (sched_point(SP_WAIT, w->lock, w->cls))
 		return;
 
 	if (i < SPIN_ROUNDS) {
@@ -48,7 +48,7 @@ void lock_wait_sleep(struct lock_wait *w)
 {
 	unsigned int i = w->iter++;
 
-	if (sched_point(SP_WAIT))
+	if (sched_point(SP_WAIT, w->lock, w->cls))
 		return;
 
 	if (i < 2)
@@ -66,9 +66,9 @@ void spin_lock_init(spinlock_t *lock, int class_id)
 	tsan_mutex_create(lock, RT_TSAN_MUTEX_NOT_STATIC);
 }
 
-void __spin_lock_contended(spinlock_t *lock)
+void __spin_lock_contended(spinlock_t *lock, int cls)
 {
-	struct lock_wait w = { 0 };
+	struct lock_wait w = LOCK_WAIT(lock, cls);
 
 	for (;;) {
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
@@ -79,9 +79,9 @@ void __spin_lock_contended(spinlock_t *lock)
 	}
 }
 
-void __bit_spin_wait(unsigned int bitnr, unsigned long *addr)
+void __bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls)
 {
-	struct lock_wait w = { 0 };
+	struct lock_wait w = LOCK_WAIT(tsan_key, cls);
 
 	while (__atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << bitnr))
 		lock_wait_relax(&w);

@@ -7,7 +7,7 @@
  * Every acquisition raises the task's preempt_count (so sleeping inside is
  * reported), counts in the per-class statistics, goes through lockdep, and
  * is annotated for ThreadSanitizer so its reports name the lock and its
- * deadlock detector sees the order.
+ * deadlock detector sees the order: the steps of lock_events.h.
  */
 #ifndef RT_CORE_SPINLOCK_H
 #define RT_CORE_SPINLOCK_H
@@ -16,6 +16,7 @@
 
 #include "bug.h"
 #include "compiler.h"
+#include "lock_events.h"
 #include "lockdep.h"
 #include "perturb.h"
 #include "task.h"
@@ -29,68 +30,56 @@ typedef struct spinlock {
 
 /*
  * Waiting for any emulated lock: spin a little, then sched_yield(), then
- * sleep up to about a millisecond. One state per wait.
+ * sleep up to about a millisecond. One state per wait, made with
+ * LOCK_WAIT(key, cls) for a lock (the scheduler hook is told which) or
+ * LOCK_WAIT_NONE for a wait that is not for a lock.
  */
 struct lock_wait {
 	unsigned int iter;
+	int cls;		/* the lock's class, or -1 */
+	const void *lock;	/* the lock's key (lock_events.h), or NULL */
 };
+#define LOCK_WAIT(key, c)	((struct lock_wait){ .iter = 0, .cls = (c), .lock = (key) })
+#define LOCK_WAIT_NONE		LOCK_WAIT(NULL, -1)
 void lock_wait_relax(struct lock_wait *w);
 /* Waits for sleeping locks (semaphore, rwsem, lock_page) go to sleep sooner. */
 void lock_wait_sleep(struct lock_wait *w);
 
-extern bool __lockdep_on;
-
 void spin_lock_init(spinlock_t *lock, int class_id);
-void __spin_lock_contended(spinlock_t *lock);
+void __spin_lock_contended(spinlock_t *lock, int cls);
 
 static inline void __spin_lock(spinlock_t *lock, int subclass,
 			       const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = lock->dep_map.class_id;
 
-	sched_point(SP_LOCK);
-	preempt_disable();
-	tsan_mutex_pre_lock(lock, 0);
+	lock_ev_pre_lock(lock, cls, LOCK_ACQ_BLOCKING, false, true, true);
 	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
 		/* Pairs with the release in __spin_unlock(). */
-		lock_stat_add(&t->stats[cls].contended);
-		flight_record(FL_WAIT, file, line, cls);
-		__spin_lock_contended(lock);
+		lock_ev_contended(cls, file, line);
+		__spin_lock_contended(lock, cls);
 	}
-	tsan_mutex_post_lock(lock, 0);
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_LOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
-	lock_hold_point(cls);
+	lock_ev_post_lock(lock, LOCK_ACQ_BLOCKING, false, true, true);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
+	lock_ev_held(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
 static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
 {
-	struct task_struct *t = current;
 	int cls = lock->dep_map.class_id;
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[cls].try_attempts);
-	preempt_disable();
-	tsan_mutex_pre_lock(lock, RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(lock, cls, LOCK_ACQ_TRY, false, true, true);
 	/* Acquire pairs with the release in __spin_unlock(). */
 	ok = !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
 	     !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
-	tsan_mutex_post_lock(lock, ok ? RT_TSAN_MUTEX_TRY_LOCK :
-			     RT_TSAN_MUTEX_TRY_LOCK | RT_TSAN_MUTEX_TRY_LOCK_FAILED);
+	lock_ev_post_lock(lock, LOCK_ACQ_TRY, false, ok, true);
 	if (!ok) {
-		preempt_enable();
-		lock_stat_add(&t->stats[cls].try_failures);
-		flight_record(FL_TRYFAIL, file, line, cls);
+		lock_ev_try_failed(cls, true, file, line);
 		return false;
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_TRYLOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(lock, cls, 0, LOCK_ACQ_TRY, false, file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	lock_ev_held(lock, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
 }
 
@@ -99,15 +88,11 @@ static inline void __spin_unlock(spinlock_t *lock, const char *file, int line)
 	/* Read before the release: the lock's memory may be freed right after. */
 	int cls = lock->dep_map.class_id;
 
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(lock, cls, file, line);
-	tsan_mutex_pre_unlock(lock, 0);
+	lock_ev_pre_unlock(lock, cls, false, true, file, line);
 	/* Pairs with the acquire in __spin_lock()/__spin_trylock(). */
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(lock, 0);
-	preempt_enable();
-	flight_record(FL_UNLOCK, file, line, cls);
-	sched_point(SP_UNLOCK);
+	lock_ev_post_unlock(lock, false, true);
+	lock_ev_released(lock, cls, true, file, line);
 }
 
 static inline bool spin_is_locked(const spinlock_t *lock)
@@ -133,57 +118,41 @@ static inline bool spin_is_locked(const spinlock_t *lock)
  * @tsan_key is a distinct address per (word, bit) for TSan: never the
  * word's own address, where the other flag atomics live.
  */
-void __bit_spin_wait(unsigned int bitnr, unsigned long *addr);
+void __bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls);
 
 static inline void __bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 				   void *tsan_key, int cls,
 				   const char *file, int line)
 {
-	struct task_struct *t = current;
 	unsigned long mask = 1UL << bitnr;
 
-	sched_point(SP_LOCK);
-	preempt_disable();
-	tsan_mutex_pre_lock(tsan_key, 0);
+	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_BLOCKING, false, true, true);
 	/* Acquire pairs with the release in __bit_spin_unlock(). */
 	while (unlikely(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask)) {
-		lock_stat_add(&t->stats[cls].contended);
-		flight_record(FL_WAIT, file, line, cls);
-		__bit_spin_wait(bitnr, addr);
+		lock_ev_contended(cls, file, line);
+		__bit_spin_wait(bitnr, addr, tsan_key, cls);
 	}
-	tsan_mutex_post_lock(tsan_key, 0);
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_LOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
-	lock_hold_point(cls);
+	lock_ev_post_lock(tsan_key, LOCK_ACQ_BLOCKING, false, true, true);
+	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
+	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
 static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 				      void *tsan_key, int cls,
 				      const char *file, int line)
 {
-	struct task_struct *t = current;
 	unsigned long mask = 1UL << bitnr;
 	bool ok;
 
-	sched_point(SP_LOCK);
-	lock_stat_add(&t->stats[cls].try_attempts);
-	preempt_disable();
-	tsan_mutex_pre_lock(tsan_key, RT_TSAN_MUTEX_TRY_LOCK);
+	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_TRY, false, true, true);
 	ok = !(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask);
-	tsan_mutex_post_lock(tsan_key, ok ? RT_TSAN_MUTEX_TRY_LOCK :
-			     RT_TSAN_MUTEX_TRY_LOCK | RT_TSAN_MUTEX_TRY_LOCK_FAILED);
+	lock_ev_post_lock(tsan_key, LOCK_ACQ_TRY, false, ok, true);
 	if (!ok) {
-		preempt_enable();
-		lock_stat_add(&t->stats[cls].try_failures);
-		flight_record(FL_TRYFAIL, file, line, cls);
+		lock_ev_try_failed(cls, true, file, line);
 		return false;
 	}
-	lock_stat_add(&t->stats[cls].acquired);
-	flight_record(FL_TRYLOCK, file, line, cls);
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_acquire(tsan_key, cls, 0, LOCK_ACQ_TRY, false, file, line);
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_TRY, false, file, line);
 	return true;
 }
 
@@ -191,15 +160,11 @@ static inline void __bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
 				     void *tsan_key, int cls,
 				     const char *file, int line)
 {
-	if (unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED)))
-		lock_release(tsan_key, cls, file, line);
-	tsan_mutex_pre_unlock(tsan_key, 0);
+	lock_ev_pre_unlock(tsan_key, cls, false, true, file, line);
 	/* Pairs with the acquire in __bit_spin_lock()/__bit_spin_trylock(). */
 	__atomic_fetch_and(addr, ~(1UL << bitnr), __ATOMIC_RELEASE);
-	tsan_mutex_post_unlock(tsan_key, 0);
-	preempt_enable();
-	flight_record(FL_UNLOCK, file, line, cls);
-	sched_point(SP_UNLOCK);
+	lock_ev_post_unlock(tsan_key, false, true);
+	lock_ev_released(tsan_key, cls, true, file, line);
 }
 
 #endif /* RT_CORE_SPINLOCK_H */

@@ -138,7 +138,7 @@ void tlb_access_end(void)
 	/* A6: release pairs with the acquire loads of gen in flush_tlb_mm(). */
 	__atomic_store_n(&c->gen, gen + 1, __ATOMIC_RELEASE);
 	/* A flusher that waits for this access may run again (--sched). */
-	sched_point(SP_UNLOCK);
+	sched_point(SP_UNLOCK, NULL, -1);
 }
 
 void flush_tlb_mm(struct mm_struct *mm)
@@ -160,7 +160,7 @@ void flush_tlb_mm(struct mm_struct *mm)
 		struct tlb_cpu *c = &tlb_cpus[i];
 		/* F3: acquire pairs with the release at A2/A6. */
 		unsigned long g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
-		struct lock_wait w = { 0 };
+		struct lock_wait w = LOCK_WAIT_NONE;
 
 		if (!(g & 1) || __atomic_load_n(&c->mm, __ATOMIC_RELAXED) != mm)
 			continue;

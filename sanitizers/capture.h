@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "report.h"
+#include "san_report.h"
 
 /**
  * rt_sanitizer_collect() - save every sanitizer report of a run as an artifact

@@ -366,7 +366,7 @@ static void *reclaim_main(void *arg)
 		if (pressure)
 			continue;
 		/* Idle: sleep; scheduled, wait until some lock is released. */
-		if (!sched_point(SP_WAIT))
+		if (!sched_point(SP_WAIT, NULL, -1))
 			sleep_ms(2);
 	}
 	rt_sched_exit();

@@ -109,7 +109,7 @@ static int cmp_ulong(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool sched_hook_fn_impl(enum sched_point_kind kind);
+static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls);
 static bool all_parked(void);
 static void finish_parking(unsigned long gen);
 
@@ -263,12 +263,15 @@ static void decide(int me)
 		flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
 }
 
-static bool sched_hook_fn_impl(enum sched_point_kind kind)
+/* The sched_hook_fn; which lock (@lock, @cls) does not enter the choice. */
+static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls)
 {
 	struct task_struct *t = current;
 	int me = t->sched_slot;
 	struct slot *s;
 
+	(void)lock;
+	(void)cls;
 	if (me < 0)
 		return false;
 	s = &S.slots[me];

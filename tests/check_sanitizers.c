@@ -36,7 +36,7 @@
 #include "artifact.h"
 #include "capture.h"
 #include "compiler.h"
-#include "report.h"
+#include "san_report.h"
 #include "rt_check.h"
 #include "variant.h"
 

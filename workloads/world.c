@@ -28,8 +28,6 @@
 #include "vmscan.h"
 #include "workload.h"
 
-#define P PAGE_SIZE
-
 struct wl_world {
 	const struct rt_scenario *s;
 	struct wl_params p;
@@ -94,12 +92,14 @@ static struct mm_struct *new_image(struct wl_world *w)
 		return mm;
 	down_write(&mm->mmap_sem);
 	if (w->p.shm_pages)
-		do_mmap(mm, f, 0, w->p.shm_pages * P, VM_READ | VM_WRITE | VM_SHARED, 0);
+		do_mmap(mm, f, 0, w->p.shm_pages * PAGE_SIZE,
+			VM_READ | VM_WRITE | VM_SHARED, 0);
 	for (int i = 0; i < w->p.vmas_per_proc; i++) {
 		/* One-page windows on the file, never adjacent: no merging. */
 		unsigned long pgoff = (unsigned long)i % w->p.file_pages;
 
-		do_mmap(mm, f, 0, P, VM_READ | ((i & 1) ? VM_SHARED | VM_WRITE : 0), pgoff);
+		do_mmap(mm, f, 0, PAGE_SIZE,
+			VM_READ | ((i & 1) ? VM_SHARED | VM_WRITE : 0), pgoff);
 	}
 	up_write(&mm->mmap_sem);
 	iput(f);
@@ -201,7 +201,7 @@ static unsigned long pick_page(struct vm_area_struct *v, uint64_t *rng)
 {
 	unsigned long start = READ_ONCE(v->vm_start), end = READ_ONCE(v->vm_end);
 
-	return start + rnd_below(rng, (end - start) >> PAGE_SHIFT) * P;
+	return start + rnd_below(rng, (end - start) >> PAGE_SHIFT) * PAGE_SIZE;
 }
 
 static enum wl_result access_result(enum mm_access_result r)
@@ -258,7 +258,7 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 		iput(f);
 		return WL_SKIPPED;
 	}
-	r = do_mmap(mm, f, 0, pages * P, flags, pgoff);
+	r = do_mmap(mm, f, 0, pages * PAGE_SIZE, flags, pgoff);
 	up_write(&mm->mmap_sem);
 	iput(f);		/* the vma holds its own */
 	return r == -ENOMEM ? WL_OOM : r < 0 ? WL_SKIPPED : WL_DONE;
@@ -277,8 +277,8 @@ static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
 	pages = (v->vm_end - v->vm_start) >> PAGE_SHIFT;
 	first = rnd_below(rng, pages);
 	n = 1 + rnd_below(rng, pages - first);
-	*start = v->vm_start + first * P;
-	*len = n * P;
+	*start = v->vm_start + first * PAGE_SIZE;
+	*len = n * PAGE_SIZE;
 	return v;
 }
 
@@ -324,7 +324,7 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 		up_write(&mm->mmap_sem);
 		return WL_SKIPPED;
 	}
-	new_len = (1 + rnd_below(rng, 2 * (len >> PAGE_SHIFT))) * P;
+	new_len = (1 + rnd_below(rng, 2 * (len >> PAGE_SHIFT))) * PAGE_SIZE;
 	if (v->vm_file && v->vm_pgoff + ((start - v->vm_start + new_len) >> PAGE_SHIFT) >
 			  v->vm_file->max_pages)
 		new_len = len;		/* a file mapping cannot outgrow its file */
@@ -503,11 +503,12 @@ static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
 		return WL_SKIPPED;
 	}
 	start = pick_page(v, rng);
-	size = (1 + rnd_below(rng, (READ_ONCE(v->vm_end) - start) >> PAGE_SHIFT)) * P;
+	size = (1 + rnd_below(rng, (READ_ONCE(v->vm_end) - start) >> PAGE_SHIFT)) *
+	       PAGE_SIZE;
 	max = v->vm_file->max_pages;
 	up_read(&mm->mmap_sem);
 	if ((size >> PAGE_SHIFT) > max)
-		size = max * P;
+		size = max * PAGE_SIZE;
 	pgoff = rnd_below(rng, max - (size >> PAGE_SHIFT) + 1);
 	/* It takes mmap_sem itself; the vma may have changed: EINVAL then. */
 	return remap_file_pages(mm, start, size, pgoff) == -ENOMEM ? WL_OOM : WL_DONE;
@@ -524,7 +525,8 @@ static enum wl_result op_stack(struct mm_struct *mm, uint64_t *rng)
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
 	}
-	r = mm_access(mm, READ_ONCE(v->vm_start) - (1 + rnd_below(rng, 8)) * P, true, NULL);
+	r = mm_access(mm, READ_ONCE(v->vm_start) - (1 + rnd_below(rng, 8)) * PAGE_SIZE,
+		      true, NULL);
 	up_read(&mm->mmap_sem);
 	return access_result(r);
 }

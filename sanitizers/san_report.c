@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sanitizer report parser (report.h). Formats, as gcc 12's libsanitizer
+ * Sanitizer report parser (san_report.h). Formats, as gcc 12's libsanitizer
  * and compiler-rt 14 print them:
  *
  *   WARNING: ThreadSanitizer: data race (pid=N)
@@ -21,7 +21,7 @@
  * Everything else (shadow byte maps, "reported N warnings", garbage) is
  * ignored.
  */
-#include "report.h"
+#include "san_report.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -9,8 +9,8 @@
  * accepted; what is not a report header yields no report. Long lines and
  * deep stacks are truncated, never overrun.
  */
-#ifndef RT_SANITIZERS_REPORT_H
-#define RT_SANITIZERS_REPORT_H
+#ifndef RT_SANITIZERS_SAN_REPORT_H
+#define RT_SANITIZERS_SAN_REPORT_H
 
 #include <stddef.h>
 
@@ -85,4 +85,4 @@ int rt_san_parse_file(const char *path, struct rt_san_report **reps);
  */
 void rt_san_signature(struct rt_san_report *rep);
 
-#endif /* RT_SANITIZERS_REPORT_H */
+#endif /* RT_SANITIZERS_SAN_REPORT_H */
