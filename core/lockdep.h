@@ -111,6 +111,21 @@ int lockdep_order_parent(int class_id);
 /* All documented parents of @class_id, as a mask of class bits. */
 uint64_t lockdep_order_parents_mask(int class_id);
 
+/* Which documented order lockdep enforces: the tree at the top of lockdep.c, or 2.6.9's. */
+enum lockdep_order {
+	LOCKDEP_ORDER_DEFAULT,
+	LOCKDEP_ORDER_2_6_9,	/* mainline9: anon_vma->lock outside page_table_lock */
+};
+
+/**
+ * lockdep_set_order() - enforce @order from now on; a change forgets the
+ * dependency graph learnt so far
+ * @order: the order
+ *
+ * Context: before any thread takes an emulated lock (rmap_select()).
+ */
+void lockdep_set_order(enum lockdep_order order);
+
 /**
  * lock_acquire() - record an acquisition in the task's held-lock stack
  * @instance: the lock (a distinct address per lock)

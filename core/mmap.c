@@ -369,7 +369,7 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 {
 	struct address_space *mapping = vma->vm_file;
 	struct vm_area_struct *new, *prev;
-	struct anon_vma *anon_vma;
+	struct anon_vma *anon_vma = NULL;
 	unsigned long delta;
 	int err;
 
@@ -425,8 +425,12 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 	}
 	if (mapping)
 		i_mmap_lock_file(mapping);
+	/* mainline9: 2.6.9 nests anon_vma->lock outside page_table_lock. */
+	if (rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	spin_lock(&mm->page_table_lock);
-	anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
+	if (!rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
 	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
 		/* Seeded bug: moved above, unlocked. */
 		vma_file_bounds_begin(vma);
@@ -438,9 +442,12 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		WRITE_ONCE(vma->vm_end, addr);
 		vma_file_bounds_end(vma);
 	}
-	vma_unlock_anon_vma(anon_vma);
+	if (!rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	__vma_link_list(mm, new, prev);
 	spin_unlock(&mm->page_table_lock);
+	if (rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	if (mapping) {
 		/* Next to the original, as fork does. */
 		__vma_link_file_after(new, vma);
@@ -713,7 +720,7 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	struct mm_struct *mm = vma->vm_mm;
 	bool ptl = vma_lock_taken(VMA_LOCK_STACK_PTL, INJECT_EXPAND_STACK_NO_PTL);
 	struct vm_area_struct *prev;
-	struct anon_vma *anon_vma;
+	struct anon_vma *anon_vma = NULL;
 	unsigned long grow;
 	int ret = 0;
 
@@ -727,10 +734,14 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 		return -ENOMEM;
 	/* Another thread may be growing it under mmap_sem (read) too. */
 	find_vma_prev(mm, READ_ONCE(vma->vm_start), &prev);
+	/* mainline9: 2.6.9 nests anon_vma->lock outside page_table_lock. */
+	if (rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
 	/* anonvma: its walkers read the bounds under this lock. */
-	anon_vma = vma_lock_anon_vma(vma);
+	if (!rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	BUG_ON(!ptl && !anon_vma && !injected(INJECT_EXPAND_STACK_NO_PTL));
 	if (address >= READ_ONCE(vma->vm_start))
 		goto out_unlock;		/* another thread grew it */
@@ -747,8 +758,11 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	yield_point("expand_stack:pgoff_moved");
 	WRITE_ONCE(vma->vm_start, address);
 out_unlock:
-	vma_unlock_anon_vma(anon_vma);
+	if (!rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
+	if (rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	return ret;
 }

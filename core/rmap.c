@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lockdep.h"
 #include "swap.h"
 #include "tlbflush.h"
 
@@ -29,6 +30,7 @@ static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_OBJFILE] = &rmap_objfile_ops,
 	[RMAP_ANONVMA] = &rmap_anonvma_ops,
 	[RMAP_MAINLINE8] = &rmap_mainline8_ops,
+	[RMAP_MAINLINE9] = &rmap_mainline9_ops,
 };
 
 static const char *const rmap_mode_names[RMAP_NR_MODES] = {
@@ -36,6 +38,7 @@ static const char *const rmap_mode_names[RMAP_NR_MODES] = {
 	[RMAP_OBJFILE] = "objfile",
 	[RMAP_ANONVMA] = "anonvma",
 	[RMAP_MAINLINE8] = "mainline8",
+	[RMAP_MAINLINE9] = "mainline9",
 };
 
 /* Written by rmap_select() before any thread runs; read-only after. */
@@ -57,6 +60,7 @@ int rmap_select(enum rmap_mode mode)
 		return -EINVAL;
 	rmap = rmap_designs[mode];
 	rmap_mode = mode;
+	lockdep_set_order((enum lockdep_order)rmap->lock_order);
 	return 0;
 }
 
@@ -100,6 +104,8 @@ int rmap_mode_by_name(const char *name)
  */
 void rmap_lock(struct page *page)
 {
+	if (rmap->no_rmap_lock)
+		return;		/* mainline9: 2.6.9 has none */
 	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		page_map_lock(page);
 	else
@@ -115,6 +121,8 @@ void rmap_lock(struct page *page)
  */
 bool rmap_trylock(struct page *page)
 {
+	if (rmap->no_rmap_lock)
+		return true;
 	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		return page_map_trylock(page);
 	return pte_chain_trylock(page);
@@ -128,6 +136,8 @@ bool rmap_trylock(struct page *page)
  */
 void rmap_unlock(struct page *page)
 {
+	if (rmap->no_rmap_lock)
+		return;
 	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		page_map_unlock(page);
 	else

@@ -31,6 +31,7 @@ enum rmap_mode {
 	RMAP_OBJFILE,
 	RMAP_ANONVMA,
 	RMAP_MAINLINE8,		/* 2.6.8: core/rmap_mainline.c */
+	RMAP_MAINLINE9,		/* 2.6.9: core/rmap_mainline.c */
 	RMAP_NR_MODES,
 };
 
@@ -170,6 +171,15 @@ struct rmap_ops {
 	 */
 	bool i_mmap_tree;
 	bool anon_vma_at_fault;
+	/*
+	 * mainline9 (2.6.9's rmaplock series): no rmap lock of the page
+	 * (rmap_lock() takes nothing), anon_vma->lock outside
+	 * page_table_lock wherever both are held (core/mmap.c), and
+	 * lockdep enforces 2.6.9's order (enum lockdep_order).
+	 */
+	bool no_rmap_lock;
+	bool anon_vma_outside_ptl;
+	int lock_order;
 	/*
 	 * The audit's check of one present pte of @page in @vma against the
 	 * design's own state (may be NULL): nonzero if bad. Context: a

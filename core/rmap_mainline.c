@@ -91,10 +91,20 @@
 #include "spinlock.h"
 #include "tlbflush.h"
 
-/* ---- the anon_vma cache: a plain one in 2.6.8 (no SLAB_DESTROY_BY_RCU) ---- */
+/*
+ * ---- the anon_vma caches: a plain one in 2.6.8; 2.6.9's is
+ * SLAB_DESTROY_BY_RCU (type-stable), for page_lock_anon_vma() ----
+ */
 
-static struct kmem_cache *anon_vma_cachep;	/* set once */
+static struct kmem_cache *anon_vma_cachep;	/* 2.6.8's; set once */
+static struct kmem_cache *anon_vma_cachep_rcu;	/* 2.6.9's; set once */
 static pthread_once_t anon_vma_once = PTHREAD_ONCE_INIT;
+
+/* The design running is mainline9 (2.6.9). Read-only while threads run. */
+static inline bool ml9(void)
+{
+	return rmap_mode == RMAP_MAINLINE9;
+}
 
 static void anon_vma_ctor(void *obj)
 {
@@ -108,6 +118,8 @@ static void anon_vma_cache_init(void)
 {
 	anon_vma_cachep = kmem_cache_create("anon_vma_mainline", sizeof(struct anon_vma),
 					    0, anon_vma_ctor);
+	anon_vma_cachep_rcu = kmem_cache_create("anon_vma_mainline9", sizeof(struct anon_vma),
+						SLAB_DESTROY_BY_RCU, anon_vma_ctor);
 }
 
 /* Context: may sleep. Return: an anon_vma with an empty list, or NULL. */
@@ -116,7 +128,7 @@ static struct anon_vma *anon_vma_alloc(void)
 	struct anon_vma *anon_vma;
 
 	RT_PTHREAD(pthread_once(&anon_vma_once, anon_vma_cache_init));
-	anon_vma = kmem_cache_alloc(anon_vma_cachep, GFP_KERNEL);
+	anon_vma = kmem_cache_alloc(ml9() ? anon_vma_cachep_rcu : anon_vma_cachep, GFP_KERNEL);
 	if (!anon_vma)
 		return NULL;
 	BUG_ON(!list_empty(&anon_vma->head));
@@ -128,7 +140,7 @@ static struct anon_vma *anon_vma_alloc(void)
 static void anon_vma_free(struct anon_vma *anon_vma)
 {
 	rmap_account_anon_vma(-(long)sizeof(*anon_vma));
-	kmem_cache_free(anon_vma_cachep, anon_vma);
+	kmem_cache_free(ml9() ? anon_vma_cachep_rcu : anon_vma_cachep, anon_vma);
 }
 
 /*
@@ -175,7 +187,7 @@ static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
 static int mainline_anon_vma_prepare(struct vm_area_struct *vma)
 {
 	struct mm_struct *mm = vma->vm_mm;
-	struct anon_vma *anon_vma, *allocated = NULL;
+	struct anon_vma *anon_vma, *allocated = NULL, *locked = NULL;
 
 	might_sleep("anon_vma_prepare");
 	if (likely(READ_ONCE(vma->anon_vma)))
@@ -186,19 +198,25 @@ static int mainline_anon_vma_prepare(struct vm_area_struct *vma)
 		if (!anon_vma)
 			return -ENOMEM;
 		allocated = anon_vma;
+	} else if (ml9()) {
+		/* 2.6.9 reversed the nesting: the adopted anon_vma's lock first. */
+		locked = anon_vma;
+		spin_lock(&locked->lock);
 	}
 	spin_lock(&mm->page_table_lock);
 	if (likely(!vma->anon_vma)) {
-		if (!allocated)
+		if (!ml9() && !allocated)
 			spin_lock(&anon_vma->lock);
 		WRITE_ONCE(vma->anon_vma, anon_vma);
 		list_add(&vma->anon_vma_node, &anon_vma->head);
-		if (!allocated)
+		if (!ml9() && !allocated)
 			spin_unlock(&anon_vma->lock);
 		rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
 		allocated = NULL;
 	}
 	spin_unlock(&mm->page_table_lock);
+	if (locked)
+		spin_unlock(&locked->lock);
 	if (unlikely(allocated))
 		anon_vma_free(allocated);
 	return 0;
@@ -260,6 +278,27 @@ static void mainline_anon_vma_unlink(struct vm_area_struct *vma)
 }
 
 /* ---- page_add_rmap / page_remove_rmap ---- */
+
+/* 2.6.9's PAGE_MAPPING_ANON: the low bit of page->mapping marks an anon_vma. */
+#define PAGE_MAPPING_ANON	1UL
+
+/*
+ * The anon_vma an anonymous page points to, or NULL: 2.6.8 keeps the
+ * pointer, 2.6.9 the pointer with PAGE_MAPPING_ANON set.
+ * Context: PG_maplock (mainline8), or a stable page (the audit); 2.6.9's
+ * lock-free readers go through page_lock_anon_vma().
+ */
+static inline struct anon_vma *page_anon_vma(struct page *page)
+{
+	uintptr_t m = (uintptr_t)rcu_access_pointer(page->as.anon_vma);
+
+	if (ml9()) {
+		if (!(m & PAGE_MAPPING_ANON))
+			return NULL;
+		m -= PAGE_MAPPING_ANON;
+	}
+	return (struct anon_vma *)m;
+}
 
 static inline void assert_map_locked(struct page *page)
 {
@@ -672,6 +711,8 @@ static int mainline_rmap_count(struct page *page)
 {
 	int n;
 
+	if (ml9())
+		return page_mapcount(page);	/* atomic */
 	page_map_lock(page);
 	n = page_mapcount(page);
 	page_map_unlock(page);
@@ -689,8 +730,9 @@ static int rmap_walk_anon(struct page *page, rmap_walk_fn fn, void *arg)
 	int n, max = 0, found = 0;
 
 	for (;;) {
-		page_map_lock(page);
-		anon_vma = rcu_access_pointer(page->as.anon_vma);
+		if (!ml9())
+			page_map_lock(page);
+		anon_vma = page_anon_vma(page);
 		n = 0;
 		if (page_mapcount(page) && anon_vma) {
 			spin_lock(&anon_vma->lock);
@@ -701,7 +743,8 @@ static int rmap_walk_anon(struct page *page, rmap_walk_fn fn, void *arg)
 			}
 			spin_unlock(&anon_vma->lock);
 		}
-		page_map_unlock(page);
+		if (!ml9())
+			page_map_unlock(page);
 		if (n <= max)
 			break;
 		max = n;
@@ -848,10 +891,432 @@ static int mainline_audit_pte(struct page *page, struct vm_area_struct *vma)
 
 	if (!PageAnon(page))
 		return READ_ONCE(page->as.mapping) ? 0 : 1;
-	anon_vma = rcu_access_pointer(page->as.anon_vma);
+	anon_vma = page_anon_vma(page);
 	if (!anon_vma)
 		return 1;
 	return anon_vma_has_vma(anon_vma, vma) ? 0 : 1;
+}
+
+/*
+ * ==== mainline9: 2.6.9's rmaplock series (HassebJ/linux-2.6.9) ====
+ *
+ * No PG_maplock: page->_mapcount is atomic, starting at -1 (the model
+ * keeps _mapcount + 1 in page->pte.mapcount, so a free page reads 0 as the
+ * allocator checks; atomic_inc_and_test(&_mapcount) is a fetch_add that
+ * saw 0). The first pte of an anonymous page sets page->mapping to the
+ * anon_vma with PAGE_MAPPING_ANON and the last one leaves it (no
+ * clear_page_anon()): an unmapped page may point to an anon_vma freed
+ * since, so the anon_vma cache is SLAB_DESTROY_BY_RCU and a walker finds
+ * it through page_lock_anon_vma() under rcu_read_lock(). Reclaim takes
+ * i_mmap_lock and page_table_lock blocking (anon_vma->lock and
+ * i_mmap_lock outside page_table_lock: the order below), and
+ * page_referenced(page, is_locked) tries the page lock for a file page
+ * when the caller (the aging) does not hold it.
+ *
+ * Lock ordering in 2.6.9's rmap (mainline9; lockdep_set_order()):
+ *
+ * i_sem (truncate)
+ *   mmap_sem
+ *     PG_locked (lock_page: reclaim; page_referenced tries it)
+ *       i_shared_sem (not used by this design)
+ *         page_table_lock
+ *       i_mmap_lock (reclaim takes it, blocking)
+ *         anon_vma->lock (anon_vma_prepare, reclaim; split_vma, expand_stack)
+ *           page_table_lock (reclaim takes it, blocking)
+ *             PG_chainlock (not used by this design)
+ *             PG_maplock (not used by this design)
+ *             lru_lock
+ *             swap_lock
+ *               tree_lock
+ *
+ * Where the model departs from 2.6.9, beyond (1)-(4) above: the RCU read
+ * side of page_lock_anon_vma() lasts until page_unlock_anon_vma(), where
+ * 2.6.9 relied on the spinlock's disabled preemption (liburcu's grace
+ * period does not wait for a spinlock holder).
+ */
+
+static void mainline9_page_remove_rmap(struct page *page, pte_t *ptep);
+
+/* atomic_inc_and_test(&page->_mapcount): true for the first pte. */
+static inline bool mapcount_inc_first(struct page *page)
+{
+	return __atomic_fetch_add(&page->pte.mapcount, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+/* atomic_add_negative(-1, &page->_mapcount): true for the last pte. */
+static inline bool mapcount_dec_last(struct page *page)
+{
+	int old = __atomic_fetch_sub(&page->pte.mapcount, 1, __ATOMIC_ACQ_REL);
+
+	BUG_ON(old <= 0);	/* _mapcount below -1 */
+	return old == 1;
+}
+
+/*
+ * Mirrors 2.6.9's page_add_anon_rmap() and page_add_file_rmap(): no lock
+ * of the page; the first pte of an anonymous page publishes its anon_vma.
+ * Context: page_table_lock of @vma's mm held.
+ */
+static struct pte_chain *mainline9_page_add_rmap(struct page *page, struct vm_area_struct *vma,
+						 unsigned long address, pte_t *ptep, bool anon,
+						 struct pte_chain *chain)
+{
+	(void)address;
+	(void)ptep;
+	if (PageReserved(page))
+		return chain;
+	assert_spin_locked(&vma->vm_mm->page_table_lock);
+	BUG_ON(chain);
+	if (anon || PageAnon(page)) {
+		struct anon_vma *anon_vma = READ_ONCE(vma->anon_vma);
+
+		BUG_ON(!anon_vma);
+		if (!PageAnon(page))
+			SetPageAnon(page);	/* the model's flag; 2.6.9: the bit below */
+		if (mapcount_inc_first(page))
+			rcu_assign_pointer(page->as.anon_vma,
+					   (struct anon_vma *)((uintptr_t)anon_vma | PAGE_MAPPING_ANON));
+	} else {
+		BUG_ON(!READ_ONCE(page->as.mapping));
+		mapcount_inc_first(page);
+	}
+	return chain;
+}
+
+/*
+ * Mirrors 2.6.9's page_remove_rmap(): the count only; page->mapping stays.
+ * Context: page_table_lock held.
+ */
+static void mainline9_page_remove_rmap(struct page *page, pte_t *ptep)
+{
+	if (PageReserved(page))
+		return;
+	assert_spin_locked(&((struct mm_struct *)ptep_to_owner(ptep))->page_table_lock);
+	mapcount_dec_last(page);
+}
+
+static bool mainline9_page_mapped(struct page *page)
+{
+	return __atomic_load_n(&page->pte.mapcount, __ATOMIC_ACQUIRE) > 0;
+}
+
+/*
+ * Mirrors 2.6.9's page_lock_anon_vma(): page->mapping read once under
+ * rcu_read_lock(); an anonymous, still mapped page's anon_vma is locked.
+ * The anon_vma may have been freed and reused since the page pointed to
+ * it: type-stable memory keeps its lock a lock, and every pte found is
+ * checked for this page's pfn (find_pte()).
+ * Context: any; on success rcu_read_lock() and anon_vma->lock are held
+ * until page_unlock_anon_vma9().
+ */
+static struct anon_vma *page_lock_anon_vma9(struct page *page)
+{
+	uintptr_t anon_mapping;
+	struct anon_vma *anon_vma;
+
+	rcu_read_lock();
+	/* Acquire pairs with the rcu_assign_pointer() in page_add_rmap(). */
+	anon_mapping = (uintptr_t)rcu_dereference(page->as.anon_vma);
+	if (!(anon_mapping & PAGE_MAPPING_ANON))
+		goto out;
+	if (!mainline9_page_mapped(page))
+		goto out;
+	anon_vma = (struct anon_vma *)(anon_mapping - PAGE_MAPPING_ANON);
+	spin_lock(&anon_vma->lock);
+	return anon_vma;
+out:
+	rcu_read_unlock();
+	return NULL;
+}
+
+static void page_unlock_anon_vma9(struct anon_vma *anon_vma)
+{
+	spin_unlock(&anon_vma->lock);
+	rcu_read_unlock();
+}
+
+/*
+ * Mirrors 2.6.9's page_referenced_one(): page_table_lock taken, blocking.
+ * Context: anon_vma->lock or i_mmap_lock held.
+ */
+static int page_referenced_one9(struct page *page, struct vm_area_struct *vma, int *mapcount)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long address;
+	int referenced = 0;
+	pte_t *ptep;
+
+	if (!vma_address(vma, page, &address))
+		return 0;
+	spin_lock(&mm->page_table_lock);
+	ptep = find_pte(vma, page, &address);
+	if (ptep) {
+		if (ptep_test_and_clear_young(ptep))
+			referenced++;
+		(*mapcount)--;
+	}
+	spin_unlock(&mm->page_table_lock);
+	return referenced;
+}
+
+static int page_referenced_anon9(struct page *page)
+{
+	struct anon_vma *anon_vma = page_lock_anon_vma9(page);
+	struct vm_area_struct *vma;
+	int referenced = 0, mapcount;
+
+	if (!anon_vma)
+		return 0;
+	mapcount = page_mapcount(page);
+	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
+		referenced += page_referenced_one9(page, vma, &mapcount);
+		if (mapcount <= 0)
+			break;
+	}
+	page_unlock_anon_vma9(anon_vma);
+	return referenced;
+}
+
+static int page_referenced_file_one9(struct vm_area_struct *vma, void *arg)
+{
+	struct file_walk *w = arg;
+
+	if ((vma->vm_flags & (VM_LOCKED | VM_SHARED)) == (VM_LOCKED | VM_SHARED)) {
+		w->result++;
+		return 1;
+	}
+	w->result += page_referenced_one9(w->page, vma, &w->mapcount);
+	return w->mapcount <= 0;
+}
+
+/* Context: page locked; takes i_mmap_lock (blocking, 2.6.9). */
+static int page_referenced_file9(struct page *page)
+{
+	struct address_space *mapping = READ_ONCE(page->as.mapping);
+	struct file_walk w = { page, 0, 0 };
+
+	BUG_ON(PageAnon(page));
+	BUG_ON(!PageLocked(page));
+	spin_lock(&mapping->i_mmap_lock);
+	w.mapcount = page_mapcount(page);
+	vma_prio_tree_foreach(mapping, page->index, page->index, page_referenced_file_one9, &w);
+	spin_unlock(&mapping->i_mmap_lock);
+	return w.result;
+}
+
+/*
+ * Mirrors 2.6.9's page_referenced(page, is_locked): a file page needs its
+ * page lock (truncate clears page->mapping under it); the aging, which
+ * does not hold it, tries it and counts a busy one as a reference.
+ */
+static int page_referenced9(struct page *page, bool is_locked)
+{
+	int referenced = 0;
+
+	if (TestClearPageReferenced(page))
+		referenced++;
+	if (mainline9_page_mapped(page) && READ_ONCE(page->as.mapping)) {
+		if (PageAnon(page)) {
+			referenced += page_referenced_anon9(page);
+		} else if (is_locked) {
+			referenced += page_referenced_file9(page);
+		} else if (TestSetPageLocked(page)) {
+			referenced++;
+		} else {
+			if (READ_ONCE(page->as.mapping))
+				referenced += page_referenced_file9(page);
+			unlock_page(page);
+		}
+	}
+	return referenced;
+}
+
+/* shrink_list's page_referenced(page, 1). Context: page locked. */
+static int mainline9_page_referenced(struct page *page)
+{
+	BUG_ON(!PageLocked(page));
+	return page_referenced9(page, true);
+}
+
+/* refill_inactive_zone's page_referenced(page, 0). Context: no lock of the page. */
+static int mainline9_page_referenced_unlocked(struct page *page)
+{
+	if (!mainline9_page_mapped(page))
+		return 0;
+	return page_referenced9(page, false);
+}
+
+/*
+ * Mirrors 2.6.9's try_to_unmap_one(): page_table_lock taken, blocking.
+ * Context: page locked; anon_vma->lock or i_mmap_lock held.
+ */
+static int try_to_unmap_one9(struct page *page, struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long address;
+	int ret = SWAP_AGAIN;
+	pte_t *ptep;
+
+	if (!vma_address(vma, page, &address))
+		return SWAP_AGAIN;
+	spin_lock(&mm->page_table_lock);
+	ptep = find_pte(vma, page, &address);
+	if (ptep) {
+		if (unmap_one_pte(page, mm, vma, address, ptep) == SWAP_SUCCESS)
+			mainline9_page_remove_rmap(page, ptep);
+		else
+			ret = SWAP_FAIL;
+	}
+	spin_unlock(&mm->page_table_lock);
+	return ret;
+}
+
+static int try_to_unmap_anon9(struct page *page)
+{
+	struct anon_vma *anon_vma = page_lock_anon_vma9(page);
+	struct vm_area_struct *vma;
+	int ret = SWAP_AGAIN;
+
+	if (!anon_vma)
+		return ret;
+	list_for_each_entry(vma, &anon_vma->head, anon_vma_node) {
+		ret = try_to_unmap_one9(page, vma);
+		if (ret == SWAP_FAIL || !mainline9_page_mapped(page))
+			break;
+	}
+	page_unlock_anon_vma9(anon_vma);
+	return ret;
+}
+
+/*
+ * Mirrors 2.6.9's try_to_unmap_cluster(): as 2.6.8's, with page_table_lock
+ * taken blocking and no map lock anywhere.
+ * Context: i_mmap_lock held.
+ */
+static int try_to_unmap_cluster9(unsigned long cursor, int *mapcount,
+				 struct vm_area_struct *vma)
+{
+	struct mm_struct *mm = vma->vm_mm;
+	unsigned long address, end;
+
+	spin_lock(&mm->page_table_lock);
+	address = (vma->vm_start + cursor) & CLUSTER_MASK;
+	end = address + CLUSTER_SIZE;
+	if (address < vma->vm_start)
+		address = vma->vm_start;
+	if (end > vma->vm_end)
+		end = vma->vm_end;
+	for (; address < end; address += PAGE_SIZE) {
+		pte_t *ptep = pte_offset(mm->pgd, address);
+		struct page *page;
+		pte_t pte;
+
+		if (!ptep) {
+			address = pgd_addr_end(address, end) - PAGE_SIZE;
+			continue;
+		}
+		pte = ptep_get(ptep);
+		if (!pte_present(pte) || pte_pfn(pte) == ZERO_PAGE_PFN)
+			continue;
+		page = pfn_to_page(pte_pfn(pte));
+		BUG_ON(PageAnon(page));
+		if (PageReserved(page))
+			continue;
+		if (ptep_test_and_clear_young(ptep))
+			continue;
+		pte = ptep_get_and_clear(ptep);
+		flush_tlb_page(vma, address);
+		if (page->index != linear_page_index(vma, address))
+			set_pte(ptep, pgoff_to_pte(page->index));
+		if (pte_dirty(pte))
+			SetPageDirty(page);
+		mainline9_page_remove_rmap(page, ptep);
+		put_page(page);
+		mm->rss--;
+		(*mapcount)--;
+	}
+	spin_unlock(&mm->page_table_lock);
+	return SWAP_AGAIN;
+}
+
+static int try_to_unmap_file_one9(struct vm_area_struct *vma, void *arg)
+{
+	struct unmap_walk *w = arg;
+
+	w->ret = try_to_unmap_one9(w->page, vma);
+	return w->ret == SWAP_FAIL || !mainline9_page_mapped(w->page);
+}
+
+/* Mirrors 2.6.9's try_to_unmap_file(). Context: page locked; takes i_mmap_lock. */
+static int try_to_unmap_file9(struct page *page)
+{
+	struct address_space *mapping = READ_ONCE(page->as.mapping);
+	struct unmap_walk w = { page, SWAP_AGAIN };
+	unsigned long max_nl_cursor = 0, max_nl_size = 0, cursor;
+	struct vm_area_struct *vma;
+	int ret, mapcount;
+
+	spin_lock(&mapping->i_mmap_lock);
+	if (vma_prio_tree_foreach(mapping, page->index, page->index, try_to_unmap_file_one9, &w)) {
+		ret = w.ret;
+		goto out;
+	}
+	ret = w.ret;
+	if (list_empty(&mapping->i_mmap_nonlinear))
+		goto out;
+	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
+		if (vma->vm_flags & VM_LOCKED)
+			continue;
+		if (vma->vm_private_data > max_nl_cursor)
+			max_nl_cursor = vma->vm_private_data;
+		if (vma->vm_end - vma->vm_start > max_nl_size)
+			max_nl_size = vma->vm_end - vma->vm_start;
+	}
+	if (max_nl_size == 0)
+		goto out;
+	mapcount = page_mapcount(page);
+	max_nl_size = (max_nl_size + CLUSTER_SIZE - 1) & CLUSTER_MASK;
+	if (max_nl_cursor == 0)
+		max_nl_cursor = CLUSTER_SIZE;
+	do {
+		list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
+			if (vma->vm_flags & VM_LOCKED)
+				continue;
+			cursor = vma->vm_private_data;
+			while (cursor < max_nl_cursor && cursor < vma->vm_end - vma->vm_start) {
+				try_to_unmap_cluster9(cursor, &mapcount, vma);
+				cursor += CLUSTER_SIZE;
+				vma->vm_private_data = cursor;
+				if (mapcount <= 0)
+					goto out;
+			}
+			vma->vm_private_data = max_nl_cursor;
+		}
+		max_nl_cursor += CLUSTER_SIZE;
+	} while (max_nl_cursor <= max_nl_size);
+	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared)
+		vma->vm_private_data = 0;
+out:
+	spin_unlock(&mapping->i_mmap_lock);
+	return ret;
+}
+
+/* Mirrors 2.6.9's try_to_unmap(). Context: page locked; no rmap lock. */
+static int mainline9_try_to_unmap(struct page *page)
+{
+	int ret;
+
+	BUG_ON(!PageLocked(page));
+	BUG_ON(PageReserved(page));
+	if (!mainline9_page_mapped(page))
+		return SWAP_SUCCESS;
+	if (PageAnon(page))
+		ret = try_to_unmap_anon9(page);
+	else
+		ret = try_to_unmap_file9(page);
+	if (!mainline9_page_mapped(page))
+		return SWAP_SUCCESS;
+	return ret == SWAP_FAIL ? SWAP_FAIL : SWAP_AGAIN;
 }
 
 const struct rmap_ops rmap_mainline8_ops = {
@@ -885,4 +1350,33 @@ const struct rmap_ops rmap_mainline8_ops = {
 	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
 	.i_mmap_tree = true,
 	.anon_vma_at_fault = true,
+};
+
+const struct rmap_ops rmap_mainline9_ops = {
+	.name = "mainline9",
+	.pte_chain_alloc = NULL,
+	.pte_chain_free = NULL,
+	.page_add_rmap = mainline9_page_add_rmap,
+	.page_remove_rmap = mainline9_page_remove_rmap,
+	.page_referenced = mainline9_page_referenced,
+	.try_to_unmap = mainline9_try_to_unmap,
+	.page_referenced_unlocked = mainline9_page_referenced_unlocked,
+	.page_mapped = mainline9_page_mapped,
+	.anon_vma_prepare = mainline_anon_vma_prepare,
+	.anon_vma_fork = mainline_anon_vma_fork,
+	.anon_vma_unlink = mainline_anon_vma_unlink,
+	.anon_vma_link = mainline_anon_vma_link,
+	.anon_vma_prepare_split = NULL,
+	.install_nonlinear = NULL,
+	.rmap_count = mainline_rmap_count,
+	.rmap_walk = mainline_rmap_walk,
+	.audit_vma = mainline_audit_vma,
+	.audit_pte = mainline_audit_pte,
+	.vma_locks = VMA_LOCK_STACK_PTL,
+	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
+	.i_mmap_tree = true,
+	.anon_vma_at_fault = true,
+	.no_rmap_lock = true,
+	.anon_vma_outside_ptl = true,
+	.lock_order = LOCKDEP_ORDER_2_6_9,
 };

@@ -8,6 +8,8 @@
  * invariants broken on purpose and reported by the audit, and the lock
  * tree at the top of the file equal to lockdep's.
  */
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +30,13 @@
 
 #define P PAGE_SIZE
 
+/* The design of the TCase running: mainline8 or mainline9. */
+static enum rmap_mode design;
+
 static void setup(void)
 {
 	rt_task_attach("test-main");
-	ck_assert_int_eq(rmap_select(RMAP_MAINLINE8), 0);
+	ck_assert_int_eq(rmap_select(design), 0);
 	ck_assert_int_eq(mem_init(4096), 0);
 	ck_assert_int_eq(swap_init(512), 0);
 	rt_reports_capture();
@@ -59,6 +64,35 @@ static void teardown(void)
 	mem_exit();
 	rmap_select(RMAP_PTECHAIN);
 	rt_task_detach();
+}
+
+static void setup8(void)
+{
+	design = RMAP_MAINLINE8;
+	setup();
+}
+
+static void setup9(void)
+{
+	design = RMAP_MAINLINE9;
+	setup();
+}
+
+/* 2.6.9 keeps PAGE_MAPPING_ANON in the low bit of the anon_vma pointer. */
+static struct anon_vma *anon_of(struct page *page)
+{
+	uintptr_t m = (uintptr_t)page->as.anon_vma;
+
+	return (struct anon_vma *)(design == RMAP_MAINLINE9 ? m & ~1UL : m);
+}
+
+static void set_anon(struct page *page, struct anon_vma *anon_vma)
+{
+	uintptr_t m = (uintptr_t)anon_vma;
+
+	if (design == RMAP_MAINLINE9 && m)
+		m |= 1;
+	page->as.anon_vma = (struct anon_vma *)m;
 }
 
 static struct rmap_bytes bytes(void)
@@ -133,7 +167,7 @@ START_TEST(test_mainline_first_fault_prepares_and_adopts)
 	ck_assert_ptr_nonnull(va->anon_vma);
 	pa = rt_page_at(mm, a);
 	ck_assert(PageAnon(pa));
-	ck_assert_ptr_eq(pa->as.anon_vma, va->anon_vma);
+	ck_assert_ptr_eq(anon_of(pa), va->anon_vma);
 
 	/* A neighbour that cannot merge yet (read-only), then made writable. */
 	b = a + 4 * P;
@@ -147,7 +181,7 @@ START_TEST(test_mainline_first_fault_prepares_and_adopts)
 	/* find_mergeable_anon_vma(): the neighbour's. */
 	ck_assert_ptr_eq(vb->anon_vma, va->anon_vma);
 	pb = rt_page_at(mm, b + P);
-	ck_assert_ptr_eq(pb->as.anon_vma, va->anon_vma);
+	ck_assert_ptr_eq(anon_of(pb), va->anon_vma);
 	ck_assert_uint_eq(bytes().anon_vma_now, sizeof(struct anon_vma));
 	ck_assert_int_eq(anon_vma_nr_vmas(va->anon_vma), 2);
 	rt_audit_ok(&mm, 1, NULL, 0);
@@ -268,14 +302,14 @@ START_TEST(test_mainline_audit_catches_anon_page_without_mapping)
 	page = rt_page_at(mm, a);
 	ck_assert_int_eq(audit_violations(&mm, 1, NULL), 0);
 	/* A mapped page has a mapping: take it away. */
-	page_map_lock(page);
-	saved = page->as.anon_vma;
-	page->as.anon_vma = NULL;
-	page_map_unlock(page);
+	rmap_lock(page);
+	saved = anon_of(page);
+	set_anon(page, NULL);
+	rmap_unlock(page);
 	ck_assert_int_ge(audit_violations(&mm, 1, AUDIT_ANON_VMA), 1);
-	page_map_lock(page);
-	page->as.anon_vma = saved;
-	page_map_unlock(page);
+	rmap_lock(page);
+	set_anon(page, saved);
+	rmap_unlock(page);
 	ck_assert_int_eq(audit_violations(&mm, 1, NULL), 0);
 	mmput(mm);
 }
@@ -296,14 +330,14 @@ START_TEST(test_mainline_audit_catches_pte_outside_its_anon_vma)
 	ck_assert_int_eq(audit_violations(mms, 2, NULL), 0);
 	/* The page of mm 0 now names mm 1's anon_vma: its pte is in no vma of it. */
 	page = rt_page_at(mms[0], a);
-	page_map_lock(page);
-	saved = page->as.anon_vma;
-	page->as.anon_vma = vma_at(mms[1], b)->anon_vma;
-	page_map_unlock(page);
+	rmap_lock(page);
+	saved = anon_of(page);
+	set_anon(page, vma_at(mms[1], b)->anon_vma);
+	rmap_unlock(page);
 	ck_assert_int_ge(audit_violations(mms, 2, AUDIT_ANON_VMA), 1);
-	page_map_lock(page);
-	page->as.anon_vma = saved;
-	page_map_unlock(page);
+	rmap_lock(page);
+	set_anon(page, saved);
+	rmap_unlock(page);
 	/* A vma taken off its anon_vma's list: its ptes and itself are reported. */
 	{
 		struct vm_area_struct *v = vma_at(mms[0], a);
@@ -328,43 +362,76 @@ START_TEST(test_mainline_lock_tree_matches_lockdep)
 {
 	bool seen[LOCK_CLASS_MAX] = { false };
 
+	ck_assert_int_eq(rmap_select(RMAP_MAINLINE8), 0);
 	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline.c", "Lock ordering in this rmap",
 			    10, seen);
 	ck_assert(seen[LOCK_CLASS_I_MMAP_LOCK]);
 	ck_assert(seen[LOCK_CLASS_PG_MAPLOCK]);
 	ck_assert(seen[LOCK_CLASS_ANON_VMA_LOCK]);
 	ck_assert(seen[LOCK_CLASS_PAGE_TABLE_LOCK]);
+	rmap_select(RMAP_PTECHAIN);
 }
 END_TEST
+
+/* 2.6.9's tree, which lockdep enforces while mainline9 is selected. */
+START_TEST(test_mainline9_lock_tree_matches_lockdep)
+{
+	bool seen[LOCK_CLASS_MAX] = { false };
+
+	ck_assert_int_eq(rmap_select(RMAP_MAINLINE9), 0);
+	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline.c",
+			    "Lock ordering in 2.6.9's rmap", 10, seen);
+	ck_assert(seen[LOCK_CLASS_I_MMAP_LOCK]);
+	ck_assert(seen[LOCK_CLASS_ANON_VMA_LOCK]);
+	ck_assert(seen[LOCK_CLASS_PAGE_TABLE_LOCK]);
+	/* anon_vma->lock outside page_table_lock: the reverse of 2.6.8. */
+	ck_assert(lockdep_order_allows(LOCK_CLASS_ANON_VMA_LOCK, LOCK_CLASS_PAGE_TABLE_LOCK));
+	ck_assert(!lockdep_order_allows(LOCK_CLASS_PAGE_TABLE_LOCK, LOCK_CLASS_ANON_VMA_LOCK));
+	rmap_select(RMAP_PTECHAIN);
+	ck_assert(lockdep_order_allows(LOCK_CLASS_PAGE_TABLE_LOCK, LOCK_CLASS_ANON_VMA_LOCK));
+}
+END_TEST
+
+static void add_design_cases(Suite *s, const char *suffix, void (*fixture)(void))
+{
+	char name[32];
+	TCase *tc;
+
+	snprintf(name, sizeof(name), "anon_vma%s", suffix);
+	tc = tcase_create(strdup(name));
+	tcase_add_checked_fixture(tc, fixture, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mainline_first_fault_prepares_and_adopts);
+	tcase_add_test(tc, test_mainline_fork_chain_reclaim_and_free);
+	suite_add_tcase(s, tc);
+
+	snprintf(name, sizeof(name), "file%s", suffix);
+	tc = tcase_create(strdup(name));
+	tcase_add_checked_fixture(tc, fixture, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mainline_try_to_unmap_visits_only_the_offset);
+	tcase_add_test(tc, test_mainline_nonlinear_cluster_reclaim);
+	suite_add_tcase(s, tc);
+
+	snprintf(name, sizeof(name), "audit%s", suffix);
+	tc = tcase_create(strdup(name));
+	tcase_add_checked_fixture(tc, fixture, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mainline_audit_catches_anon_page_without_mapping);
+	tcase_add_test(tc, test_mainline_audit_catches_pte_outside_its_anon_vma);
+	suite_add_tcase(s, tc);
+}
 
 static Suite *mainline_suite(void)
 {
 	Suite *s = suite_create("mainline");
 	TCase *tc;
 
-	tc = tcase_create("anon_vma");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_mainline_first_fault_prepares_and_adopts);
-	tcase_add_test(tc, test_mainline_fork_chain_reclaim_and_free);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("file");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_mainline_try_to_unmap_visits_only_the_offset);
-	tcase_add_test(tc, test_mainline_nonlinear_cluster_reclaim);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("audit");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_mainline_audit_catches_anon_page_without_mapping);
-	tcase_add_test(tc, test_mainline_audit_catches_pte_outside_its_anon_vma);
-	suite_add_tcase(s, tc);
-
+	add_design_cases(s, "8", setup8);
+	add_design_cases(s, "9", setup9);
 	tc = tcase_create("order");
 	tcase_add_test(tc, test_mainline_lock_tree_matches_lockdep);
+	tcase_add_test(tc, test_mainline9_lock_tree_matches_lockdep);
 	suite_add_tcase(s, tc);
 	return s;
 }

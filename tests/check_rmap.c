@@ -184,7 +184,7 @@ static void teardown(void)
 
 START_TEST(test_rmap_mode_table)
 {
-	static const char *const names[] = { "ptechain", "objfile", "anonvma", "mainline8" };
+	static const char *const names[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9" };
 
 	for (int m = 0; m < RMAP_NR_MODES; m++) {
 		int ret;
