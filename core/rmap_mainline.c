@@ -84,6 +84,7 @@
 #include "anon_vma.h"
 #include "die.h"
 #include "i_mmap.h"
+#include "inject.h"
 #include "lockdep.h"
 #include "mm-internal.h"
 #include "perturb.h"
@@ -188,6 +189,7 @@ static int mainline_anon_vma_prepare(struct vm_area_struct *vma)
 {
 	struct mm_struct *mm = vma->vm_mm;
 	struct anon_vma *anon_vma, *allocated = NULL, *locked = NULL;
+	bool lock_inside;
 
 	might_sleep("anon_vma_prepare");
 	if (likely(READ_ONCE(vma->anon_vma)))
@@ -198,18 +200,31 @@ static int mainline_anon_vma_prepare(struct vm_area_struct *vma)
 		if (!anon_vma)
 			return -ENOMEM;
 		allocated = anon_vma;
-	} else if (ml9()) {
-		/* 2.6.9 reversed the nesting: the adopted anon_vma's lock first. */
+	}
+	/*
+	 * 2.6.9 reversed the nesting: the anon_vma's lock first. It locked
+	 * only an adopted one; a new one may be memory a stale
+	 * page_lock_anon_vma() reader still holds the lock of (type-stable
+	 * cache), so the model locks it too, as 2.6.27 does (deviation (5);
+	 * the seeded bug anon-vma-new-unlocked restores 2.6.9).
+	 */
+	if (ml9() && (!allocated || !injected(INJECT_ANON_VMA_NEW_UNLOCKED))) {
 		locked = anon_vma;
 		spin_lock(&locked->lock);
 	}
+	/*
+	 * 2.6.8: a neighbour's anon_vma is in use, so it is locked under
+	 * page_table_lock; the seeded bug anon-vma-adopt-unlocked takes it
+	 * as if it were new (what 2.6.8 fixed).
+	 */
+	lock_inside = !ml9() && !allocated && !injected(INJECT_ANON_VMA_ADOPT_UNLOCKED);
 	spin_lock(&mm->page_table_lock);
 	if (likely(!vma->anon_vma)) {
-		if (!ml9() && !allocated)
+		if (lock_inside)
 			spin_lock(&anon_vma->lock);
 		WRITE_ONCE(vma->anon_vma, anon_vma);
 		list_add(&vma->anon_vma_node, &anon_vma->head);
-		if (!ml9() && !allocated)
+		if (lock_inside)
 			spin_unlock(&anon_vma->lock);
 		rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
 		allocated = NULL;
@@ -453,7 +468,10 @@ static int page_referenced_file(struct page *page)
 	struct address_space *mapping = READ_ONCE(page->as.mapping);
 	struct file_walk w = { page, page_mapcount(page), 0 };
 
-	if (!spin_trylock(&mapping->i_mmap_lock)) {
+	if (injected(INJECT_RECLAIM_LOCK_IMMAP)) {
+		/* Seeded bug: i_mmap_lock blocking, under PG_maplock (see try_to_unmap_file). */
+		spin_lock(&mapping->i_mmap_lock);
+	} else if (!spin_trylock(&mapping->i_mmap_lock)) {
 		rmap_fallback(FB_PAGE_REFERENCED_FILE_IMMAP);
 		return 0;
 	}
@@ -624,7 +642,15 @@ static int try_to_unmap_file(struct page *page)
 	struct vm_area_struct *vma;
 	int ret, mapcount;
 
-	if (!spin_trylock(&mapping->i_mmap_lock)) {
+	if (injected(INJECT_RECLAIM_LOCK_IMMAP)) {
+		/*
+		 * Seeded bug: reclaim holds PG_maplock and takes i_mmap_lock,
+		 * which truncate holds while its zap takes PG_maplock in
+		 * page_remove_rmap(): the ABBA that made 2.6.8's trylock
+		 * load-bearing.
+		 */
+		spin_lock(&mapping->i_mmap_lock);
+	} else if (!spin_trylock(&mapping->i_mmap_lock)) {
 		rmap_fallback(FB_TRY_TO_UNMAP_FILE_IMMAP);
 		return SWAP_AGAIN;
 	}
@@ -992,7 +1018,18 @@ static void mainline9_page_remove_rmap(struct page *page, pte_t *ptep)
 	if (PageReserved(page))
 		return;
 	assert_spin_locked(&((struct mm_struct *)ptep_to_owner(ptep))->page_table_lock);
-	mapcount_dec_last(page);
+	if (mapcount_dec_last(page) && PageAnon(page) &&
+	    injected(INJECT_REMOVE_RMAP_CLEARS_MAPPING)) {
+		/*
+		 * Seeded bug: 2.6.8's clear_page_anon() kept in 2.6.9, with
+		 * no PG_maplock to order it against a page_add_rmap() that
+		 * maps the page again meanwhile (another mm's swap-in): that
+		 * mapping is wiped after it was set, and the page is mapped
+		 * with no anon_vma.
+		 */
+		yield_point("page_remove_rmap:last");
+		rcu_assign_pointer(page->as.anon_vma, NULL);
+	}
 }
 
 static bool mainline9_page_mapped(struct page *page)
