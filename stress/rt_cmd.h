@@ -9,9 +9,8 @@
 #include <jansson.h>
 
 int cmd_locks(int argc, char **argv);
+/* `bench`, `bench locks`, `bench vm` (cmd_bench.c). */
 int cmd_bench(int argc, char **argv);
-/* `bench vm`: argv[0] is "vm". */
-int bench_vm(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 /* `replay ARTIFACT` and `minimize ARTIFACT` (cmd_replay.c, cmd_minimize.c). */
@@ -24,12 +23,8 @@ int cmd_ci_merge(int argc, char **argv);
 /* `matrix`: every seeded bug run in its configuration, and without it (cmd_matrix.c). */
 int cmd_matrix(int argc, char **argv);
 
-/*
- * The numbers (issue 8): `scale` (cmd_scale.c), `bench` with no part named
- * (bench_vm.c: every part, child runs included), `report` (cmd_report.c).
- */
+/* The numbers (issue 8): `scale` (cmd_scale.c), `report` (cmd_report.c). */
 int cmd_scale(int argc, char **argv);
-int bench_all(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 /* This executable's path (/proc/self/exe). Return: 0 or -ENAMETOOLONG. */

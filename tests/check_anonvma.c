@@ -28,52 +28,14 @@
 #include "task.h"
 #include "vmscan.h"
 
-#define P PAGE_SIZE
 #define AV_BYTES	((unsigned long)sizeof(struct anon_vma))
 
 /* ---- environment ---- */
 
-static void setup(void)
-{
-	rt_task_attach("test-main");
-	ck_assert_int_eq(rmap_select(RMAP_ANONVMA), 0);
-	ck_assert_int_eq(mem_init(512), 0);
-	ck_assert_int_eq(swap_init(256), 0);
-	rt_reports_capture();
-	reclaim_stats_reset();
-	rmap_fallback_reset();
-	rt_failure_reset();
-}
-
-static void teardown(void)
-{
-	struct vm_report r;
-	unsigned long v;
-
-	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
-		shrink_zone(&contig_zone, max_mapnr);
-	v = vm_teardown_check();
-	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
-		ck_abort_msg("teardown: %lu leaks, first: %s", v, r.message);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
-	for (int k = VM_REPORT_BUG; k < VM_REPORT_NR; k++)
-		ck_assert_msg(rt_reports_count((enum vm_report_kind)k) == 0,
-			      "%d reports of kind %d", rt_reports_count((enum vm_report_kind)k), k);
-	rt_reports_release();
-	swap_exit();
-	mem_exit();
-	rmap_select(RMAP_PTECHAIN);
-	rt_task_detach();
-}
-
-static int nr_vmas(struct mm_struct *mm)
-{
-	int n = 0;
-
-	for (struct vm_area_struct *v = mm->mmap; v; v = v->vm_next)
-		n++;
-	return n;
-}
+/* Every test runs in anonvma; any report fails it. */
+static const struct rt_vm_suite anonvma = {
+	{ RMAP_ANONVMA, 512, 256, true }, RT_VM_TASK | RT_VM_CAPTURE | RT_VM_CLEAN
+};
 
 static struct rmap_bytes bytes(void)
 {
@@ -86,6 +48,19 @@ static struct rmap_bytes bytes(void)
 static int mapcount(struct page *page)
 {
 	return __atomic_load_n(&page->pte.mapcount, __ATOMIC_RELAXED);
+}
+
+/* Fork @par: the child, and { @par, the child, @solo } in @mms. */
+static struct mm_struct *fork_beside(struct mm_struct *par, struct mm_struct *solo,
+				     struct mm_struct *mms[3])
+{
+	struct mm_struct *chi = dup_mm(par);
+
+	ck_assert_ptr_nonnull(chi);
+	mms[0] = par;
+	mms[1] = chi;
+	mms[2] = solo;
+	return chi;
 }
 
 /* Reclaim until the mms' rss is 0 or nothing moves for a while. */
@@ -123,8 +98,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		mms[0] = mm_alloc();
 		a = rt_mmap(mms[0], NULL, 0, 16, VM_READ | VM_WRITE, 0);
 		ck_assert_int_gt(a, 0);
-		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(rt_access(mms[0], a + i * P, true, &st[i]), ACCESS_OK);
+		rt_access_pages(mms[0], a, 16, true, st);
 
 		/* Before any fork: PG_direct, no anon_vma allocated (seed 002). */
 		pg = rt_page_at(mms[0], a);
@@ -143,7 +117,7 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		ck_assert_int_eq(anon_vma_nr_vmas(av), 2);
 		ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 		for (int i = 0; i < 16; i++) {
-			pg = rt_page_at(mms[0], a + i * P);
+			pg = rt_page_at(mms[0], a + i * PAGE_SIZE);
 			ck_assert(!PageDirect(pg));
 			ck_assert_ptr_eq(pg->as.anon_vma, av);
 			ck_assert_int_eq(rmap->rmap_count(pg), 2);
@@ -157,10 +131,10 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 		ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 		ck_assert_uint_eq(bytes().vma_extra_now, 3 * ANON_VMA_VMA_EXTRA_BYTES);
 		for (int i = 0; i < 16; i++) {
-			pg = rt_page_at(mms[0], a + i * P);
-			ck_assert_ptr_eq(rt_page_at(mms[2], a + i * P), pg);
+			pg = rt_page_at(mms[0], a + i * PAGE_SIZE);
+			ck_assert_ptr_eq(rt_page_at(mms[2], a + i * PAGE_SIZE), pg);
 			ck_assert_int_eq(rmap->rmap_count(pg), 3);
-			ck_assert_int_eq(rt_access(mms[2], a + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mms[2], a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
 		rt_audit_ok(mms, 3, NULL, 0);
@@ -182,10 +156,10 @@ START_TEST(test_anonvma_fork_chain_exit_orders)
 						  nr * ANON_VMA_VMA_EXTRA_BYTES);
 				rt_audit_ok(alive, nr, NULL, 0);
 				for (int i = 0; i < 16; i++) {
-					ck_assert_int_eq(rt_access(alive[0], a + i * P, false, &v),
+					ck_assert_int_eq(rt_access(alive[0], a + i * PAGE_SIZE, false, &v),
 							 ACCESS_OK);
 					ck_assert_uint_eq(v, st[i]);
-					ck_assert_int_eq(rmap->rmap_count(rt_page_at(alive[0], a + i * P)),
+					ck_assert_int_eq(rmap->rmap_count(rt_page_at(alive[0], a + i * PAGE_SIZE)),
 							 nr);
 				}
 			}
@@ -210,7 +184,7 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 	pg = rt_page_at(mm, a);
 	ck_assert(PageAnon(pg) && PageDirect(pg));
 	down_write(&mm->mmap_sem);
-	ck_assert_int_eq(do_mprotect(mm, a, 8 * P, 0, VM_WRITE), 0);
+	ck_assert_int_eq(do_mprotect(mm, a, 8 * PAGE_SIZE, 0, VM_WRITE), 0);
 	up_write(&mm->mmap_sem);
 	ck_assert_ptr_nonnull(mm->mmap->anon_vma);
 	child = dup_mm(mm);
@@ -226,8 +200,7 @@ START_TEST(test_anonvma_readonly_private_file_cow_fork)
 	mmput(mm);
 	mmput(child);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
-	vmtruncate(f, 0);
-	file_destroy(f);
+	rt_file_free(f);
 }
 END_TEST
 
@@ -237,13 +210,12 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 {
 	struct mm_struct *par = mm_alloc(), *chi, *mms[2];
 	long a = rt_mmap(par, NULL, 0, 32, VM_READ | VM_WRITE, 0);
-	unsigned long b = (unsigned long)a + 1024 * P, c = (unsigned long)a + 2048 * P;
+	unsigned long b = (unsigned long)a + 1024 * PAGE_SIZE, c = (unsigned long)a + 2048 * PAGE_SIZE;
 	uint64_t st[32], v;
 	long r;
 
 	ck_assert_int_gt(a, 0);
-	for (int i = 0; i < 32; i++)
-		ck_assert_int_eq(rt_access(par, a + i * P, true, &st[i]), ACCESS_OK);
+	rt_access_pages(par, a, 32, true, st);
 	chi = dup_mm(par);
 	ck_assert_ptr_nonnull(chi);
 	mms[0] = par;
@@ -251,20 +223,20 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 
 	/* The parent moves the whole region; the child moves a piece of it. */
 	down_write(&par->mmap_sem);
-	r = do_mremap(par, a, 32 * P, 32 * P, b);
+	r = do_mremap(par, a, 32 * PAGE_SIZE, 32 * PAGE_SIZE, b);
 	up_write(&par->mmap_sem);
 	ck_assert_int_eq(r, (long)b);
 	down_write(&chi->mmap_sem);
-	r = do_mremap(chi, a + 8 * P, 8 * P, 8 * P, c);
+	r = do_mremap(chi, a + 8 * PAGE_SIZE, 8 * PAGE_SIZE, 8 * PAGE_SIZE, c);
 	up_write(&chi->mmap_sem);
 	ck_assert_int_eq(r, (long)c);
-	ck_assert_int_eq(nr_vmas(par), 1);
-	ck_assert_int_eq(nr_vmas(chi), 3);
+	ck_assert_int_eq(rt_nr_vmas(par), 1);
+	ck_assert_int_eq(rt_nr_vmas(chi), 3);
 	for (struct vm_area_struct *vma = chi->mmap; vma; vma = vma->vm_next)
 		ck_assert_ptr_eq(vma->anon_vma, par->mmap->anon_vma);
 	for (int i = 0; i < 32; i++) {
-		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * P : a + i * P;
-		struct page *pg = rt_page_at(par, b + i * P);
+		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * PAGE_SIZE : a + i * PAGE_SIZE;
+		struct page *pg = rt_page_at(par, b + i * PAGE_SIZE);
 
 		ck_assert_ptr_eq(rt_page_at(chi, ca), pg);
 		ck_assert_int_eq(rmap->rmap_count(pg), 2);
@@ -278,9 +250,9 @@ START_TEST(test_anonvma_mremap_forked_then_reclaim)
 	rt_audit_ok(mms, 2, NULL, 0);
 
 	for (int i = 0; i < 32; i++) {
-		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * P : a + i * P;
+		unsigned long ca = i >= 8 && i < 16 ? c + (i - 8) * PAGE_SIZE : a + i * PAGE_SIZE;
 
-		ck_assert_int_eq(rt_access(par, b + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, b + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 		ck_assert_int_eq(rt_access(chi, ca, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
@@ -306,25 +278,24 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	int orig_id;
 
 	ck_assert_int_gt(a, 0);
-	for (int i = 0; i < 16; i++)
-		ck_assert_int_eq(rt_access(mm, a + i * P, true, &st[i]), ACCESS_OK);
+	rt_access_pages(mm, a, 16, true, st);
 	orig = mm->mmap;
 	orig_id = orig->id;
 	ck_assert_ptr_null(orig->anon_vma);
-	ck_assert(PageDirect(rt_page_at(mm, a + 12 * P)));
-	ck_assert_ptr_eq(rt_page_at(mm, a + 12 * P)->as.vma, orig);
+	ck_assert(PageDirect(rt_page_at(mm, a + 12 * PAGE_SIZE)));
+	ck_assert_ptr_eq(rt_page_at(mm, a + 12 * PAGE_SIZE)->as.vma, orig);
 
 	down_write(&mm->mmap_sem);
-	ck_assert_int_eq(do_mprotect(mm, a + 8 * P, 8 * P, 0, VM_WRITE), 0);
+	ck_assert_int_eq(do_mprotect(mm, a + 8 * PAGE_SIZE, 8 * PAGE_SIZE, 0, VM_WRITE), 0);
 	up_write(&mm->mmap_sem);
-	ck_assert_int_eq(nr_vmas(mm), 2);
+	ck_assert_int_eq(rt_nr_vmas(mm), 2);
 	ck_assert_ptr_eq(mm->mmap, orig);
-	ck_assert_uint_eq(orig->vm_end, a + 8 * P);
+	ck_assert_uint_eq(orig->vm_end, a + 8 * PAGE_SIZE);
 	half = orig->vm_next;
 	ck_assert_ptr_nonnull(orig->anon_vma);
 	ck_assert_ptr_eq(half->anon_vma, orig->anon_vma);
 	for (int i = 0; i < 16; i++) {
-		struct page *pg = rt_page_at(mm, a + i * P);
+		struct page *pg = rt_page_at(mm, a + i * PAGE_SIZE);
 
 		ck_assert(!PageDirect(pg));
 		ck_assert_ptr_eq(pg->as.anon_vma, half->anon_vma);
@@ -332,9 +303,9 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	rt_audit_ok(&mm, 1, NULL, 0);
 
 	down_write(&mm->mmap_sem);
-	ck_assert_int_eq(do_munmap(mm, a, 8 * P), 0);
+	ck_assert_int_eq(do_munmap(mm, a, 8 * PAGE_SIZE), 0);
 	up_write(&mm->mmap_sem);
-	ck_assert_int_eq(nr_vmas(mm), 1);
+	ck_assert_int_eq(rt_nr_vmas(mm), 1);
 	ck_assert_int_ne(mm->mmap->id, orig_id);
 	ck_assert_uint_eq(bytes().anon_vma_now, AV_BYTES);
 	ck_assert_int_eq(anon_vma_nr_vmas(mm->mmap->anon_vma), 1);
@@ -344,11 +315,10 @@ START_TEST(test_anonvma_split_then_unmap_original_then_reclaim)
 	ck_assert_uint_eq(mm->rss, 0);
 	rt_audit_ok(&mm, 1, NULL, 0);
 	for (int i = 8; i < 16; i++) {
-		ck_assert_int_eq(rt_access(mm, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(mm, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	rt_audit_ok(&mm, 1, NULL, 0);
-	mmput(mm);
+	rt_audit_and_exit(&mm, 1, NULL, 0);
 	ck_assert_uint_eq(bytes().anon_vma_now, 0);
 }
 END_TEST
@@ -405,6 +375,21 @@ static void fallback_worker(int idx, void *arg)
 	set_flag(&c->done);
 }
 
+/*
+ * Each walk met the held page_table_lock once and fell back:
+ * page_referenced() counted the page referenced, try_to_unmap() said
+ * SWAP_AGAIN and left one pte mapping it.
+ */
+static void assert_one_fallback_each(const struct fallback_ctl *c)
+{
+	ck_assert_int_eq(c->referenced, 1);
+	ck_assert_uint_eq(c->fb_ref, 1);
+	ck_assert_int_eq(c->unmap, SWAP_AGAIN);
+	ck_assert_uint_eq(c->fb_unmap, 1);
+	ck_assert(c->mapped);
+	ck_assert_int_eq(c->mapcount, 1);
+}
+
 static void run_fallback(struct mm_struct *held_mm, struct page *page, struct fallback_ctl *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -424,15 +409,9 @@ START_TEST(test_anonvma_trylock_fallback)
 	uint64_t st[4], sst[2], v;
 	struct page *pg;
 
-	for (int i = 0; i < 4; i++)
-		ck_assert_int_eq(rt_access(par, a + i * P, true, &st[i]), ACCESS_OK);
-	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(rt_access(solo, s + i * P, true, &sst[i]), ACCESS_OK);
-	chi = dup_mm(par);
-	ck_assert_ptr_nonnull(chi);
-	mms[0] = par;
-	mms[1] = chi;
-	mms[2] = solo;
+	rt_access_pages(par, a, 4, true, st);
+	rt_access_pages(solo, s, 2, true, sst);
+	chi = fork_beside(par, solo, mms);
 
 	/*
 	 * An anon_vma page in two mms, the parent's page_table_lock busy:
@@ -441,12 +420,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	pg = rt_page_at(par, a);
 	get_page(pg);
 	run_fallback(par, pg, &c);
-	ck_assert_int_eq(c.referenced, 1);
-	ck_assert_uint_eq(c.fb_ref, 1);
-	ck_assert_int_eq(c.unmap, SWAP_AGAIN);
-	ck_assert_uint_eq(c.fb_unmap, 1);
-	ck_assert(c.mapped);
-	ck_assert_int_eq(c.mapcount, 1);
+	assert_one_fallback_each(&c);
 	ck_assert_uint_eq(par->rss, 4);
 	ck_assert_uint_eq(chi->rss, 3);
 	ck_assert_ptr_eq(rt_page_at(par, a), pg);
@@ -459,12 +433,7 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert(PageDirect(pg));
 	get_page(pg);
 	run_fallback(solo, pg, &c);
-	ck_assert_int_eq(c.referenced, 1);
-	ck_assert_uint_eq(c.fb_ref, 1);
-	ck_assert_int_eq(c.unmap, SWAP_AGAIN);
-	ck_assert_uint_eq(c.fb_unmap, 1);
-	ck_assert(c.mapped);
-	ck_assert_int_eq(c.mapcount, 1);
+	assert_one_fallback_each(&c);
 	ck_assert_uint_eq(solo->rss, 2);
 	put_page(pg);
 	rt_audit_ok(mms, 3, NULL, 0);
@@ -474,15 +443,12 @@ START_TEST(test_anonvma_trylock_fallback)
 	ck_assert_uint_eq(par->rss + chi->rss + solo->rss, 0);
 	rt_audit_ok(mms, 3, NULL, 0);
 	for (int i = 0; i < 4; i++) {
-		ck_assert_int_eq(rt_access(par, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(par, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
-		ck_assert_int_eq(rt_access(chi, a + i * P, false, &v), ACCESS_OK);
+		ck_assert_int_eq(rt_access(chi, a + i * PAGE_SIZE, false, &v), ACCESS_OK);
 		ck_assert_uint_eq(v, st[i]);
 	}
-	for (int i = 0; i < 2; i++) {
-		ck_assert_int_eq(rt_access(solo, s + i * P, false, &v), ACCESS_OK);
-		ck_assert_uint_eq(v, sst[i]);
-	}
+	rt_assert_pages(solo, s, 2, sst);
 	rt_audit_ok(mms, 3, NULL, 0);
 	mmput(par);
 	mmput(chi);
@@ -606,14 +572,9 @@ START_TEST(test_anonvma_aging_walk_unlocked)
 	struct page *pg, *direct;
 
 	ck_assert_ptr_nonnull(rmap->page_referenced_unlocked);
-	for (int i = 0; i < 2; i++)
-		ck_assert_int_eq(rt_access(par, a + i * P, true, NULL), ACCESS_OK);
+	rt_access_pages(par, a, 2, true, NULL);
 	ck_assert_int_eq(rt_access(solo, s, true, NULL), ACCESS_OK);
-	chi = dup_mm(par);
-	ck_assert_ptr_nonnull(chi);
-	mms[0] = par;
-	mms[1] = chi;
-	mms[2] = solo;
+	chi = fork_beside(par, solo, mms);
 
 	/* An anon_vma page, young in both mms: the walk sees both ptes. */
 	pg = rt_page_at(par, a);
@@ -671,41 +632,27 @@ START_TEST(test_anonvma_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *anonvma_suite(void)
-{
-	Suite *s = suite_create("anonvma");
-	TCase *tc;
-
-	tc = tcase_create("fork");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_anonvma_fork_chain_exit_orders);
-	tcase_add_test(tc, test_anonvma_readonly_private_file_cow_fork);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("vma_change");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_anonvma_mremap_forked_then_reclaim);
-	tcase_add_test(tc, test_anonvma_split_then_unmap_original_then_reclaim);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("reclaim");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_anonvma_trylock_fallback);
-	tcase_add_test(tc, test_anonvma_stale_pointer_reused_object);
-	tcase_add_test(tc, test_anonvma_aging_walk_unlocked);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("order");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_anonvma_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(anonvma_suite());
+	const struct rt_tcase tcs[] = {
+		{ "fork", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_fork_chain_exit_orders,
+			test_anonvma_readonly_private_file_cow_fork,
+		} },
+		{ "vma_change", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_mremap_forked_then_reclaim,
+			test_anonvma_split_then_unmap_original_then_reclaim,
+		} },
+		{ "reclaim", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_anonvma_trylock_fallback,
+			test_anonvma_stale_pointer_reused_object,
+			test_anonvma_aging_walk_unlocked,
+		} },
+		{ "order", 30, NULL, NULL, .tests = {
+			test_anonvma_lock_tree_matches_lockdep,
+		} },
+	};
+
+	rt_vm_use(&anonvma);
+	return rt_check_main(rt_suite("anonvma", tcs, (int)ARRAY_SIZE(tcs)));
 }

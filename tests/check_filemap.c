@@ -16,6 +16,7 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -23,17 +24,12 @@
 
 static unsigned long free_at_start;
 
+static const struct rt_vm_suite filemap_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, RT_VM_TASK };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	rt_task_attach("main");
+	ck_assert(rt_vm_setup(&filemap_fx, RMAP_PTECHAIN));
 	free_at_start = nr_free_pages();
-}
-
-static void teardown(void)
-{
-	rt_task_detach();
-	mem_exit();
 }
 
 static uint64_t stamp(unsigned long index)
@@ -57,16 +53,6 @@ static void evict(struct page *page)
 	remove_from_page_cache(page);
 	unlock_page(page);	/* a locked page must not be freed */
 	put_page(page);		/* the cache's reference */
-}
-
-static void assert_no_lockdep_reports(void)
-{
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
 }
 
 /* ---- create ---- */
@@ -376,7 +362,7 @@ START_TEST(test_filemap_truncate_drops_pages_beyond)
 	ck_assert_uint_eq(m->i_size, 4);
 	file_destroy(m);
 	ck_assert_uint_eq(contig_zone.nr_inactive + contig_zone.nr_active, 0);
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 }
 END_TEST
@@ -524,7 +510,7 @@ START_TEST(test_filemap_rcu_lookup_vs_insert_remove)
 	rt_reports_capture();
 	rt_run_threads(RACE_WRITERS + RACE_READERS, race_worker, &r);
 	ck_assert_no_worker_failure();
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 
 	ck_assert_uint_eq(r.inserted, RACE_WRITERS * RACE_CYCLES);
@@ -581,7 +567,7 @@ START_TEST(test_filemap_concurrent_nopage_one_page_per_index)
 	rt_reports_capture();
 	rt_run_threads(FAULT_THREADS, fault_worker, m);
 	ck_assert_no_worker_failure();
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 
 	/* The losers of each insert race freed their pages: one per index. */
@@ -680,7 +666,7 @@ START_TEST(test_filemap_nopage_vs_truncate_nothing_cached_beyond_size)
 		ck_assert_uint_eq(tr.m->nrpages, cached);
 		ck_assert_uint_eq(nr_free_pages(), free_at_start - cached);
 	}
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 	ck_assert_uint_eq(tr.faults, (unsigned long)TRUNC_ROUNDS * TRUNC_FAULTERS * TRUNC_OPS);
 	file_destroy(tr.m);
@@ -688,51 +674,31 @@ START_TEST(test_filemap_nopage_vs_truncate_nothing_cached_beyond_size)
 }
 END_TEST
 
-static Suite *filemap_suite(void)
-{
-	Suite *s = suite_create("filemap");
-	TCase *tc;
-
-	tc = tcase_create("create");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_filemap_create_layout);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("page_cache");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_filemap_add_lookup_remove);
-	tcase_add_test(tc, test_filemap_cache_reference_keeps_page);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("nopage");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_filemap_nopage_reads_backing);
-	tcase_add_test(tc, test_filemap_nopage_oom_returns_null);
-	tcase_add_test(tc, test_filemap_writeback_copies_data);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("truncate");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_filemap_truncate_drops_pages_beyond);
-	tcase_add_test(tc, test_filemap_extend_drops_stale_page_beyond_size);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrency");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_filemap_rcu_lookup_vs_insert_remove);
-	tcase_add_test(tc, test_filemap_concurrent_nopage_one_page_per_index);
-	tcase_add_test(tc, test_filemap_nopage_vs_truncate_nothing_cached_beyond_size);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(filemap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "create", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_create_layout,
+		} },
+		{ "page_cache", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_add_lookup_remove,
+			test_filemap_cache_reference_keeps_page,
+		} },
+		{ "nopage", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_nopage_reads_backing,
+			test_filemap_nopage_oom_returns_null,
+			test_filemap_writeback_copies_data,
+		} },
+		{ "truncate", 10, setup, rt_vm_teardown, .tests = {
+			test_filemap_truncate_drops_pages_beyond,
+			test_filemap_extend_drops_stale_page_beyond_size,
+		} },
+		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
+			test_filemap_rcu_lookup_vs_insert_remove,
+			test_filemap_concurrent_nopage_one_page_per_index,
+			test_filemap_nopage_vs_truncate_nothing_cached_beyond_size,
+		} },
+	};
+
+	return rt_check_main(rt_suite("filemap", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -30,61 +30,15 @@
 #include "task.h"
 #include "vmscan.h"
 
-#define P PAGE_SIZE
-
-static enum rmap_mode cur_mode;
-
-/* ---- environment (as tests/check_vm.c) ---- */
-
-static bool vm_setup(enum rmap_mode mode, unsigned long pages, unsigned long slots)
-{
-	rt_task_attach("test-main");
-	if (rmap_select(mode)) {
-		rt_task_detach();
-		return false;
-	}
-	cur_mode = mode;
-	ck_assert_int_eq(mem_init(pages), 0);
-	ck_assert_int_eq(swap_init(slots), 0);
-	rt_reports_capture();
-	reclaim_stats_reset();
-	rmap_fallback_reset();
-	return true;
-}
-
-static void vm_teardown(void)
-{
-	struct vm_report r;
-	unsigned long v;
-
-	for (int i = 0; i < 8 && nr_free_pages() != max_mapnr - 1; i++)
-		shrink_zone(&contig_zone, max_mapnr);
-	v = vm_teardown_check();
-	if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
-		ck_abort_msg("[%s] teardown: %lu leaks, first: %s", rmap_mode_name(cur_mode),
-			     v, r.message);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
-	rt_reports_release();
-	swap_exit();
-	mem_exit();
-	rt_task_detach();
-}
-
 /* The objrmap designs: file pages found through i_mmap, not pte_chains. */
-static bool objrmap_mode(int m)
+static bool objrmap_mode(enum rmap_mode m)
 {
 	return m == RMAP_OBJFILE || m == RMAP_ANONVMA;
 }
 
-#define FOR_EACH_OBJ_MODE(pages, ...) do {				\
-	for (int __m = 0; __m < RMAP_NR_MODES; __m++) {			\
-		if (!objrmap_mode(__m) ||				\
-		    !vm_setup((enum rmap_mode)__m, (pages), 256))	\
-			continue;					\
-		__VA_ARGS__;						\
-		vm_teardown();						\
-	}								\
-} while (0)
+#define FOR_EACH_OBJ_MODE(pages, ...)					\
+	RT_VM_EACH_DESIGN_IF(&(const struct rt_vm_suite)RT_VM_AUDITED(RMAP_OBJFILE, (pages), 256), \
+			     objrmap_mode, __VA_ARGS__)
 
 /* The count and state the rmap records for the cached page at @index. */
 static int cached_rmap_count(struct address_space *f, unsigned long index, bool *anon)
@@ -129,13 +83,11 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		ck_assert_int_gt(nl, 0);
 		ck_assert_int_gt(lin, 0);
 		/* The linear view maps every page first: mapcount 1 each. */
-		for (int i = 0; i < 16; i++)
-			ck_assert_int_eq(rt_access(m2, lin + i * P, false, NULL), ACCESS_OK);
-		ck_assert_int_eq(remap_file_pages(m1, nl, 7 * P, 8), 0);
-		ck_assert_int_eq(remap_file_pages(m1, nl + 7 * P, P, 7), 0);
+		rt_access_pages(m2, lin, 16, false, NULL);
+		ck_assert_int_eq(remap_file_pages(m1, nl, 7 * PAGE_SIZE, 8), 0);
+		ck_assert_int_eq(remap_file_pages(m1, nl + 7 * PAGE_SIZE, PAGE_SIZE, 7), 0);
 		ck_assert(m1->mmap->vm_flags & VM_NONLINEAR);
-		for (int i = 0; i < 8; i++)
-			ck_assert_int_eq(rt_access(m1, nl + i * P, true, &st[i]), ACCESS_OK);
+		rt_access_pages(m1, nl, 8, true, st);
 		ck_assert_uint_eq(m1->rss, 8);
 		ck_assert_uint_eq(m2->rss, 16);
 
@@ -144,7 +96,7 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 			bool anon;
 
 			ck_assert_int_eq(cached_rmap_count(f, index, &anon), 2);
-			if (cur_mode == RMAP_OBJFILE)	/* converted out of place only */
+			if (rmap_mode == RMAP_OBJFILE)	/* converted out of place only */
 				ck_assert_msg(anon == (i < 7), "offset %lu: PG_anon %d", index, anon);
 		}
 		rt_audit_ok(mms, 2, &f, 1);
@@ -164,16 +116,12 @@ START_TEST(test_objrmap_nonlinear_pages_under_reclaim)
 		for (int i = 0; i < 8; i++) {
 			unsigned long index = i < 7 ? 8 + (unsigned long)i : 7;
 
-			ck_assert_int_eq(rt_access(m1, nl + i * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m1, nl + i * PAGE_SIZE, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
-			ck_assert_int_eq(rt_access(m2, lin + index * P, false, &v), ACCESS_OK);
+			ck_assert_int_eq(rt_access(m2, lin + index * PAGE_SIZE, false, &v), ACCESS_OK);
 			ck_assert_uint_eq(v, st[i]);
 		}
-		rt_audit_ok(mms, 2, &f, 1);
-		mmput(m1);
-		mmput(m2);
-		vmtruncate(f, 0);
-		file_destroy(f);
+		rt_audit_and_exit(mms, 2, &f, 1);
 	});
 }
 END_TEST
@@ -219,22 +167,22 @@ static void convert_race_worker(int idx, void *arg)
 		switch ((x >> 20) % 4) {
 		case 0:
 			/* -EINVAL: a truncate is under way (populate, 2.6.8). */
-			err = remap_file_pages(mm, (unsigned long)r->nl[m] + slot * P, P, pgoff);
+			err = remap_file_pages(mm, (unsigned long)r->nl[m] + slot * PAGE_SIZE, PAGE_SIZE, pgoff);
 			if (err && err != -EINVAL)
 				rt_fail("remap_file_pages(%lu, %lu) failed: %d", slot, pgoff, err);
 			break;
 		case 1:
-			res = rt_access(mm, (unsigned long)r->nl[m] + slot * P, (x >> 24) & 1, NULL);
+			res = rt_access(mm, (unsigned long)r->nl[m] + slot * PAGE_SIZE, (x >> 24) & 1, NULL);
 			break;
 		case 2:
-			res = rt_access(mm, (unsigned long)r->lin[m] + pgoff * P, (x >> 24) & 1, NULL);
+			res = rt_access(mm, (unsigned long)r->lin[m] + pgoff * PAGE_SIZE, (x >> 24) & 1, NULL);
 			break;
 		default:
 			/* Back in place: linear again, mapcount in objfile. */
-			err = remap_file_pages(mm, (unsigned long)r->nl[m] + slot * P, P, slot);
+			err = remap_file_pages(mm, (unsigned long)r->nl[m] + slot * PAGE_SIZE, PAGE_SIZE, slot);
 			if (err && err != -EINVAL)
 				rt_fail("remap_file_pages(%lu) failed: %d", slot, err);
-			res = rt_access(mm, (unsigned long)r->nl[m] + slot * P, false, NULL);
+			res = rt_access(mm, (unsigned long)r->nl[m] + slot * PAGE_SIZE, false, NULL);
 			break;
 		}
 		if (res == ACCESS_CORRUPT || res == ACCESS_SEGV)
@@ -267,7 +215,7 @@ START_TEST(test_objrmap_convert_races_truncate)
 					       VM_READ | VM_WRITE | VM_SHARED, 0);
 			ck_assert_int_gt(r.nl[i], 0);
 			ck_assert_int_gt(r.lin[i], 0);
-			ck_assert_int_eq(remap_file_pages(r.mm[i], r.nl[i], P, 12), 0);
+			ck_assert_int_eq(remap_file_pages(r.mm[i], r.nl[i], PAGE_SIZE, 12), 0);
 		}
 		r.workers_left = RACE_THREADS - 1;
 		rt_run_threads(RACE_THREADS, convert_race_worker, &r);
@@ -284,10 +232,10 @@ START_TEST(test_objrmap_convert_races_truncate)
 		file_extend(r.file, 16);
 		for (int i = 0; i < RACE_MMS; i++)
 			ck_assert_uint_eq(r.mm[i]->rss, 0);
-		ck_assert_int_eq(remap_file_pages(r.mm[0], r.nl[0], P, 13), 0);
+		ck_assert_int_eq(remap_file_pages(r.mm[0], r.nl[0], PAGE_SIZE, 13), 0);
 		ck_assert_int_eq(rt_access(r.mm[0], r.nl[0], true, NULL), ACCESS_OK);
-		ck_assert_int_eq(rt_access(r.mm[1], r.lin[1] + 13 * P, false, NULL), ACCESS_OK);
-		if (cur_mode == RMAP_OBJFILE) {
+		ck_assert_int_eq(rt_access(r.mm[1], r.lin[1] + 13 * PAGE_SIZE, false, NULL), ACCESS_OK);
+		if (rmap_mode == RMAP_OBJFILE) {
 			bool anon;
 
 			ck_assert_int_eq(cached_rmap_count(r.file, 13, &anon), 2);
@@ -297,12 +245,7 @@ START_TEST(test_objrmap_convert_races_truncate)
 		vmtruncate(r.file, 13);
 		ck_assert_ptr_null(find_get_page(r.file, 13));
 		ck_assert_int_eq(rt_access(r.mm[0], r.nl[0], false, NULL), ACCESS_SIGBUS);
-		rt_audit_ok(r.mm, RACE_MMS, &r.file, 1);
-
-		for (int i = 0; i < RACE_MMS; i++)
-			mmput(r.mm[i]);
-		vmtruncate(r.file, 0);
-		file_destroy(r.file);
+		rt_audit_and_exit(r.mm, RACE_MMS, &r.file, 1);
 	});
 }
 END_TEST
@@ -415,10 +358,7 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 	ck_assert_ptr_null(find_get_page(r.file, 0));
 	ck_assert_int_eq(rt_access(mm, a, false, &v), ACCESS_OK);
 	ck_assert_uint_eq(v, w);
-	rt_audit_ok(&mm, 1, &r.file, 1);
-	mmput(mm);
-	vmtruncate(r.file, 0);
-	file_destroy(r.file);
+	rt_audit_and_exit(&mm, 1, &r.file, 1);
 }
 
 START_TEST(test_objrmap_fallback_i_shared_sem)
@@ -450,6 +390,8 @@ static unsigned long blocks_for(unsigned long nptes)
 	return nptes <= 1 ? 0 : (nptes + NRPTE - 1) / NRPTE;
 }
 
+static const struct rt_vm_suite memory_suite = RT_VM_AUDITED(RMAP_PTECHAIN, 512, 16);
+
 /* pte_chain bytes once SHARERS mms each map every page of one file. */
 static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 {
@@ -458,7 +400,7 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 	struct rmap_bytes rb;
 	unsigned long bytes;
 
-	ck_assert(vm_setup(mode, 512, 16));
+	ck_assert(rt_vm_setup(&memory_suite, mode));
 	f = file_create("shm", SHARED_PAGES, SHARED_PAGES);
 	for (int i = 0; i < SHARERS; i++) {
 		long a;
@@ -467,7 +409,7 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 		a = rt_mmap(mms[i], f, 0, SHARED_PAGES, VM_READ | VM_WRITE | VM_SHARED, 0);
 		ck_assert_int_gt(a, 0);
 		for (unsigned long p = 0; p < SHARED_PAGES; p++)
-			ck_assert_int_eq(rt_access(mms[i], (unsigned long)a + p * P, p & 1, NULL),
+			ck_assert_int_eq(rt_access(mms[i], (unsigned long)a + p * PAGE_SIZE, p & 1, NULL),
 					 ACCESS_OK);
 		ck_assert_uint_eq(mms[i]->rss, SHARED_PAGES);
 	}
@@ -482,9 +424,8 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 		mmput(mms[i]);
 	rmap_bytes_read(&rb);
 	ck_assert_uint_eq(rb.pte_chain_now, 0);
-	vmtruncate(f, 0);
-	file_destroy(f);
-	vm_teardown();
+	rt_file_free(f);
+	rt_vm_teardown();
 	return bytes;
 }
 
@@ -514,33 +455,22 @@ START_TEST(test_objrmap_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *objrmap_suite(void)
-{
-	Suite *s = suite_create("objrmap");
-	TCase *tc;
-
-	tc = tcase_create("nonlinear");
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_objrmap_nonlinear_pages_under_reclaim);
-	tcase_add_test(tc, test_objrmap_convert_races_truncate);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("fallback");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_objrmap_fallback_i_shared_sem);
-	tcase_add_test(tc, test_objrmap_fallback_page_table_lock);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("memory");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_objrmap_shared_file_costs_no_chains);
-	tcase_add_test(tc, test_objrmap_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(objrmap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "nonlinear", 60, NULL, NULL, .tests = {
+			test_objrmap_nonlinear_pages_under_reclaim,
+			test_objrmap_convert_races_truncate,
+		} },
+		{ "fallback", 30, NULL, NULL, .tests = {
+			test_objrmap_fallback_i_shared_sem,
+			test_objrmap_fallback_page_table_lock,
+		} },
+		{ "memory", 30, NULL, NULL, .tests = {
+			test_objrmap_shared_file_costs_no_chains,
+			test_objrmap_lock_tree_matches_lockdep,
+		} },
+	};
+
+	return rt_check_main(rt_suite("objrmap", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -14,21 +14,14 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "spinlock.h"
 #include "task.h"
 
 #define NR_PAGES	256UL
 
-static void setup_mem(void)
-{
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-}
-
-static void teardown_mem(void)
-{
-	zone_set_low_hook(&contig_zone, NULL, NULL);
-	mem_exit();
-}
+/* Memory only: no swap, no mapping (the design is the default one). */
+static const struct rt_vm_suite mem_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
 
 static unsigned long zstat(const unsigned long *counter)
 {
@@ -639,68 +632,41 @@ START_TEST(test_page_alloc_gfp_kernel_in_atomic_reported)
 }
 END_TEST
 
-static Suite *page_alloc_suite(void)
-{
-	Suite *s = suite_create("page_alloc");
-	TCase *tc;
-
-	tc = tcase_create("init");
-	tcase_set_timeout(tc, 10);
-	tcase_add_test(tc, test_page_alloc_init_rejects_bad_sizes);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("layout");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_init_layout);
-	tcase_add_test(tc, test_page_alloc_zero_page_is_never_freed);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("exhaustion");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_exhaustion_returns_null);
-	tcase_add_test(tc, test_page_alloc_refill_after_free_all);
-	tcase_add_test(tc, test_page_alloc_new_page_reads_zero);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("watermark");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_low_hook_fires_below_pages_low);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("refcount");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_put_page_frees_at_zero);
-	tcase_add_test(tc, test_page_alloc_put_page_removes_from_lru);
-	tcase_add_test(tc, test_page_alloc_get_page_unless_zero);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("lru");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_lru_add_activate_del);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrency");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_storm_32_threads);
-	tcase_add_test(tc, test_page_alloc_concurrent_put_frees_once);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("atomic_sleep");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_mem, teardown_mem);
-	tcase_add_test(tc, test_page_alloc_gfp_kernel_in_atomic_reported);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(page_alloc_suite());
+	const struct rt_tcase tcs[] = {
+		{ "init", 10, NULL, NULL, .tests = {
+			test_page_alloc_init_rejects_bad_sizes,
+		} },
+		{ "layout", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_init_layout,
+			test_page_alloc_zero_page_is_never_freed,
+		} },
+		{ "exhaustion", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_exhaustion_returns_null,
+			test_page_alloc_refill_after_free_all,
+			test_page_alloc_new_page_reads_zero,
+		} },
+		{ "watermark", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_low_hook_fires_below_pages_low,
+		} },
+		{ "refcount", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_put_page_frees_at_zero,
+			test_page_alloc_put_page_removes_from_lru,
+			test_page_alloc_get_page_unless_zero,
+		} },
+		{ "lru", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_lru_add_activate_del,
+		} },
+		{ "concurrency", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_storm_32_threads,
+			test_page_alloc_concurrent_put_frees_once,
+		} },
+		{ "atomic_sleep", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_gfp_kernel_in_atomic_reported,
+		} },
+	};
+
+	rt_vm_use(&mem_fx);
+	return rt_check_main(rt_suite("page_alloc", tcs, (int)ARRAY_SIZE(tcs)));
 }

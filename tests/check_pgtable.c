@@ -678,48 +678,33 @@ START_TEST(test_pgtable_mmu_vs_reclaim)
 }
 END_TEST
 
-static Suite *pgtable_suite(void)
-{
-	Suite *s = suite_create("pgtable");
-	TCase *tc;
-
-	tc = tcase_create("encoding");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_pgtable_none);
-	tcase_add_test(tc, test_pgtable_present_roundtrip);
-	tcase_add_test(tc, test_pgtable_file_roundtrip);
-	tcase_add_test(tc, test_pgtable_swap_roundtrip);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("value_ops");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_pgtable_value_ops);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("slot_ops");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_pgtable_slot_ops);
-	tcase_add_test(tc, test_pgtable_nonpresent_untouched);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("tables");
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_pgtable_alloc_on_demand);
-	tcase_add_test(tc, test_pgtable_free_releases);
-	tcase_add_test(tc, test_pgtable_walk);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrency");
-	/* Within meson's 60 s for the whole suite (scaled in sanitizer builds). */
-	tcase_set_timeout(tc, 50);
-	tcase_add_test(tc, test_pgtable_concurrent_alloc);
-	tcase_add_test(tc, test_pgtable_mmu_vs_reclaim);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(pgtable_suite());
+	const struct rt_tcase tcs[] = {
+		{ "encoding", 30, NULL, NULL, .tests = {
+			test_pgtable_none,
+			test_pgtable_present_roundtrip,
+			test_pgtable_file_roundtrip,
+			test_pgtable_swap_roundtrip,
+		} },
+		{ "value_ops", 30, NULL, NULL, .tests = {
+			test_pgtable_value_ops,
+		} },
+		{ "slot_ops", 30, NULL, NULL, .tests = {
+			test_pgtable_slot_ops,
+			test_pgtable_nonpresent_untouched,
+		} },
+		{ "tables", 30, NULL, NULL, .tests = {
+			test_pgtable_alloc_on_demand,
+			test_pgtable_free_releases,
+			test_pgtable_walk,
+		} },
+		/* Within meson's 60 s for the whole suite (scaled in sanitizer builds). */
+		{ "concurrency", 50, NULL, NULL, .tests = {
+			test_pgtable_concurrent_alloc,
+			test_pgtable_mmu_vs_reclaim,
+		} },
+	};
+
+	return rt_check_main(rt_suite("pgtable", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -30,6 +30,7 @@
 #include "rmap-internal.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 
 #define NR_PAGES	1024UL
@@ -165,19 +166,20 @@ static unsigned long blocks_for(unsigned long n)
 	return n <= 1 ? 0 : (n + NRPTE - 1) / NRPTE;
 }
 
+/* ptechain, unless a test selects another; no swap, unless a test sets it up. */
+static const struct rt_vm_suite rmap_suite_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	ck_assert_int_eq(rmap_select(RMAP_PTECHAIN), 0);
-	rmap_fallback_reset();
+	ck_assert(rt_vm_setup(&rmap_suite_fx, RMAP_PTECHAIN));
 	ck_assert_uint_eq(chain_bytes_now(), 0);
 }
 
+/* The mms go after a grace period: rt_vm_teardown() waits for it. */
 static void teardown(void)
 {
 	ck_assert_uint_eq(chain_bytes_now(), 0);
-	rcu_barrier();		/* the mms go after a grace period */
-	mem_exit();
+	rt_vm_teardown();
 }
 
 /* ---- modes, names, counters ---- */
@@ -768,51 +770,32 @@ START_TEST(test_rmap_ptechain_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static Suite *rmap_suite(void)
-{
-	Suite *s = suite_create("rmap");
-	TCase *tc;
-
-	tc = tcase_create("modes");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_rmap_mode_table);
-	tcase_add_test(tc, test_rmap_fallback_names_and_counts);
-	tcase_add_test(tc, test_rmap_bytes_peak);
-	tcase_add_test(tc, test_rmap_ptechain_lock_tree_matches_lockdep);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("chain");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_rmap_ptechain_direct_chain_direct);
-	/* A BUG aborts the process: only where Check forks each test. */
-	if (!getenv("CK_FORK") || strcmp(getenv("CK_FORK"), "no"))
-		tcase_add_test_raise_signal(tc, test_rmap_ptechain_remove_unknown_pte_bugs,
-					    SIGABRT);
-	tcase_add_test(tc, test_rmap_ptechain_page_referenced);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("unmap");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_file_page);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_nonlinear_vma);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_mlocked_fails);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_swapcache_page);
-	tcase_add_test(tc, test_rmap_ptechain_unmap_again_when_ptl_busy);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrent");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 50);
-	tcase_add_test(tc, test_rmap_ptechain_concurrent_map_unmap);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(rmap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "modes", 30, setup, teardown, .tests = {
+			test_rmap_mode_table,
+			test_rmap_fallback_names_and_counts,
+			test_rmap_bytes_peak,
+			test_rmap_ptechain_lock_tree_matches_lockdep,
+		} },
+		{ "chain", 30, setup, teardown, .tests = {
+			test_rmap_ptechain_direct_chain_direct,
+			test_rmap_ptechain_page_referenced,
+		}, .bug_tests = {
+			test_rmap_ptechain_remove_unknown_pte_bugs,
+		} },
+		{ "unmap", 30, setup, teardown, .tests = {
+			test_rmap_ptechain_unmap_file_page,
+			test_rmap_ptechain_unmap_nonlinear_vma,
+			test_rmap_ptechain_unmap_mlocked_fails,
+			test_rmap_ptechain_unmap_swapcache_page,
+			test_rmap_ptechain_unmap_again_when_ptl_busy,
+		} },
+		{ "concurrent", 50, setup, teardown, .tests = {
+			test_rmap_ptechain_concurrent_map_unmap,
+		} },
+	};
+
+	return rt_check_main(rt_suite("rmap", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -419,35 +419,25 @@ START_TEST(test_slab_storm_stale_readers)
 }
 END_TEST
 
-static Suite *slab_suite(void)
-{
-	Suite *s = suite_create("slab");
-	TCase *tc;
-
-	tc = tcase_create("type_stable");
-	tcase_set_timeout(tc, 20);
-	tcase_add_test(tc, test_slab_type_stable_reuse);
-	tcase_add_test(tc, test_slab_plain_cache_frees_at_once);
-	tcase_add_test(tc, test_slab_hwcache_align);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("accounting");
-	tcase_set_timeout(tc, 20);
-	tcase_add_test(tc, test_slab_shrink_after_grace_period);
-	tcase_add_test(tc, test_slab_free_limit);
-	tcase_add_test(tc, test_slab_destroy_accounting);
-	tcase_add_test(tc, test_slab_fail_every);
-	tcase_add_test(tc, test_slab_gfp_kernel_in_atomic_reported);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("storm");
-	tcase_set_timeout(tc, 50);
-	tcase_add_test(tc, test_slab_storm_stale_readers);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(slab_suite());
+	const struct rt_tcase tcs[] = {
+		{ "type_stable", 20, NULL, NULL, .tests = {
+			test_slab_type_stable_reuse,
+			test_slab_plain_cache_frees_at_once,
+			test_slab_hwcache_align,
+		} },
+		{ "accounting", 20, NULL, NULL, .tests = {
+			test_slab_shrink_after_grace_period,
+			test_slab_free_limit,
+			test_slab_destroy_accounting,
+			test_slab_fail_every,
+			test_slab_gfp_kernel_in_atomic_reported,
+		} },
+		{ "storm", 50, NULL, NULL, .tests = {
+			test_slab_storm_stale_readers,
+		} },
+	};
+
+	return rt_check_main(rt_suite("slab", tcs, (int)ARRAY_SIZE(tcs)));
 }

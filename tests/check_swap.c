@@ -16,6 +16,7 @@
 #include "page_alloc.h"
 #include "pgtable.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
 
@@ -24,19 +25,12 @@
 
 static unsigned long free_at_start;
 
+static const struct rt_vm_suite swap_fx = { { RMAP_PTECHAIN, NR_PAGES, NR_SLOTS, false }, RT_VM_TASK };
+
 static void setup(void)
 {
-	ck_assert_int_eq(mem_init(NR_PAGES), 0);
-	ck_assert_int_eq(swap_init(NR_SLOTS), 0);
-	rt_task_attach("main");
+	ck_assert(rt_vm_setup(&swap_fx, RMAP_PTECHAIN));
 	free_at_start = nr_free_pages();
-}
-
-static void teardown(void)
-{
-	rt_task_detach();
-	swap_exit();
-	mem_exit();
 }
 
 /* A locked anonymous page, as reclaim holds it before add_to_swap(). */
@@ -55,16 +49,6 @@ static void free_anon_page(struct page *page)
 	unlock_page(page);
 	ClearPageAnon(page);
 	put_page(page);
-}
-
-static void assert_no_lockdep_reports(void)
-{
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
-	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
 }
 
 /* ---- init ---- */
@@ -554,7 +538,7 @@ START_TEST(test_swap_storm_32_threads)
 	rt_reports_capture();
 	rt_run_threads(STORM_THREADS, storm_worker, &st);
 	ck_assert_no_worker_failure();
-	assert_no_lockdep_reports();
+	rt_assert_no_lockdep_reports();
 	rt_reports_release();
 
 	ck_assert_uint_eq(nr_swap_used(), 0);
@@ -567,46 +551,29 @@ START_TEST(test_swap_storm_32_threads)
 }
 END_TEST
 
-static Suite *swap_suite(void)
-{
-	Suite *s = suite_create("swap");
-	TCase *tc;
-
-	tc = tcase_create("init");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_swap_init_sizes);
-	tcase_add_test(tc, test_swap_leaked_slots_after_exit);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("slots");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_swap_alloc_until_full);
-	tcase_add_test(tc, test_swap_duplicate_and_free_counts);
-	tcase_add_test(tc, test_swap_data_round_trip);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("swap_cache");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_swap_cache_add_lookup_delete);
-	tcase_add_test(tc, test_swap_cache_count_rule_swapin);
-	tcase_add_test(tc, test_swap_add_to_swap_full_returns_false);
-	tcase_add_test(tc, test_swap_remove_exclusive_conditions);
-	tcase_add_test(tc, test_swap_free_swap_and_cache);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrency");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_swap_storm_32_threads);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(swap_suite());
+	const struct rt_tcase tcs[] = {
+		{ "init", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_init_sizes,
+			test_swap_leaked_slots_after_exit,
+		} },
+		{ "slots", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_alloc_until_full,
+			test_swap_duplicate_and_free_counts,
+			test_swap_data_round_trip,
+		} },
+		{ "swap_cache", 10, setup, rt_vm_teardown, .tests = {
+			test_swap_cache_add_lookup_delete,
+			test_swap_cache_count_rule_swapin,
+			test_swap_add_to_swap_full_returns_false,
+			test_swap_remove_exclusive_conditions,
+			test_swap_free_swap_and_cache,
+		} },
+		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
+			test_swap_storm_32_threads,
+		} },
+	};
+
+	return rt_check_main(rt_suite("swap", tcs, (int)ARRAY_SIZE(tcs)));
 }

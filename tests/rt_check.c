@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -358,4 +359,32 @@ void rt_set_flag(int *flag)
 {
 	/* Release pairs with the acquire in rt_wait_flag(). */
 	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+}
+
+TCase *rt_tcase(Suite *s, const char *name, double timeout, SFun setup, SFun teardown)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, timeout);
+	if (setup || teardown)
+		tcase_add_checked_fixture(tc, setup, teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+Suite *rt_suite(const char *name, const struct rt_tcase *tcs, int n)
+{
+	const char *fork = getenv("CK_FORK");
+	Suite *s = suite_create(name);
+
+	for (int i = 0; i < n; i++) {
+		TCase *tc = rt_tcase(s, tcs[i].name, tcs[i].timeout, tcs[i].setup, tcs[i].teardown);
+
+		for (int k = 0; k < RT_TCASE_MAX_TESTS && tcs[i].tests[k]; k++)
+			tcase_add_test(tc, tcs[i].tests[k]);
+		for (int k = 0; k < 4 && tcs[i].bug_tests[k]; k++)
+			if (!fork || strcmp(fork, "no"))
+				tcase_add_test_raise_signal(tc, tcs[i].bug_tests[k], SIGABRT);
+	}
+	return s;
 }

@@ -17,6 +17,30 @@
 /* Run @s with TAP on stdout; the process exit status. Prints the seed first. */
 int rt_check_main(Suite *s);
 
+/*
+ * A TCase @name added to @s, @timeout seconds a test, each test set up
+ * and torn down by @setup and @teardown (Check's checked fixture; both
+ * NULL: none). Return: the TCase, for tcase_add_test().
+ */
+TCase *rt_tcase(Suite *s, const char *name, double timeout, SFun setup, SFun teardown);
+
+/* One TCase of a suite table (rt_suite()). */
+#define RT_TCASE_MAX_TESTS 16
+struct rt_tcase {
+	const char *name;
+	double timeout;			/* seconds a test */
+	SFun setup, teardown;		/* Check's checked fixture; NULL: none */
+	const TTest *tests[RT_TCASE_MAX_TESTS];	/* up to the first NULL */
+	/*
+	 * Tests that must die of SIGABRT (a BUG report): added only where
+	 * Check forks each test (CK_FORK is not "no"), after @tests.
+	 */
+	const TTest *bug_tests[4];
+};
+
+/* A suite @name of the @n TCases of @tcs, in order. */
+Suite *rt_suite(const char *name, const struct rt_tcase *tcs, int n);
+
 /* The test seed: $RT_SEED if set, else time-based; printed by rt_check_main. */
 uint64_t rt_test_seed(void);
 /* xorshift64* step, for per-thread PRNGs seeded from rt_test_seed(). */

@@ -1,9 +1,120 @@
 // SPDX-License-Identifier: MIT
 #include "rt_vm.h"
 
+#include <errno.h>
+
 #include "audit.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "task.h"
+
+/* The fixture set up now, and its design; rt_vm_use()'s. */
+static struct rt_vm_suite cur;
+static const struct rt_vm_suite *checked;
+
+bool rt_vm_setup(const struct rt_vm_suite *s, enum rmap_mode design)
+{
+	int r;
+
+	cur = *s;
+	cur.fx.design = design;
+	if (cur.checks & RT_VM_TASK)
+		rt_task_attach("test-main");
+	r = rt_vm_up(&cur.fx);
+	if (r == -EINVAL) {
+		/* Not built: a loop over the designs skips it. */
+		if (cur.checks & RT_VM_TASK)
+			rt_task_detach();
+		return false;
+	}
+	ck_assert_msg(r == 0, "[%s] rt_vm_up(%lu pages, %lu slots) = %d", rmap_mode_name(design),
+		      cur.fx.pages, cur.fx.slots, r);
+	if (cur.checks & RT_VM_CAPTURE)
+		rt_reports_capture();
+	rt_failure_reset();
+	return true;
+}
+
+void rt_vm_teardown(void)
+{
+	unsigned long v = rt_vm_down(&cur.fx);
+	struct vm_report r;
+
+	if (cur.checks & RT_VM_CAPTURE) {
+		if (v && rt_reports_first(VM_REPORT_AUDIT, &r))
+			ck_abort_msg("[%s] teardown: %lu leaks, first: %s",
+				     rmap_mode_name(cur.fx.design), v, r.message);
+		ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+	}
+	if (cur.checks & RT_VM_CLEAN)
+		for (int k = VM_REPORT_BUG; k < VM_REPORT_NR; k++)
+			ck_assert_msg(rt_reports_count((enum vm_report_kind)k) == 0,
+				      "[%s] %d reports of kind %d", rmap_mode_name(cur.fx.design),
+				      rt_reports_count((enum vm_report_kind)k), k);
+	if (cur.checks & RT_VM_CAPTURE)
+		rt_reports_release();
+	if (cur.checks & RT_VM_TASK)
+		rt_task_detach();
+}
+
+void rt_vm_use(const struct rt_vm_suite *s)
+{
+	checked = s;
+}
+
+void rt_vm_checked_setup(void)
+{
+	ck_assert(rt_vm_setup(checked, checked->fx.design));
+}
+
+struct mm_struct *rt_mm_with_file(const char *name, unsigned long pages, unsigned long map,
+				  struct address_space **f, long *addr)
+{
+	struct mm_struct *mm;
+
+	*f = file_create(name, pages, pages);
+	mm = mm_alloc();
+	*addr = rt_mmap(mm, *f, 0, map, VM_READ | VM_WRITE | VM_SHARED, 0);
+	ck_assert_int_gt(*addr, 0);
+	return mm;
+}
+
+void rt_access_pages(struct mm_struct *mm, unsigned long addr, int pages, bool write,
+		     uint64_t *stamps)
+{
+	for (int i = 0; i < pages; i++) {
+		unsigned long at = addr + (unsigned long)i * PAGE_SIZE;
+		enum mm_access_result r = rt_access(mm, at, write, stamps ? &stamps[i] : NULL);
+
+		ck_assert_msg(r == ACCESS_OK, "[%s] %s of page %d at %#lx: %d",
+			      rmap_mode_name(rmap_mode), write ? "write" : "read", i, at, (int)r);
+	}
+}
+
+void rt_assert_pages(struct mm_struct *mm, unsigned long addr, int pages, const uint64_t *stamps)
+{
+	for (int i = 0; i < pages; i++) {
+		unsigned long at = addr + (unsigned long)i * PAGE_SIZE;
+		uint64_t v;
+		enum mm_access_result r = rt_access(mm, at, false, &v);
+
+		ck_assert_msg(r == ACCESS_OK, "[%s] read of page %d at %#lx: %d",
+			      rmap_mode_name(rmap_mode), i, at, (int)r);
+		ck_assert_msg(v == stamps[i], "[%s] page %d at %#lx: stamp %#llx, want %#llx",
+			      rmap_mode_name(rmap_mode), i, at, (unsigned long long)v,
+			      (unsigned long long)stamps[i]);
+	}
+}
+
+void rt_assert_no_lockdep_reports(void)
+{
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_ORDER), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_RECURSION), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_UNHELD), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_ATOMIC_SLEEP), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_WARN), 0);
+}
 
 void rt_audit_ok(struct mm_struct **mms, int nr_mms,
 		 struct address_space **files, int nr_files)
@@ -17,37 +128,12 @@ void rt_audit_ok(struct mm_struct **mms, int nr_mms,
 	ck_assert_int_eq(v, 0);
 }
 
-long rt_mmap(struct mm_struct *mm, struct address_space *f, unsigned long addr,
-	     unsigned long pages, unsigned long flags, unsigned long pgoff)
+void rt_audit_and_exit(struct mm_struct **mms, int nr_mms,
+		       struct address_space **files, int nr_files)
 {
-	long r;
-
-	down_write(&mm->mmap_sem);
-	r = do_mmap(mm, f, addr, pages * PAGE_SIZE, flags, pgoff);
-	up_write(&mm->mmap_sem);
-	return r;
-}
-
-enum mm_access_result rt_access(struct mm_struct *mm, unsigned long addr, bool write,
-				uint64_t *stamp)
-{
-	enum mm_access_result r;
-
-	down_read(&mm->mmap_sem);
-	r = mm_access(mm, addr, write, stamp);
-	up_read(&mm->mmap_sem);
-	return r;
-}
-
-struct page *rt_page_at(struct mm_struct *mm, unsigned long addr)
-{
-	struct page *page = NULL;
-	pte_t *ptep;
-
-	spin_lock(&mm->page_table_lock);
-	ptep = pte_offset(mm->pgd, addr);
-	if (ptep && pte_present(ptep_get(ptep)) && pte_pfn(ptep_get(ptep)) != ZERO_PAGE_PFN)
-		page = pfn_to_page(pte_pfn(ptep_get(ptep)));
-	spin_unlock(&mm->page_table_lock);
-	return page;
+	rt_audit_ok(mms, nr_mms, files, nr_files);
+	for (int i = 0; i < nr_mms; i++)
+		mmput(mms[i]);
+	for (int i = 0; i < nr_files; i++)
+		rt_file_free(files[i]);
 }

@@ -9,38 +9,23 @@
  *    around a short critical section, spinlock_t next to pthread_mutex_t
  *    and pthread_spinlock_t, interleaved, median of K repeats.
  */
-#include <getopt.h>
-#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "die.h"
 #include "lockdep.h"
 #include "page.h"
 #include "record.h"
-#include "rt_cmd.h"
-#include "rt_opt.h"
+#include "rt_time.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
-#include "rt_time.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---- uncontended ---- */
 
@@ -187,150 +172,79 @@ static double run_contended(enum ct_kind kind, int threads, double seconds)
 	return (double)total / dt;
 }
 
-static void usage(FILE *f)
+/* 1. The uncontended table; the medians into @med. */
+static void measure_uncontended(const struct rt_bench_locks_cfg *cfg, FILE *out, double med[])
 {
-	fputs("usage: rmaptorture bench locks [OPTIONS]\n"
-	      "\n"
-	      "Uncontended lock+unlock cost of each emulated lock next to pthread_spin_lock\n"
-	      "and pthread_mutex_lock (statistics on, lockdep off), and the contended\n"
-	      "throughput of spin_lock next to pthread_mutex_lock with many threads.\n"
-	      "\n"
-	      "  -n, --iterations N  uncontended iterations per sample (default 10M)\n"
-	      "  -r, --repeat K      samples per case, interleaved; median reported (default 5)\n"
-	      "  -t, --threads N     contended threads, 1..1024 (default 32)\n"
-	      "  -s, --seconds S     contended run per sample (default 1)\n"
-	      "      --quick         1M iterations, 3 repeats, 0.3 s samples\n"
-	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
-	      "  -h, --help          this text\n", f);
-}
+	double un[NR_UN][RT_BENCH_MAX_REPEAT], mn, mx;
 
-static int bench_locks(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	long iters = 10000000;
-	int repeat = 5, threads = 32, c;
-	double seconds = 1;
-	const char *json_path = NULL;
-	double un[NR_UN][64], un_med[NR_UN], ct[NR_CT][64], ct_med[NR_CT];
-	json_t *rec, *jun, *jct;
-	int rc = RT_EXIT_OK;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:r:t:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': iters = (long)rt_opt_int("--iterations", optarg, 1000, 10000000000LL); break;
-		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, 64); break;
-		case 't': threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
-		case 's': seconds = rt_opt_seconds("--seconds", optarg, 0, 3600); break;
-		case 'q': iters = 1000000; repeat = 3; seconds = 0.3; break;
-		case 'j': json_path = optarg; break;
-		case 'h': usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench locks", optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		rt_usage_error("bench locks: unexpected argument '%s'", argv[optind]);
-
-	rt_task_attach("bench-main");
 	lockdep_set_enabled(false);
 	RT_PTHREAD(pthread_spin_init(&u_pspin, PTHREAD_PROCESS_PRIVATE));
 	spin_lock_init(&u_spin, LOCK_CLASS_PAGE_TABLE_LOCK);
 	init_rwsem(&u_rwsem, LOCK_CLASS_MMAP_SEM);
 	sema_init(&u_sem, 1, LOCK_CLASS_I_SHARED_SEM);
 	memset(&u_page, 0, sizeof(u_page));
-
-	printf("rmaptorture bench locks: %s, %d cores (%s)\n", rt_version(),
-	       rt_machine_cores(), rt_machine_model());
-	printf("uncontended lock+unlock, %ld iterations x %d repeats, interleaved, lockdep off, statistics on\n",
-	       iters, repeat);
-	for (int k = 0; k < repeat; k++)
+	fprintf(out, "uncontended lock+unlock, %ld iterations x %d repeats, interleaved, lockdep off,"
+		" statistics on\n", cfg->iters, cfg->repeat);
+	for (int k = 0; k < cfg->repeat; k++)
 		for (int i = 0; i < NR_UN; i++)
-			un[i][k] = un_cases[i].fn(iters);
-	printf("%-24s %10s %10s %10s  %s\n", "primitive", "median ns", "min ns", "max ns", "ratio");
+			un[i][k] = un_cases[i].fn(cfg->iters);
+	fprintf(out, "%-24s %10s %10s %10s  %s\n", "primitive", "median ns", "min ns", "max ns",
+		"ratio");
 	for (int i = 0; i < NR_UN; i++) {
-		double mn = un[i][0], mx = un[i][0];
-
-		for (int k = 1; k < repeat; k++) {
-			mn = un[i][k] < mn ? un[i][k] : mn;
-			mx = un[i][k] > mx ? un[i][k] : mx;
-		}
-		un_med[i] = median(un[i], repeat);
-		printf("%-24s %10.2f %10.2f %10.2f", un_cases[i].name, un_med[i], mn, mx);
+		rt_bench_stats(un[i], cfg->repeat, &med[i], &mn, &mx);
+		fprintf(out, "%-24s %10.2f %10.2f %10.2f", un_cases[i].name, med[i], mn, mx);
 		if (un_cases[i].baseline) {
 			int b = !strcmp(un_cases[i].baseline, "pthread_spin_lock") ? 0 : 1;
 
-			printf("  %.2fx %s", un_med[i] / un_med[b], un_cases[i].baseline);
+			fprintf(out, "  %.2fx %s", med[i] / med[b], un_cases[i].baseline);
 		}
-		putchar('\n');
+		fputc('\n', out);
 	}
-
+	pthread_spin_destroy(&u_pspin);
 	lockdep_set_enabled(true);
-	printf("\ncontended: %d threads on one lock, %.2f s x %d repeats, interleaved, %d cores\n",
-	       threads, seconds, repeat, rt_machine_cores());
-	for (int k = 0; k < repeat; k++)
+}
+
+/* 2. The contended table; the medians into @med. */
+static void measure_contended(const struct rt_bench_locks_cfg *cfg, FILE *out, double med[])
+{
+	double ct[NR_CT][RT_BENCH_MAX_REPEAT], mn[NR_CT], mx[NR_CT];
+
+	fprintf(out, "\ncontended: %d threads on one lock, %.2f s x %d repeats, interleaved, %d cores\n",
+		cfg->threads, cfg->seconds, cfg->repeat, rt_machine_cores());
+	for (int k = 0; k < cfg->repeat; k++)
 		for (int i = 0; i < NR_CT; i++)
-			ct[i][k] = run_contended((enum ct_kind)i, threads, seconds);
-	printf("%-24s %14s %14s %14s  %s\n", "lock", "median ops/s", "min", "max", "vs pthread_mutex");
-	{
-		double tmp[64];
+			ct[i][k] = run_contended((enum ct_kind)i, cfg->threads, cfg->seconds);
+	fprintf(out, "%-24s %14s %14s %14s  %s\n", "lock", "median ops/s", "min", "max",
+		"vs pthread_mutex");
+	for (int i = 0; i < NR_CT; i++)
+		rt_bench_stats(ct[i], cfg->repeat, &med[i], &mn[i], &mx[i]);
+	for (int i = 0; i < NR_CT; i++)
+		fprintf(out, "%-24s %14.0f %14.0f %14.0f  %.2fx\n", ct_names[i], med[i], mn[i], mx[i],
+			med[i] / med[CT_PMUTEX]);
+}
 
-		memcpy(tmp, ct[CT_PMUTEX], sizeof(double) * (size_t)repeat);
-		ct_med[CT_PMUTEX] = median(tmp, repeat);
-	}
-	for (int i = 0; i < NR_CT; i++) {
-		double mn = ct[i][0], mx = ct[i][0];
+void rt_bench_locks(const struct rt_bench_locks_cfg *cfg, FILE *out, json_t *rec)
+{
+	double un_med[NR_UN], ct_med[NR_CT];
+	json_t *jun = json_object(), *jct = json_object();
 
-		for (int k = 1; k < repeat; k++) {
-			mn = ct[i][k] < mn ? ct[i][k] : mn;
-			mx = ct[i][k] > mx ? ct[i][k] : mx;
-		}
-		ct_med[i] = median(ct[i], repeat);
-		printf("%-24s %14.0f %14.0f %14.0f  %.2fx\n", ct_names[i], ct_med[i], mn, mx,
-		       ct_med[i] / ct_med[CT_PMUTEX]);
-	}
+	rt_task_attach("bench-main");
+	fprintf(out, "rmaptorture bench locks: %s, %d cores (%s)\n", rt_version(),
+		rt_machine_cores(), rt_machine_model());
+	measure_uncontended(cfg, out, un_med);
+	measure_contended(cfg, out, ct_med);
 
-	rec = rt_record_new("bench-locks");
-	jun = json_object();
 	for (int i = 0; i < NR_UN; i++)
 		json_object_set_new(jun, un_cases[i].name, json_real(un_med[i]));
-	jct = json_object();
 	for (int i = 0; i < NR_CT; i++)
 		json_object_set_new(jct, ct_names[i], json_real(ct_med[i]));
 	json_object_set_new(rec, "uncontended_ns", jun);
 	json_object_set_new(rec, "contended_ops_per_sec", jct);
-	json_object_set_new(rec, "threads", json_integer(threads));
-	json_object_set_new(rec, "iterations", json_integer(iters));
-	json_object_set_new(rec, "repeat", json_integer(repeat));
-	json_object_set_new(rec, "spin_lock_vs_pthread_spin",
-			    json_real(un_med[2] / un_med[0]));
+	json_object_set_new(rec, "threads", json_integer(cfg->threads));
+	json_object_set_new(rec, "iterations", json_integer(cfg->iters));
+	json_object_set_new(rec, "repeat", json_integer(cfg->repeat));
+	json_object_set_new(rec, "spin_lock_vs_pthread_spin", json_real(un_med[2] / un_med[0]));
 	json_object_set_new(rec, "contended_spin_lock_vs_pthread_mutex",
 			    json_real(ct_med[CT_SPINLOCK] / ct_med[CT_PMUTEX]));
-	if (json_path && rt_record_write(rec, json_path))
-		rc = RT_EXIT_INTERNAL;
-	json_decref(rec);
-	pthread_spin_destroy(&u_pspin);
 	rt_task_detach();
-	return rc;
-}
-
-int cmd_bench(int argc, char **argv)
-{
-	/* No part named: every part (bench_vm.c), and its own --help. */
-	if (argc < 2 || argv[1][0] == '-')
-		return bench_all(argc, argv);
-	if (!strcmp(argv[1], "locks"))
-		return bench_locks(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "vm"))
-		return bench_vm(argc - 1, argv + 1);
-	rt_usage_error("bench: unknown benchmark '%s' (known: locks, vm)", argv[1]);
 }

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `bench vm`'s tables and record, from what bench_vm.c measured. The
+ * JSON keys are those of results/baselines/bench*.json, which
+ * `bench --compare` and `report` read.
+ */
+#include <stdio.h>
+
+#include "bench_vm-internal.h"
+
+static void print_rule(FILE *out, int nd)
+{
+	for (int i = 0; i < 26 + nd * 14 + (nd - 1) * 10; i++)
+		fputc('-', out);
+	fputc('\n', out);
+}
+
+/* The header of a per-design table: @first, each design, each design / ptechain. */
+static void print_header(const struct vm_results *res, FILE *out, const char *first, bool ratios)
+{
+	fprintf(out, "%-26s", first);
+	for (int d = 0; d < res->nd; d++)
+		fprintf(out, " %13s", rmap_mode_name(res->modes[d]));
+	for (int d = 1; ratios && d < res->nd; d++)
+		fprintf(out, " %9s", rmap_mode_name(res->modes[d]));
+	fputc('\n', out);
+	print_rule(out, res->nd);
+}
+
+/* Rows @from..@to: the medians, and their ratio to ptechain's. */
+static void print_medians(const struct vm_results *res, FILE *out, int from, int to, bool params)
+{
+	bool base = res->modes[0] == RMAP_PTECHAIN;
+
+	for (int r = from; r <= to; r++) {
+		char label[64];
+
+		if (params)
+			snprintf(label, sizeof(label), "%s (%ld pages)", res->rows[r].label,
+				 res->rows[r].param);
+		else
+			snprintf(label, sizeof(label), "%s", res->rows[r].label);
+		fprintf(out, "%-26s", label);
+		for (int d = 0; d < res->nd; d++)
+			fprintf(out, " %13.0f", res->med[r][d]);
+		for (int d = 1; d < res->nd; d++)
+			if (base)
+				fprintf(out, " %8.2fx", res->med[r][d] / res->med[r][0]);
+		fputc('\n', out);
+	}
+}
+
+static void print_spread(const struct vm_results *res, FILE *out)
+{
+	fprintf(out, "\nspread: min .. max of the %d samples\n", res->repeat);
+	fprintf(out, "%-26s", "measurement");
+	for (int d = 0; d < res->nd; d++)
+		fprintf(out, " %25s", rmap_mode_name(res->modes[d]));
+	fputc('\n', out);
+	for (int r = 0; r < NR_ROWS; r++) {
+		char label[64], cell[64];
+
+		if (r <= R_EXIT_LARGE)
+			snprintf(label, sizeof(label), "%s (%ld pages)", res->rows[r].label,
+				 res->rows[r].param);
+		else
+			snprintf(label, sizeof(label), "unmap ns, %s", res->rows[r].label);
+		fprintf(out, "%-26s", label);
+		for (int d = 0; d < res->nd; d++) {
+			snprintf(cell, sizeof(cell), "%.0f .. %.0f", res->mn[r][d], res->mx[r][d]);
+			fprintf(out, " %25s", cell);
+		}
+		fputc('\n', out);
+	}
+}
+
+/* 3, and the article's arithmetic at the largest process count. */
+static void print_bytes(const struct vm_results *res, FILE *out)
+{
+	const struct rt_bench_vm_cfg *cfg = res->cfg;
+	const double ptes_per_task = 2.7e9 / 4096;
+	char label[64];
+
+	fprintf(out, "\n3. rmap metadata, Oracle case: P processes map one %lu-page file MAP_SHARED and read all of it\n"
+		"   (pte_chain + anon_vma bytes; B/pte = per mapped pte, B/page = per distinct page)\n",
+		cfg->bytes_file_pages);
+	print_header(res, out, "processes", false);
+	for (int p = 0; p < 3; p++) {
+		snprintf(label, sizeof(label), "P=%d  bytes", cfg->bytes_procs[p]);
+		fprintf(out, "%-26s", label);
+		for (int d = 0; d < res->nd; d++)
+			fprintf(out, " %13lu", res->br[p][d].bytes);
+		fprintf(out, "\n%-26s", "      B/pte");
+		for (int d = 0; d < res->nd; d++)
+			fprintf(out, " %13.2f", res->br[p][d].per_pte);
+		fprintf(out, "\n%-26s", "      B/page");
+		for (int d = 0; d < res->nd; d++)
+			fprintf(out, " %13.1f", res->br[p][d].per_page);
+		fputc('\n', out);
+	}
+	fprintf(out, "\nthe article's arithmetic: 2.7 GB mapped per task = %.0f ptes per task\n",
+		ptes_per_task);
+	fprintf(out, "%-26s %16s %16s\n", "bytes per pte", "x 100 tasks", "x 700 tasks");
+	fprintf(out, "%-26s %13.2f GB %13.2f GB\n", "8 (the article)",
+		8 * ptes_per_task * 100 / 1e9, 8 * ptes_per_task * 700 / 1e9);
+	for (int d = 0; d < res->nd; d++) {
+		snprintf(label, sizeof(label), "%.2f (%s, P=%d)", res->br[2][d].per_pte,
+			 rmap_mode_name(res->modes[d]), cfg->bytes_procs[2]);
+		fprintf(out, "%-26s %13.2f GB %13.2f GB\n", label,
+			res->br[2][d].per_pte * ptes_per_task * 100 / 1e9,
+			res->br[2][d].per_pte * ptes_per_task * 700 / 1e9);
+	}
+}
+
+void vm_print_tables(const struct vm_results *res, FILE *out)
+{
+	fprintf(out, "\n1-2. throughput (higher is better), median of %d; ratio = design / ptechain\n",
+		res->repeat);
+	print_header(res, out, "measurement", true);
+	print_medians(res, out, R_ANON_FAULT, R_EXIT_LARGE, true);
+	fprintf(out, "\n4. try_to_unmap() of one page, page locked + rmap lock held (ns per call, lower is better;\n"
+		"   median of %d samples of >= 20 calls; includes ~%.0f ns of clock_gettime)\n",
+		res->repeat, res->timer_ns);
+	print_header(res, out, "page mapped by", true);
+	print_medians(res, out, R_UNMAP_SH1, NR_ROWS - 1, false);
+	print_spread(res, out);
+	print_bytes(res, out);
+	if (res->reclaim_scanned || res->alloc_fail)
+		fprintf(out, "\nWARNING: reclaim scanned %lu pages, %lu allocations failed: raise --pages\n",
+			res->reclaim_scanned, res->alloc_fail);
+}
+
+/* Rows @from..@to of design @d: key -> median. */
+static json_t *medians_json(const struct vm_results *res, int d, int from, int to, json_t *o)
+{
+	for (int r = from; r <= to; r++)
+		json_object_set_new(o, res->rows[r].key, json_real(res->med[r][d]));
+	return o;
+}
+
+static json_t *spread_json(const struct vm_results *res, int d)
+{
+	json_t *spread = json_object();
+
+	for (int r = 0; r < NR_ROWS; r++) {
+		char key[64];
+
+		if (r <= R_EXIT_LARGE)
+			snprintf(key, sizeof(key), "%s", res->rows[r].key);
+		else
+			snprintf(key, sizeof(key), "try_to_unmap_ns_%s_%s",
+				 r <= R_UNMAP_SH100 ? "sharers" :
+				 r <= R_UNMAP_ANON100 ? "sharers_anon" : "vmas", res->rows[r].key);
+		json_object_set_new(spread, key,
+				    json_pack("{s:f, s:f}", "min", res->mn[r][d], "max", res->mx[r][d]));
+	}
+	return spread;
+}
+
+static json_t *bytes_json(const struct vm_results *res, int d)
+{
+	json_t *bytes = json_object();
+
+	for (int p = 0; p < 3; p++) {
+		const struct bytes_result *b = &res->br[p][d];
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", res->cfg->bytes_procs[p]);
+		json_object_set_new(bytes, key,
+			json_pack("{s:I, s:I, s:I, s:f, s:f}",
+				  "pte_chain", (json_int_t)b->pte_chain,
+				  "anon_vma", (json_int_t)b->anon_vma,
+				  "vma_extra", (json_int_t)b->vma_extra,
+				  "per_pte", b->per_pte,
+				  "per_page", b->per_page));
+	}
+	return bytes;
+}
+
+static json_t *design_json(const struct vm_results *res, int d)
+{
+	json_t *o = medians_json(res, d, 0, R_EXIT_LARGE, json_object());
+	json_t *tu = json_object();
+
+	json_object_set_new(tu, "by_sharers",
+			    medians_json(res, d, R_UNMAP_SH1, R_UNMAP_SH100, json_object()));
+	json_object_set_new(tu, "by_sharers_anon",
+			    medians_json(res, d, R_UNMAP_ANON1, R_UNMAP_ANON100, json_object()));
+	json_object_set_new(tu, "by_vmas",
+			    medians_json(res, d, R_UNMAP_V1, R_UNMAP_V1000, json_object()));
+	json_object_set_new(o, "try_to_unmap_ns", tu);
+	json_object_set_new(o, "spread", spread_json(res, d));
+	/* The Oracle case at the largest P: bytes per mapped pte. */
+	json_object_set_new(o, "rmap_bytes_per_mapped_page", json_real(res->br[2][d].per_pte));
+	json_object_set_new(o, "rmap_bytes_per_distinct_page", json_real(res->br[2][d].per_page));
+	json_object_set_new(o, "rmap_bytes_by_procs", bytes_json(res, d));
+	return o;
+}
+
+void vm_record(const struct vm_results *res, bool quick, json_t *skipped, json_t *rec)
+{
+	const struct rt_bench_vm_cfg *cfg = res->cfg;
+	json_t *jd = json_object(), *jmodes = json_array();
+
+	for (int d = 0; d < res->nd; d++)
+		json_object_set_new(jd, rmap_mode_name(res->modes[d]), design_json(res, d));
+	json_object_set_new(rec, "designs", jd);
+	json_object_set_new(rec, "skipped", skipped);
+	json_object_set_new(rec, "repeat", json_integer(res->repeat));
+	json_object_set_new(rec, "quick", json_boolean(quick));
+	json_object_set_new(rec, "pages", json_integer((json_int_t)cfg->pages));
+	json_object_set_new(rec, "sample_seconds", json_real(cfg->sample_s));
+	json_object_set_new(rec, "fault_pages", json_integer((json_int_t)cfg->fault_pages));
+	json_object_set_new(rec, "bytes_file_pages", json_integer((json_int_t)cfg->bytes_file_pages));
+	json_object_set_new(rec, "timer_overhead_ns", json_real(res->timer_ns));
+	json_object_set_new(rec, "reclaim_scanned", json_integer((json_int_t)res->reclaim_scanned));
+	for (int d = 0; d < res->nd; d++)
+		json_array_append_new(jmodes, json_string(rmap_mode_name(res->modes[d])));
+	json_object_set_new(rec, "modes", jmodes);
+	json_object_set_new(rec, "bytes_procs", json_pack("[i, i, i]", cfg->bytes_procs[0],
+							  cfg->bytes_procs[1], cfg->bytes_procs[2]));
+}

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture bench`: the command. `bench locks` and `bench vm` run one
+ * microbenchmark of stress/bench/ in this process; `bench` alone runs the
+ * VM one and adds, through child `run`s interleaved in the same way
+ * (rt_run_child_records(), cmd_scale.c), the peak rmap bytes per mapped
+ * page of the shm scenario at several process counts and the trylock
+ * fallbacks per page scanned by reclaim at several reclaim thread counts;
+ * writes the record, Markdown and plots (results/report.h) and compares
+ * with a stored baseline (--compare).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "die.h"
+#include "lockdep.h"
+#include "page_alloc.h"
+#include "plot.h"
+#include "record.h"
+#include "report.h"
+#include "rmap.h"
+#include "rt_child.h"
+#include "rt_cmd.h"
+#include "rt_opt.h"
+#include "task.h"
+
+/* ---- `bench locks` ---- */
+
+static void locks_usage(FILE *f)
+{
+	fputs("usage: rmaptorture bench locks [OPTIONS]\n"
+	      "\n"
+	      "Uncontended lock+unlock cost of each emulated lock next to pthread_spin_lock\n"
+	      "and pthread_mutex_lock (statistics on, lockdep off), and the contended\n"
+	      "throughput of spin_lock next to pthread_mutex_lock with many threads.\n"
+	      "\n"
+	      "  -n, --iterations N  uncontended iterations per sample (default 10M)\n"
+	      "  -r, --repeat K      samples per case, interleaved; median reported (default 5)\n"
+	      "  -t, --threads N     contended threads, 1..1024 (default 32)\n"
+	      "  -s, --seconds S     contended run per sample (default 1)\n"
+	      "      --quick         1M iterations, 3 repeats, 0.3 s samples\n"
+	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
+	      "  -h, --help          this text\n", f);
+}
+
+static int bench_locks(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rt_bench_locks_cfg cfg = { .iters = 10000000, .repeat = 5, .threads = 32, .seconds = 1 };
+	const char *json_path = NULL;
+	int c, rc = RT_EXIT_OK;
+	json_t *rec;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:r:t:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n': cfg.iters = (long)rt_opt_int("--iterations", optarg, 1000, 10000000000LL); break;
+		case 'r': cfg.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
+		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
+		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 3600); break;
+		case 'q': cfg.iters = 1000000; cfg.repeat = 3; cfg.seconds = 0.3; break;
+		case 'j': json_path = optarg; break;
+		case 'h': locks_usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("bench locks", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("bench locks: unexpected argument '%s'", argv[optind]);
+	rec = rt_record_new("bench-locks");
+	rt_bench_locks(&cfg, stdout, rec);
+	if (json_path && rt_record_write(rec, json_path))
+		rc = RT_EXIT_INTERNAL;
+	json_decref(rec);
+	return rc;
+}
+
+/* ---- `bench vm` ---- */
+
+static void vm_usage(FILE *f)
+{
+	fputs("usage: rmaptorture bench vm [OPTIONS]\n"
+	      "\n"
+	      "The VM cost of each rmap design that is built, interleaved in one run\n"
+	      "(lockdep off, statistics on), median of K repeats with min and max:\n"
+	      "anonymous and file fault throughput, fork+exit of 1,000 and 10,000-page\n"
+	      "processes, rmap bytes per mapped page in the Oracle case (P processes\n"
+	      "sharing one file), and one try_to_unmap() versus the processes sharing\n"
+	      "the page and versus the file's vmas that do not map it.\n"
+	      "\n"
+	      "  -r, --repeat K      samples per measurement, interleaved; median reported (default 5)\n"
+	      "  -p, --pages N       emulated memory in pages, 32k..64M (default 65536)\n"
+	      "  -s, --seconds S     target length of one timed sample (default 0.2)\n"
+	      "      --quick         small sizes, 3 repeats, 0.03 s samples\n"
+	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
+	      "  -h, --help          this text\n", f);
+}
+
+/* The VM microbenchmark into @rec, tables to @out. Return: RT_EXIT_OK or RT_EXIT_FAILURE. */
+static int run_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out,
+			json_t *rec)
+{
+	bool clean;
+
+	if (cfg->pages < rt_bench_vm_min_pages(cfg))
+		rt_usage_error("--pages: at least %lu for the 10,000-page fork",
+			       rt_bench_vm_min_pages(cfg));
+	rt_task_attach("bench-main");
+	clean = rt_bench_vm(cfg, repeat, quick, out, rec);
+	lockdep_set_enabled(true);
+	rt_task_detach();
+	return clean ? RT_EXIT_OK : RT_EXIT_FAILURE;
+}
+
+static int bench_vm(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rt_bench_vm_cfg cfg = RT_BENCH_VM_CFG_DEFAULT;
+	int repeat = 5, c, rc;
+	bool quick = false;
+	const char *json_path = NULL;
+	json_t *rec;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
+		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
+		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 'q': quick = true; repeat = 3; break;
+		case 'j': json_path = optarg; break;
+		case 'h': vm_usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("bench vm: unexpected argument '%s'", argv[optind]);
+	if (quick)
+		rt_bench_vm_cfg_quick(&cfg);
+	rec = rt_record_new("bench-vm");
+	rc = run_bench_vm(&cfg, repeat, quick, stdout, rec);
+	if (json_path && rt_record_write(rec, json_path))
+		rc = RT_EXIT_INTERNAL;
+	json_decref(rec);
+	return rc;
+}
+
+/* ---- `bench`: everything, with child runs for the scenario numbers ---- */
+
+/* The sweeps of child runs (cmd_bench_sweep.c). */
+#include "cmd_bench-internal.h"
+
+static void bench_all_usage(FILE *f)
+{
+	fputs("usage: rmaptorture bench [OPTIONS]\n"
+	      "       rmaptorture bench locks|vm [OPTIONS]   (one part alone; see their --help)\n"
+	      "\n"
+	      "Every rmap design side by side, in one run, interleaved (design order reversed\n"
+	      "on odd repeats), the median of K repeats with min and max:\n"
+	      "  a. rmap memory: bytes of rmap metadata per mapped page in the shm scenario\n"
+	      "     at several process counts (child runs), and exactly in the Oracle case\n"
+	      "     with the article's arithmetic (2.7 GB per task x 100 and x 700 tasks)\n"
+	      "     extrapolated from the measured bytes per pte;\n"
+	      "  b. anonymous fault, file fault, fork+exit and exit throughput (1 thread);\n"
+	      "  c. try_to_unmap() ns versus the processes sharing the page and versus the\n"
+	      "     vmas of the file that do not map it;\n"
+	      "  d. trylock fallbacks per page scanned by reclaim versus reclaim threads\n"
+	      "     (reclaim-pressure scenario, child runs).\n"
+	      "\n"
+	      "  -r, --repeat K           repeats of everything, 1..64 (default 5; quote >= 5)\n"
+	      "  -p, --pages N            emulated memory of the in-process part (default 65536)\n"
+	      "  -s, --seconds S          target length of one in-process sample (default 0.2)\n"
+	      "      --run-seconds S      length of each child run (default 1)\n"
+	      "      --run-threads N      worker threads of each child run (default 4)\n"
+	      "      --procs LIST         shm process counts, 1..16 (default 2,4,8,16)\n"
+	      "      --reclaim-threads LIST  reclaim threads, 1..64 (default 1,2,4,8)\n"
+	      "      --quick              small sizes, short samples, 3 repeats, 0.3 s runs,\n"
+	      "                           --procs 2,8, --reclaim-threads 1,2\n"
+	      "      --json FILE          write the result record to FILE ('-' for stdout)\n"
+	      "      --out DIR            write bench.json, bench.md and the plots (gnuplot)\n"
+	      "      --no-plots           no plots (no gnuplot needed)\n"
+	      "      --compare BASELINE   print each metric's ratio to a stored bench record and\n"
+	      "                           flag those worse by more than the threshold\n"
+	      "      --threshold PCT      regression threshold in percent (default 25)\n"
+	      "      --results FILE       with --compare: compare FILE instead of measuring\n"
+	      "  -h, --help               this text\n"
+	      "\n"
+	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare) or a child\n"
+	      "run found a failure; 2 bad usage, or a baseline that is not a bench record;\n"
+	      "3 internal error (a child run crashed or timed out); 130 interrupted.\n", f);
+}
+
+
+/* `bench`'s options. */
+struct bench_all_args {
+	struct rt_bench_vm_cfg cfg;
+	struct bench_all_opts bo;
+	struct sweep *shm, *fbs;
+	const char *json_path, *out_dir, *compare, *results;
+	double threshold;
+	bool quick, no_plots;
+};
+
+static double parse_threshold(const char *arg)
+{
+	char *end;
+	double t = strtod(arg, &end);
+
+	if (end == arg || *end || !(t >= 0 && t <= 1e6))
+		rt_usage_error("--threshold: '%s' is not a percentage >= 0", arg);
+	return t;
+}
+
+/* Parse and check `bench`'s options into @a. Return: -1, or the exit status of --help. */
+static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
+{
+	static const struct option opts[] = {
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "pages", required_argument, NULL, 'p' },
+		{ "seconds", required_argument, NULL, 's' },
+		{ "run-seconds", required_argument, NULL, 'S' },
+		{ "run-threads", required_argument, NULL, 'T' },
+		{ "procs", required_argument, NULL, 'P' },
+		{ "reclaim-threads", required_argument, NULL, 'R' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "no-plots", no_argument, NULL, 'N' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "results", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': a->bo.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
+		case 'p': a->cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
+		case 's': a->cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 'S': a->bo.run_seconds = rt_opt_seconds("--run-seconds", optarg, 0, 3600); break;
+		case 'T': a->bo.threads = (int)rt_opt_int("--run-threads", optarg, 1, 1024); break;
+		case 'P': a->shm->np = rt_opt_int_list("--procs", optarg, 1, 16, a->shm->params, MAX_LIST); break;
+		case 'R': a->fbs->np = rt_opt_int_list("--reclaim-threads", optarg, 1, 64, a->fbs->params, MAX_LIST); break;
+		case 'q': a->quick = true; break;
+		case 'j': a->json_path = optarg; break;
+		case 'o': a->out_dir = optarg; break;
+		case 'N': a->no_plots = true; break;
+		case 'c': a->compare = optarg; break;
+		case 't': a->threshold = parse_threshold(optarg); break;
+		case 'i': a->results = optarg; break;
+		case 'h': bench_all_usage(stdout); return RT_EXIT_OK;
+		default: rt_opt_bad("bench", optopt, argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		rt_usage_error("bench: unexpected argument '%s' (benchmarks: locks, vm, or none for all)",
+			       argv[optind]);
+	if (a->results && !a->compare)
+		rt_usage_error("--results: only with --compare BASELINE");
+	if (a->out_dir && !*a->out_dir)
+		rt_usage_error("--out: empty directory name");
+	if (a->out_dir && !a->no_plots && !a->results && !rt_plot_available())
+		rt_usage_error("bench: gnuplot not found on PATH: install gnuplot-nox, or pass --no-plots");
+	return -1;
+}
+
+/* @sw's parameters, unless given: @quick's if @quick, else @full's. */
+static void sweep_defaults(struct sweep *sw, bool quick, const int quick_p[2], const int full_p[4])
+{
+	if (sw->np)
+		return;
+	sw->np = quick ? 2 : 4;
+	memcpy(sw->params, quick ? quick_p : full_p, sizeof(int) * (size_t)sw->np);
+}
+
+/* What --quick and the defaults set where no option did. */
+static void bench_all_defaults(struct bench_all_args *a)
+{
+	static const int shm_quick[2] = { 2, 8 }, shm_full[4] = { 2, 4, 8, 16 };
+	static const int fbs_quick[2] = { 1, 2 }, fbs_full[4] = { 1, 2, 4, 8 };
+
+	if (a->quick)
+		rt_bench_vm_cfg_quick(&a->cfg);
+	if (a->bo.repeat < 0)
+		a->bo.repeat = a->quick ? 3 : 5;
+	if (a->bo.run_seconds < 0)
+		a->bo.run_seconds = a->quick ? 0.3 : 1;
+	sweep_defaults(a->shm, a->quick, shm_quick, shm_full);
+	sweep_defaults(a->fbs, a->quick, fbs_quick, fbs_full);
+}
+
+static void print_bench_header(const struct bench_all_args *a)
+{
+	double la[3] = { 0, 0, 0 };
+
+	if (getloadavg(la, 3) != 3)
+		la[0] = la[1] = la[2] = NAN;
+	printf("rmaptorture bench: %s, %d cores (%s), load average %.2f %.2f %.2f\n",
+	       rt_version(), rt_machine_cores(), rt_machine_model(), la[0], la[1], la[2]);
+	printf("%d repeats, interleaved; in-process samples of %.3f s on %lu pages; child runs of"
+	       " %g s with %d threads\n", a->bo.repeat, a->cfg.sample_s, a->cfg.pages,
+	       a->bo.run_seconds, a->bo.threads);
+	fflush(stdout);
+}
+
+/* The sweeps' parameters and the run's facts into @rec. */
+static void record_sweeps(const struct bench_all_args *a, int argc, char **argv, json_t *rec)
+{
+	json_t *jcmd = json_array(), *jp = json_array(), *jr = json_array();
+
+	for (int k = 0; k < argc; k++)
+		json_array_append_new(jcmd, json_string(argv[k]));
+	for (int k = 0; k < a->shm->np; k++)
+		json_array_append_new(jp, json_integer(a->shm->params[k]));
+	for (int k = 0; k < a->fbs->np; k++)
+		json_array_append_new(jr, json_integer(a->fbs->params[k]));
+	json_object_update_new(rec, json_pack("{s:o, s:f, s:i, s:i, s:o, s:s, s:i, s:o, s:o,"
+					      " s:i, s:i, s:s, s:b}",
+		"command", jcmd,
+		"run_seconds", a->bo.run_seconds,
+		"shm_threads", a->bo.threads,
+		"fallback_threads", a->bo.threads,
+		"shm_procs", jp,
+		"fallback_scenario", a->fbs->scenario,
+		"cores", rt_machine_cores(),
+		"reclaim_threads", jr,
+		"load_average_end", rt_load_average(),
+		"child_failures", a->bo.failures,
+		"child_errors", a->bo.errors,
+		"note", "medians of interleaved repeats; ratios between designs come from this run",
+		"interleaved", 1));
+}
+
+/*
+ * Measure: the VM microbenchmark in this process (its tables to
+ * /dev/null), then the sweeps of child runs, into @rec.
+ * Return: the exit status so far, or -(status) to stop at once.
+ */
+static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, json_t *rec)
+{
+	const char *modes[RMAP_NR_MODES];
+	char workdir[4200];
+	int c, rc, nm = 0;
+	json_t *v;
+	size_t i;
+	FILE *devnull;
+
+	snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-bench.XXXXXX");
+	if (!mkdtemp(workdir))
+		rt_die("mkdtemp %s", workdir);
+	a->bo.workdir = workdir;
+	rt_child_catch_interrupt();
+	json_object_set_new(rec, "load_average", rt_load_average());
+	print_bench_header(a);
+
+	/* b, c and the exact memory of a: in this process. */
+	fprintf(stderr, "in-process measurements (faults, fork/exit, try_to_unmap, Oracle-case bytes)...\n");
+	devnull = fopen("/dev/null", "w");
+	if (!devnull)
+		rt_die("/dev/null");
+	rc = run_bench_vm(&a->cfg, a->bo.repeat, a->quick, devnull, rec);
+	fclose(devnull);
+	json_array_foreach(json_object_get(rec, "modes"), i, v)
+		if (nm < RMAP_NR_MODES)
+			modes[nm++] = json_string_value(v);
+
+	/* a (the scenario) and d: child runs. */
+	c = run_sweep(a->shm, modes, nm, &a->bo);
+	if (!c)
+		c = run_sweep(a->fbs, modes, nm, &a->bo);
+	if (!a->bo.failures && !a->bo.errors)
+		rt_remove_tree(workdir);
+	if (c)
+		return -c;
+	sweep_json(a->shm, modes, nm, json_object_get(rec, "designs"),
+		   "shm_rmap_bytes_per_mapped_page", false);
+	sweep_json(a->fbs, modes, nm, json_object_get(rec, "designs"),
+		   "trylock_fallbacks_per_scan", false);
+	sweep_json(a->fbs, modes, nm, json_object_get(rec, "designs"), "unmap_share", true);
+	record_sweeps(a, argc, argv, rec);
+	if (a->bo.failures && rc == RT_EXIT_OK)
+		rc = RT_EXIT_FAILURE;
+	if (a->bo.errors)
+		rc = RT_EXIT_INTERNAL;
+	return rc;
+}
+
+/* The Markdown to stdout; the record to --json; bench.{json,md} and plots to --out. */
+static int bench_all_write(const struct bench_all_args *a, json_t *rec)
+{
+	char path[4200], *buf = NULL;
+	size_t len = 0;
+	int rc = RT_EXIT_OK;
+	FILE *f;
+
+	putchar('\n');
+	rt_report_markdown(rec, stdout);
+	if (a->json_path && rt_record_write(rec, a->json_path))
+		rc = RT_EXIT_INTERNAL;
+	if (!a->out_dir)
+		return rc;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		rt_die("open_memstream");
+	rt_report_markdown(rec, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/bench.json", a->out_dir);
+	if (rt_record_write(rec, path))
+		rc = RT_EXIT_INTERNAL;
+	snprintf(path, sizeof(path), "%s/bench.md", a->out_dir);
+	if (rt_write_text(path, buf, len))
+		rc = RT_EXIT_INTERNAL;
+	free(buf);
+	if (!a->no_plots && rt_report_plots(rec, a->out_dir, "bench", NULL))
+		rc = RT_EXIT_INTERNAL;
+	printf("wrote %s/bench.{json,md}%s\n", a->out_dir, a->no_plots ? "" : " and bench-*.{svg,png}");
+	return rc;
+}
+
+/* A bench record from @path, or exit 2 naming @opt. */
+static json_t *load_bench_record(const char *opt, const char *path)
+{
+	json_t *rec = json_load_file(path, 0, NULL);
+
+	if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "designs")))
+		rt_usage_error("%s: '%s' is not a bench result record", opt, path);
+	return rec;
+}
+
+static int bench_all(int argc, char **argv)
+{
+	static struct sweep shm = { .what = SWEEP_SHM_BYTES, .scenario = "shm", .param_opt = "--procs" };
+	static struct sweep fbs = { .what = SWEEP_FALLBACKS, .scenario = "reclaim-pressure",
+				    .param_opt = "--reclaim-threads" };
+	struct bench_all_args a = {
+		.cfg = RT_BENCH_VM_CFG_DEFAULT,
+		.bo = { .repeat = -1, .threads = 4, .run_seconds = -1 },
+		.shm = &shm, .fbs = &fbs, .threshold = 25,
+	};
+	json_t *rec, *base = NULL;
+	int rc = bench_all_parse(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	if (a.compare)
+		base = load_bench_record("--compare", a.compare);
+	if (a.results) {
+		rec = load_bench_record("--results", a.results);
+		rc = RT_EXIT_OK;
+	} else {
+		bench_all_defaults(&a);
+		if (a.out_dir)
+			rt_opt_out_dir("--out", a.out_dir);
+		rec = rt_record_new("bench");
+		rc = bench_all_measure(&a, argc, argv, rec);
+		if (rc < 0) {
+			json_decref(rec);
+			json_decref(base);
+			return -rc;
+		}
+		if (bench_all_write(&a, rec) != RT_EXIT_OK)
+			rc = RT_EXIT_INTERNAL;
+	}
+	if (base) {
+		int bad;
+
+		putchar('\n');
+		bad = rt_report_compare(rec, base, a.threshold, stdout);
+		if (bad < 0)
+			rc = RT_EXIT_USAGE;
+		else if (bad > 0 && rc == RT_EXIT_OK)
+			rc = RT_EXIT_FAILURE;
+	}
+	json_decref(rec);
+	json_decref(base);
+	return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	/* No part named: every part, and its own --help. */
+	if (argc < 2 || argv[1][0] == '-')
+		return bench_all(argc, argv);
+	if (!strcmp(argv[1], "locks"))
+		return bench_locks(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "vm"))
+		return bench_vm(argc - 1, argv + 1);
+	rt_usage_error("bench: unknown benchmark '%s' (known: locks, vm)", argv[1]);
+}
