@@ -151,21 +151,33 @@ static void anon_vma_free(struct anon_vma *anon_vma)
  * finds one anon_vma on both sides.
  * Context: mmap_sem held (for read at a fault).
  */
+static bool anon_vma_mergeable(struct vm_area_struct *a, struct vm_area_struct *b)
+{
+	const unsigned long ignore = VM_READ | VM_WRITE | VM_EXEC;
+	unsigned long a_start = READ_ONCE(a->vm_start), a_end = READ_ONCE(a->vm_end);
+
+	/*
+	 * expand_stack() moves a stack's vm_start and vm_pgoff under mmap_sem
+	 * for read too (and its own locks, which this does not take, as
+	 * 2.6.8 did not): each field is read once; a stale view only
+	 * misses or finds a merge candidate.
+	 */
+	return a_end == READ_ONCE(b->vm_start) && a->vm_file == b->vm_file &&
+	       !((a->vm_flags ^ b->vm_flags) & ~ignore) &&
+	       READ_ONCE(a->vm_pgoff) + ((a_end - a_start) >> PAGE_SHIFT) == READ_ONCE(b->vm_pgoff);
+}
+
 static struct anon_vma *find_mergeable_anon_vma(struct vm_area_struct *vma)
 {
 	struct vm_area_struct *prev, *near;
-	const unsigned long ignore = VM_READ | VM_WRITE | VM_EXEC;
+	struct anon_vma *anon_vma;
 
 	near = vma->vm_next;
-	if (near && vma->vm_end == near->vm_start && near->vm_file == vma->vm_file &&
-	    !((vma->vm_flags ^ near->vm_flags) & ~ignore) &&
-	    vma->vm_pgoff + vma_pages(vma) == near->vm_pgoff && READ_ONCE(near->anon_vma))
-		return READ_ONCE(near->anon_vma);
-	find_vma_prev(vma->vm_mm, vma->vm_start, &prev);
-	if (prev && prev->vm_end == vma->vm_start && prev->vm_file == vma->vm_file &&
-	    !((vma->vm_flags ^ prev->vm_flags) & ~ignore) &&
-	    prev->vm_pgoff + vma_pages(prev) == vma->vm_pgoff && READ_ONCE(prev->anon_vma))
-		return READ_ONCE(prev->anon_vma);
+	if (near && anon_vma_mergeable(vma, near) && (anon_vma = READ_ONCE(near->anon_vma)))
+		return anon_vma;
+	find_vma_prev(vma->vm_mm, READ_ONCE(vma->vm_start), &prev);
+	if (prev && anon_vma_mergeable(prev, vma) && (anon_vma = READ_ONCE(prev->anon_vma)))
+		return anon_vma;
 	return NULL;
 }
 
@@ -1059,6 +1071,8 @@ static struct anon_vma *page_lock_anon_vma9(struct page *page)
 	if (!mainline9_page_mapped(page))
 		goto out;
 	anon_vma = (struct anon_vma *)(anon_mapping - PAGE_MAPPING_ANON);
+	/* Only RCU keeps the memory an anon_vma from here to the lock. */
+	yield_point("page_lock_anon_vma:unlocked");
 	spin_lock(&anon_vma->lock);
 	return anon_vma;
 out:

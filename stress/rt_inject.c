@@ -304,9 +304,11 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.scenario = "forkbomb-cow", .rmap = "mainline9", .sched = "free", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
 		.caveat = "the reader must have read page->mapping before the anon_vma was "
-			  "freed, and lock it after it was reused: a window of a few "
-			  "instructions under rcu_read_lock()",
+			  "freed, and lock it after a new vma's first fault reused it: a "
+			  "window of a few instructions under rcu_read_lock(), which the run "
+			  "perturbs",
 	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
