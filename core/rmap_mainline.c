@@ -462,7 +462,7 @@ static int page_referenced_file_one(struct vm_area_struct *vma, void *arg)
 	struct file_walk *w = arg;
 
 	/* 2.6.8: a locked shared vma counts, and ends the look. */
-	if ((vma->vm_flags & (VM_LOCKED | VM_SHARED)) == (VM_LOCKED | VM_SHARED)) {
+	if ((READ_ONCE(vma->vm_flags) & (VM_LOCKED | VM_SHARED)) == (VM_LOCKED | VM_SHARED)) {
 		w->result++;
 		return 1;
 	}
@@ -674,7 +674,7 @@ static int try_to_unmap_file(struct page *page)
 	if (list_empty(&mapping->i_mmap_nonlinear))
 		goto out;
 	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-		if (vma->vm_flags & VM_LOCKED)
+		if (READ_ONCE(vma->vm_flags) & VM_LOCKED)
 			continue;
 		if (vma->vm_private_data > max_nl_cursor)
 			max_nl_cursor = vma->vm_private_data;
@@ -690,7 +690,7 @@ static int try_to_unmap_file(struct page *page)
 		max_nl_cursor = CLUSTER_SIZE;
 	do {
 		list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-			if (vma->vm_flags & VM_LOCKED)
+			if (READ_ONCE(vma->vm_flags) & VM_LOCKED)
 				continue;
 			cursor = vma->vm_private_data;
 			while (cursor < max_nl_cursor && cursor < vma->vm_end - vma->vm_start) {
@@ -1132,7 +1132,7 @@ static int page_referenced_file_one9(struct vm_area_struct *vma, void *arg)
 {
 	struct file_walk *w = arg;
 
-	if ((vma->vm_flags & (VM_LOCKED | VM_SHARED)) == (VM_LOCKED | VM_SHARED)) {
+	if ((READ_ONCE(vma->vm_flags) & (VM_LOCKED | VM_SHARED)) == (VM_LOCKED | VM_SHARED)) {
 		w->result++;
 		return 1;
 	}
@@ -1316,7 +1316,7 @@ static int try_to_unmap_file9(struct page *page)
 	if (list_empty(&mapping->i_mmap_nonlinear))
 		goto out;
 	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-		if (vma->vm_flags & VM_LOCKED)
+		if (READ_ONCE(vma->vm_flags) & VM_LOCKED)
 			continue;
 		if (vma->vm_private_data > max_nl_cursor)
 			max_nl_cursor = vma->vm_private_data;
@@ -1331,7 +1331,7 @@ static int try_to_unmap_file9(struct page *page)
 		max_nl_cursor = CLUSTER_SIZE;
 	do {
 		list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
-			if (vma->vm_flags & VM_LOCKED)
+			if (READ_ONCE(vma->vm_flags) & VM_LOCKED)
 				continue;
 			cursor = vma->vm_private_data;
 			while (cursor < max_nl_cursor && cursor < vma->vm_end - vma->vm_start) {

@@ -73,7 +73,8 @@ static void run_usage(FILE *f)
 	      "options give the same operation streams.\n"
 	      "\n"
 	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n"
-	      "  -r, --rmap MODE         ptechain | objfile | anonvma | all (default ptechain)\n"
+	      "  -r, --rmap MODE         ptechain | objfile | anonvma | mainline8 | mainline9 | all\n"
+	      "                          (default ptechain)\n"
 	      "  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
 	      "  -R, --reclaim-threads N kswapd threads, 0..64 (default: the scenario's)\n"
 	      "  -s, --seconds S         run time, 0 < S <= 86400 (default 5)\n"
@@ -262,7 +263,7 @@ static void parse_run_opts(int argc, char **argv, struct run_opts *o)
 				int m = rmap_mode_by_name(optarg);
 
 				if (m < 0)
-					rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, all)",
+					rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)",
 						       optarg);
 				o->cfg.mode = (enum rmap_mode)m;
 			}

@@ -24,6 +24,7 @@
 #include "report.h"
 #include "rt_child.h"
 #include "rt_cmd.h"
+#include "rmap.h"
 #include "rt_opt.h"
 
 #define MAX_LIST	32
@@ -160,14 +161,14 @@ int rt_opt_int_list(const char *opt, const char *arg, long long min, long long m
 /* The designs of --rmap (one or all); exit 2 on an unknown name. */
 int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
 {
-	static const char *const all[] = { "ptechain", "objfile", "anonvma" };
 	int n = 0;
 
-	for (int i = 0; i < 3 && n < max; i++)
-		if (!strcmp(arg, "all") || !strcmp(arg, all[i]))
-			modes[n++] = all[i];
+	for (int i = 0; i < RMAP_NR_MODES && n < max; i++)
+		if (!strcmp(arg, "all") || !strcmp(arg, rmap_mode_name((enum rmap_mode)i)))
+			modes[n++] = rmap_mode_name((enum rmap_mode)i);
 	if (!n)
-		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma or all)", opt, arg);
+		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma, mainline8, "
+			       "mainline9 or all)", opt, arg);
 	return n;
 }
 
@@ -187,7 +188,8 @@ static void usage(FILE *f)
 	      "count, speedup measures oversubscription, not scaling: every output says so.\n"
 	      "\n"
 	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n"
-	      "  -r, --rmap MODE     ptechain, objfile, anonvma or all (default all)\n"
+	      "  -r, --rmap MODE     ptechain, objfile, anonvma, mainline8, mainline9 or all\n"
+	      "                      (default all)\n"
 	      "  -k, --repeat K      runs per point, 1..64 (default 5)\n"
 	      "  -s, --seconds S     length of each run (default 1)\n"
 	      "      --seed X        seed of repeat 0; repeat k uses X + k (default 1)\n"
@@ -205,7 +207,7 @@ static void usage(FILE *f)
 
 struct scale_opts {
 	int threads[MAX_LIST], nt;
-	const char *modes[3];
+	const char *modes[RMAP_NR_MODES];
 	int nm, repeat;
 	double seconds;
 	unsigned long long seed;
@@ -238,7 +240,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 	memset(o, 0, sizeof(*o));
 	memcpy(o->threads, dflt, sizeof(dflt));
 	o->nt = 6;
-	o->nm = rt_opt_modes("--rmap", "all", o->modes, 3);
+	o->nm = rt_opt_modes("--rmap", "all", o->modes, RMAP_NR_MODES);
 	o->repeat = 5;
 	o->seconds = 1;
 	o->seed = 1;
@@ -253,7 +255,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			   (v = opt_value(argc, argv, &i, "-t"))) {
 			o->nt = rt_opt_int_list("--threads", v, 1, 1024, o->threads, MAX_LIST);
 		} else if ((v = opt_value(argc, argv, &i, "--rmap")) || (v = opt_value(argc, argv, &i, "-r"))) {
-			o->nm = rt_opt_modes("--rmap", v, o->modes, 3);
+			o->nm = rt_opt_modes("--rmap", v, o->modes, RMAP_NR_MODES);
 		} else if ((v = opt_value(argc, argv, &i, "--repeat")) || (v = opt_value(argc, argv, &i, "-k"))) {
 			o->repeat = (int)rt_opt_int("--repeat", v, 1, MAX_REPEAT);
 		} else if ((v = opt_value(argc, argv, &i, "--seconds")) || (v = opt_value(argc, argv, &i, "-s"))) {
@@ -418,8 +420,8 @@ static int write_outputs(const struct scale_opts *o, json_t *rec)
 
 int cmd_scale(int argc, char **argv)
 {
-	static struct sample samples[3][MAX_LIST][MAX_REPEAT];
-	int ns[3][MAX_LIST] = { { 0 } };
+	static struct sample samples[RMAP_NR_MODES][MAX_LIST][MAX_REPEAT];
+	int ns[RMAP_NR_MODES][MAX_LIST] = { { 0 } };
 	struct scale_opts o;
 	char workdir[4200], dir[4600], seed[32], secs[32], tstr[16], line[512];
 	const char *args[MAX_ARGS + 16];
