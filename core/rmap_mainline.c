@@ -1071,7 +1071,11 @@ static struct anon_vma *page_lock_anon_vma9(struct page *page)
 	if (!mainline9_page_mapped(page))
 		goto out;
 	anon_vma = (struct anon_vma *)(anon_mapping - PAGE_MAPPING_ANON);
-	/* Only RCU keeps the memory an anon_vma from here to the lock. */
+	/*
+	 * Only RCU keeps the memory an anon_vma from here to the lock: the
+	 * page's last vma may exit and free it, and a new vma's first fault
+	 * take the memory from the cache, before the lock is taken.
+	 */
 	yield_point("page_lock_anon_vma:unlocked");
 	spin_lock(&anon_vma->lock);
 	return anon_vma;
