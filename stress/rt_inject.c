@@ -301,14 +301,16 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "2.6.9 to 2.6.26: with SLAB_DESTROY_BY_RCU a new anon_vma may be "
 			   "memory that a stale page_lock_anon_vma() still locks and walks; "
 			   "Linus' 2008 fix (2.6.27) locks even a new one",
-		.scenario = "forkbomb-cow", .rmap = "mainline9", .sched = "free", .build = "tsan",
+		.scenario = "mixed32", .rmap = "mainline9", .sched = "free", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 2,
+		.seed = 1, .sched_steps = 0, .seconds = 45, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
-		.caveat = "the reader must have read page->mapping before the anon_vma was "
-			  "freed, and lock it after a new vma's first fault reused it: a "
-			  "window of a few instructions under rcu_read_lock(), which the run "
-			  "perturbs",
+		.caveat = "the reader (reclaim's page_referenced) must have checked the page "
+			  "mapped through the anon_vma, then find it freed by the last vma's "
+			  "exit and reused by a new vma's first fault before it takes the "
+			  "lock: a window of a few instructions under rcu_read_lock(), which "
+			  "the run perturbs; forkbomb-cow, reclaim-pressure and sdet32 runs "
+			  "of 20-40 s, and --sched random (4 threads, 40000 steps), missed it",
 	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
