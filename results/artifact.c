@@ -100,6 +100,19 @@ static const json_t *get(const struct check *c, const char *field, int *rc)
 	return v;
 }
 
+#define TYPE_BIT(t)	(1u << (t))
+
+/* @field present and of one of the types in @types (TYPE_BIT(json_type)s); else @why. */
+static int check_type(const struct check *c, const char *field, unsigned types, const char *why)
+{
+	int rc;
+	const json_t *v = get(c, field, &rc);
+
+	if (rc)
+		return rc;
+	return types & (1u << json_typeof(v)) ? 0 : BAD(c, field, "%s", why);
+}
+
 static int check_string(const struct check *c, const char *field, bool nonempty)
 {
 	int rc;
@@ -307,11 +320,8 @@ int rt_artifact_check(const json_t *art, const char *name, char *err, size_t err
 	    (rc = check_string(c, "message", false)) ||
 	    (rc = check_string(c, "signature", true)))
 		return rc;
-	v = get(c, "op", &rc);
-	if (rc)
+	if ((rc = check_type(c, "op", TYPE_BIT(JSON_STRING) | TYPE_BIT(JSON_NULL), "must be a string or null")))
 		return rc;
-	if (!json_is_string(v) && !json_is_null(v))
-		return BAD(c, "op", "must be a string or null");
 	if ((rc = check_string(c, "task", false)) ||
 	    (rc = check_string(c, "scenario", true)) ||
 	    (rc = check_enum(c, "rmap", rmap_names)) ||
@@ -341,11 +351,8 @@ int rt_artifact_check(const json_t *art, const char *name, char *err, size_t err
 	    (rc = check_string(c, "git", false)) ||
 	    (rc = check_string(c, "date", false)))
 		return rc;
-	v = get(c, "machine", &rc);
-	if (rc)
+	if ((rc = check_type(c, "machine", TYPE_BIT(JSON_OBJECT), "must be an object")))
 		return rc;
-	if (!json_is_object(v))
-		return BAD(c, "machine", "must be an object");
 	if ((rc = check_string(c, "reproduce", true)))
 		return rc;
 	if (strncmp(json_string_value(json_object_get(art, "reproduce")), "rmaptorture run ", 16))

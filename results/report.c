@@ -380,152 +380,203 @@ static void bench_header(FILE *out, const char *first, const char *modes[], int 
 	fputc('\n', out);
 }
 
-static int bench_markdown(const json_t *rec, FILE *out)
+/* A bench record's designs, in the record's order. */
+struct bench_md {
+	FILE *out;
+	const json_t *rec;
+	const char *modes[MAX_MODES];
+	const json_t *dj[MAX_MODES];	/* each design's results */
+	int nm;
+};
+
+/* The keys of the first design's @field (none if there is no design). */
+static int first_keys(const struct bench_md *b, const char *field, const char *keys[MAX_POINTS])
 {
-	const json_t *designs = jget(rec, "designs");
-	const char *modes[MAX_MODES], *keys[MAX_POINTS];
-	const json_t *dj[MAX_MODES];
-	int nm = record_modes(rec, modes), nk;
+	return b->dj[0] ? numeric_keys(jget(b->dj[0], field), keys) : 0;
+}
+
+/* A table of @field's statistics by design, one row per key. */
+static void stat_table(const struct bench_md *b, const char *first, const char *field,
+		       const char *const *keys, int nk)
+{
+	bench_header(b->out, first, (const char **)b->modes, b->nm, false);
+	for (int k = 0; k < nk; k++) {
+		fprintf(b->out, "| %s |", keys[k]);
+		for (int d = 0; d < b->nm; d++)
+			put_stat(b->out, jget(jget(b->dj[d], field), keys[k]));
+		fputc('\n', b->out);
+	}
+	fputc('\n', b->out);
+}
+
+/* @intro and the table of @field's statistics, when the first design has any. */
+static void stat_section(const struct bench_md *b, const char *intro, const char *first,
+			 const char *field)
+{
+	const char *keys[MAX_POINTS];
+	int nk = first_keys(b, field, keys);
+
+	if (!nk)
+		return;
+	fputs(intro, b->out);
+	stat_table(b, first, field, keys, nk);
+}
+
+/* The Oracle case: bytes per pte by processes, and the article's arithmetic. */
+static void bench_oracle(const struct bench_md *b, const char *const *keys, int nk)
+{
+	const double ptes_per_task = 2.7e9 / 4096;
+	FILE *out = b->out;
 	char a[32];
 
-	for (int d = 0; d < nm; d++)
-		dj[d] = jget(designs, modes[d]);
-	fprintf(out, "## bench: the rmap designs side by side, median (min .. max) of %d interleaved repeats\n\n",
-		(int)jnum(rec, "repeat"));
-	put_meta(out, rec);
-
-	/* a. memory */
-	nk = dj[0] ? numeric_keys(jget(dj[0], "shm_rmap_bytes_per_mapped_page"), keys) : 0;
-	if (nk) {
-		fprintf(out, "### rmap memory: the `shm` scenario\n\nBytes of rmap metadata (pte_chains,"
-			" anon_vmas, anon_vma list links) per mapped page at their peak, in %s s runs of"
-			" `run --scenario shm --procs P --threads %d`.\n\n",
-			fmt(a, sizeof(a), jnum(rec, "run_seconds")), (int)jnum(rec, "shm_threads"));
-		bench_header(out, "processes P", modes, nm, false);
-		for (int k = 0; k < nk; k++) {
-			fprintf(out, "| %s |", keys[k]);
-			for (int d = 0; d < nm; d++)
-				put_stat(out, jget(jget(dj[d], "shm_rmap_bytes_per_mapped_page"), keys[k]));
-			fputc('\n', out);
-		}
+	fprintf(out, "### rmap memory: the Oracle case, exactly\n\nP processes map one %d-page"
+		" file MAP_SHARED and read all of it; bytes of rmap metadata per mapped pte.\n\n",
+		(int)jnum(b->rec, "bytes_file_pages"));
+	bench_header(out, "processes P", (const char **)b->modes, b->nm, false);
+	for (int k = 0; k < nk; k++) {
+		fprintf(out, "| %s |", keys[k]);
+		for (int d = 0; d < b->nm; d++)
+			fprintf(out, " %s |", fmt(a, sizeof(a),
+				jnum(jget(jget(b->dj[d], "rmap_bytes_by_procs"), keys[k]), "per_pte")));
 		fputc('\n', out);
 	}
-	nk = dj[0] ? numeric_keys(jget(dj[0], "rmap_bytes_by_procs"), keys) : 0;
-	if (nk) {
-		const double ptes_per_task = 2.7e9 / 4096;
+	fprintf(out, "\nThe article's arithmetic (2.7 GB mapped per task = %.0f ptes of 4 KiB pages),"
+		" extrapolated from the measured bytes per pte at P = %s:\n\n"
+		"| bytes per pte | x 100 tasks | x 700 tasks |\n|---|---:|---:|\n"
+		"| 8 (the article) | %.2f GB | %.2f GB |\n", ptes_per_task, keys[nk - 1],
+		8 * ptes_per_task * 100 / 1e9, 8 * ptes_per_task * 700 / 1e9);
+	for (int d = 0; d < b->nm; d++) {
+		double v = jnum(jget(jget(b->dj[d], "rmap_bytes_by_procs"), keys[nk - 1]), "per_pte");
 
-		fprintf(out, "### rmap memory: the Oracle case, exactly\n\nP processes map one %d-page"
-			" file MAP_SHARED and read all of it; bytes of rmap metadata per mapped pte.\n\n",
-			(int)jnum(rec, "bytes_file_pages"));
-		bench_header(out, "processes P", modes, nm, false);
-		for (int k = 0; k < nk; k++) {
-			fprintf(out, "| %s |", keys[k]);
-			for (int d = 0; d < nm; d++)
-				fprintf(out, " %s |", fmt(a, sizeof(a),
-					jnum(jget(jget(dj[d], "rmap_bytes_by_procs"), keys[k]), "per_pte")));
-			fputc('\n', out);
-		}
-		fprintf(out, "\nThe article's arithmetic (2.7 GB mapped per task = %.0f ptes of 4 KiB pages),"
-			" extrapolated from the measured bytes per pte at P = %s:\n\n"
-			"| bytes per pte | x 100 tasks | x 700 tasks |\n|---|---:|---:|\n"
-			"| 8 (the article) | %.2f GB | %.2f GB |\n", ptes_per_task, keys[nk - 1],
-			8 * ptes_per_task * 100 / 1e9, 8 * ptes_per_task * 700 / 1e9);
-		for (int d = 0; d < nm; d++) {
-			double b = jnum(jget(jget(dj[d], "rmap_bytes_by_procs"), keys[nk - 1]), "per_pte");
-
-			fprintf(out, "| %s (%s) | %.2f GB | %.2f GB |\n", fmt(a, sizeof(a), b), modes[d],
-				b * ptes_per_task * 100 / 1e9, b * ptes_per_task * 700 / 1e9);
-		}
-		fputc('\n', out);
+		fprintf(out, "| %s (%s) | %.2f GB | %.2f GB |\n", fmt(a, sizeof(a), v), b->modes[d],
+			v * ptes_per_task * 100 / 1e9, v * ptes_per_task * 700 / 1e9);
 	}
+	fputc('\n', out);
+}
 
-	/* b. throughput */
+/* a. memory */
+static void bench_memory(const struct bench_md *b)
+{
+	const char *keys[MAX_POINTS];
+	char a[32], intro[512];
+	int nk;
+
+	snprintf(intro, sizeof(intro), "### rmap memory: the `shm` scenario\n\nBytes of rmap metadata"
+		 " (pte_chains, anon_vmas, anon_vma list links) per mapped page at their peak, in %s s"
+		 " runs of `run --scenario shm --procs P --threads %d`.\n\n",
+		 fmt(a, sizeof(a), jnum(b->rec, "run_seconds")), (int)jnum(b->rec, "shm_threads"));
+	stat_section(b, intro, "processes P", "shm_rmap_bytes_per_mapped_page");
+	nk = first_keys(b, "rmap_bytes_by_procs", keys);
+	if (nk)
+		bench_oracle(b, keys, nk);
+}
+
+/* b. throughput */
+static void bench_throughput(const struct bench_md *b)
+{
+	FILE *out = b->out;
+
 	fputs("### Fault, fork and exit throughput (one thread; higher is better)\n\n", out);
-	bench_header(out, "operation", modes, nm, true);
+	bench_header(out, "operation", (const char **)b->modes, b->nm, true);
 	for (size_t r = 0; r < sizeof(tput_rows) / sizeof(tput_rows[0]); r++) {
-		if (!dj[0] || !isfinite(jnum(dj[0], tput_rows[r].key)))
+		if (!b->dj[0] || !isfinite(jnum(b->dj[0], tput_rows[r].key)))
 			continue;
 		fprintf(out, "| %s |", tput_rows[r].label);
-		for (int d = 0; d < nm; d++) {
-			const json_t *sp = jget(jget(dj[d], "spread"), tput_rows[r].key);
+		for (int d = 0; d < b->nm; d++) {
+			const json_t *sp = jget(jget(b->dj[d], "spread"), tput_rows[r].key);
 
-			put_spread(out, jnum(dj[d], tput_rows[r].key), jnum(sp, "min"), jnum(sp, "max"));
+			put_spread(out, jnum(b->dj[d], tput_rows[r].key), jnum(sp, "min"), jnum(sp, "max"));
 		}
-		for (int d = 1; d < nm; d++)
-			fprintf(out, " %.2fx |", jnum(dj[d], tput_rows[r].key) / jnum(dj[0], tput_rows[r].key));
+		for (int d = 1; d < b->nm; d++)
+			fprintf(out, " %.2fx |", jnum(b->dj[d], tput_rows[r].key) /
+				jnum(b->dj[0], tput_rows[r].key));
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+}
 
-	/* c. try_to_unmap */
+/* One row of a try_to_unmap group: each design's ns and the fastest. */
+static void unmap_row(const struct bench_md *b, const char *grp, const char *key)
+{
+	char sk[96];
+	int best = 0;
+	double bv = INFINITY;
+
+	fprintf(b->out, "| %s |", key);
+	for (int d = 0; d < b->nm; d++) {
+		double v = jnum(jget(jget(b->dj[d], "try_to_unmap_ns"), grp), key);
+		const json_t *sp = jget(jget(b->dj[d], "spread"), spread_key(grp, key, sk, sizeof(sk)));
+
+		put_spread(b->out, v, jnum(sp, "min"), jnum(sp, "max"));
+		if (v < bv) {
+			bv = v;
+			best = d;
+		}
+	}
+	fprintf(b->out, " %s |\n", b->modes[best]);
+}
+
+/* c. try_to_unmap */
+static void bench_unmap(const struct bench_md *b)
+{
+	FILE *out = b->out;
+	const char *keys[MAX_POINTS];
+	char a[32];
+
 	fprintf(out, "### try_to_unmap() of one page (ns per call, lower is better; includes ~%s ns"
-		" of clock_gettime)\n\n", fmt(a, sizeof(a), jnum(rec, "timer_overhead_ns")));
+		" of clock_gettime)\n\n", fmt(a, sizeof(a), jnum(b->rec, "timer_overhead_ns")));
 	for (size_t g = 0; g < sizeof(unmap_groups) / sizeof(unmap_groups[0]); g++) {
 		const char *grp = unmap_groups[g].key;
+		int nk = b->dj[0] ? numeric_keys(jget(jget(b->dj[0], "try_to_unmap_ns"), grp), keys) : 0;
 
-		nk = dj[0] ? numeric_keys(jget(jget(dj[0], "try_to_unmap_ns"), grp), keys) : 0;
 		if (!nk)
 			continue;
 		fprintf(out, "%s:\n\n", unmap_groups[g].label);
 		fprintf(out, "| %s |", !strcmp(grp, "by_vmas") ? "other vmas" : "sharers");
-		for (int d = 0; d < nm; d++)
-			fprintf(out, " %s |", modes[d]);
+		for (int d = 0; d < b->nm; d++)
+			fprintf(out, " %s |", b->modes[d]);
 		fputs(" fastest |\n|---|", out);
-		for (int d = 0; d < nm; d++)
+		for (int d = 0; d < b->nm; d++)
 			fputs("---:|", out);
 		fputs("---|\n", out);
-		for (int k = 0; k < nk; k++) {
-			char sk[96];
-			int best = 0;
-			double bv = INFINITY;
-
-			fprintf(out, "| %s |", keys[k]);
-			for (int d = 0; d < nm; d++) {
-				double v = jnum(jget(jget(dj[d], "try_to_unmap_ns"), grp), keys[k]);
-				const json_t *sp = jget(jget(dj[d], "spread"), spread_key(grp, keys[k], sk, sizeof(sk)));
-
-				put_spread(out, v, jnum(sp, "min"), jnum(sp, "max"));
-				if (v < bv) {
-					bv = v;
-					best = d;
-				}
-			}
-			fprintf(out, " %s |\n", modes[best]);
-		}
+		for (int k = 0; k < nk; k++)
+			unmap_row(b, grp, keys[k]);
 		fputc('\n', out);
 	}
+}
 
-	/* d. trylock fallbacks */
-	nk = dj[0] ? numeric_keys(jget(dj[0], "trylock_fallbacks_per_scan"), keys) : 0;
-	if (nk) {
-		fprintf(out, "### Trylock fallbacks per reclaim scan vs reclaim threads\n\nAll fallback"
-			" sites together (a trylock that failed, so reclaim skipped or deferred the page),"
-			" divided by the pages reclaim scanned, in %s s runs of `run --scenario %s"
-			" --threads %d --reclaim-threads R`.\n\n", fmt(a, sizeof(a), jnum(rec, "run_seconds")),
-			jstr(rec, "fallback_scenario", "?"), (int)jnum(rec, "fallback_threads"));
-		bench_header(out, "reclaim threads R", modes, nm, false);
-		for (int k = 0; k < nk; k++) {
-			fprintf(out, "| %s |", keys[k]);
-			for (int d = 0; d < nm; d++)
-				put_stat(out, jget(jget(dj[d], "trylock_fallbacks_per_scan"), keys[k]));
-			fputc('\n', out);
-		}
-		fputc('\n', out);
-	}
-	nk = dj[0] ? numeric_keys(jget(dj[0], "unmap_share"), keys) : 0;
-	if (nk) {
-		fprintf(out, "### Share of scanned mapped pages that reach try_to_unmap()\n\nOf the"
-			" inactive pages reclaim found mapped, the fraction neither referenced nor"
-			" deemed referenced by a failed trylock, in the same runs.\n\n");
-		bench_header(out, "reclaim threads R", modes, nm, false);
-		for (int k = 0; k < nk; k++) {
-			fprintf(out, "| %s |", keys[k]);
-			for (int d = 0; d < nm; d++)
-				put_stat(out, jget(jget(dj[d], "unmap_share"), keys[k]));
-			fputc('\n', out);
-		}
-		fputc('\n', out);
-	}
+/* d. trylock fallbacks */
+static void bench_fallbacks(const struct bench_md *b)
+{
+	char a[32], intro[768];
+
+	snprintf(intro, sizeof(intro), "### Trylock fallbacks per reclaim scan vs reclaim threads\n\n"
+		 "All fallback sites together (a trylock that failed, so reclaim skipped or deferred the"
+		 " page), divided by the pages reclaim scanned, in %s s runs of `run --scenario %s"
+		 " --threads %d --reclaim-threads R`.\n\n", fmt(a, sizeof(a), jnum(b->rec, "run_seconds")),
+		 jstr(b->rec, "fallback_scenario", "?"), (int)jnum(b->rec, "fallback_threads"));
+	stat_section(b, intro, "reclaim threads R", "trylock_fallbacks_per_scan");
+	stat_section(b, "### Share of scanned mapped pages that reach try_to_unmap()\n\nOf the"
+		     " inactive pages reclaim found mapped, the fraction neither referenced nor"
+		     " deemed referenced by a failed trylock, in the same runs.\n\n",
+		     "reclaim threads R", "unmap_share");
+}
+
+static int bench_markdown(const json_t *rec, FILE *out)
+{
+	struct bench_md b = { .out = out, .rec = rec };
+	const json_t *designs = jget(rec, "designs");
+
+	b.nm = record_modes(rec, b.modes);
+	for (int d = 0; d < b.nm; d++)
+		b.dj[d] = jget(designs, b.modes[d]);
+	fprintf(out, "## bench: the rmap designs side by side, median (min .. max) of %d interleaved repeats\n\n",
+		(int)jnum(rec, "repeat"));
+	put_meta(out, rec);
+	bench_memory(&b);
+	bench_throughput(&b);
+	bench_unmap(&b);
+	bench_fallbacks(&b);
 	return 0;
 }
 

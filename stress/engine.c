@@ -8,6 +8,7 @@
  * reports of the model into the result.
  */
 #include "engine.h"
+#include "engine-internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -31,49 +32,7 @@
 
 volatile int rt_interrupted;
 
-struct thread_state {
-	pthread_t thread;
-	struct engine *e;
-	int idx;
-	bool reclaim;
-	uint64_t rng;
-	/* Owner writes with relaxed atomics; main reads. */
-	unsigned long progress;
-	unsigned long ops_by_kind[WL_NR_OPS];
-	unsigned long oom, skipped, corrupt;
-	uint64_t seq_hash;		/* owner, relaxed stores; main reads (a thread an oops or a
-				   hang left behind may still store) */
-} ____cacheline_aligned;
-
-struct engine {
-	const struct rt_run_config *cfg;
-	struct rt_run_result *res;
-	struct wl_world *world;
-	struct thread_state *ts;
-	int nr_threads;			/* workers + reclaim */
-	int stop;			/* atomic: release by main, acquire by threads */
-	int park;			/* atomic: release by main, acquire by threads */
-	int parked;			/* atomic: release by threads, acquire by main */
-	int exited;			/* atomic: threads out of their loop (--ops) */
-	unsigned long ops_left;		/* atomic, when bounded by ops */
-	int kswapd_wake;		/* atomic: set by the low-watermark hook */
-	int halt;			/* atomic: a report asks the run to end */
-	int oops;			/* atomic: a task hit BUG() and left the model */
-	pthread_mutex_t report_lock;	/* the failures array */
-	pthread_t main_thread;		/* rt_run()'s; set before any other */
-	/* main only: where a BUG in the model's code run by main comes back */
-	bool main_guarded;
-	jmp_buf main_oops;
-};
-
 static struct engine *the_engine;	/* for the report sink */
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* ---- reports ---- */
 
@@ -125,28 +84,6 @@ static __attribute__((noreturn)) void engine_oops(const struct vm_report *r, voi
 	rt_sched_exit();
 	for (;;)
 		pause();
-}
-
-static bool oopsed(struct engine *e)
-{
-	return __atomic_load_n(&e->oops, __ATOMIC_ACQUIRE);
-}
-
-/*
- * Run @fn(@e) in the main thread, where it runs the model's code: a BUG
- * in it comes back here (engine_oops()) instead of ending the process.
- * Return: false if it hit BUG().
- */
-static bool main_model_call(struct engine *e, void (*fn)(struct engine *e))
-{
-	if (setjmp(e->main_oops)) {
-		e->main_guarded = false;
-		return false;
-	}
-	e->main_guarded = true;
-	fn(e);
-	e->main_guarded = false;
-	return true;
 }
 
 unsigned long rt_result_failures(const struct rt_run_result *res)
@@ -384,188 +321,13 @@ static void low_hook(struct zone *zone, void *arg)
 	__atomic_store_n(&e->kswapd_wake, 1, __ATOMIC_RELAXED);
 }
 
-/* Park every thread; false if they did not all arrive in @timeout seconds. */
-static bool park_all(struct engine *e, double timeout)
-{
-	double t0 = rt_now_s();
-
-	/* Release pairs with the acquire in park_point(). */
-	__atomic_store_n(&e->park, 1, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) +
-	       __atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
-		/* A task that oopsed never parks: the caller ends the run. */
-		if (rt_now_s() - t0 > timeout || oopsed(e))
-			return false;
-		sleep_ms(1);
-	}
-	return true;
-}
-
-static void unpark_all(struct engine *e)
-{
-	__atomic_store_n(&e->park, 0, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) > 0)
-		sleep_ms(1);
-}
-
-static unsigned long total_progress(struct engine *e, bool reclaim)
-{
-	unsigned long n = 0;
-
-	for (int i = 0; i < e->nr_threads; i++)
-		if (e->ts[i].reclaim == reclaim)
-			n += __atomic_load_n(&e->ts[i].progress, __ATOMIC_RELAXED);
-	return n;
-}
-
-/* ---- the hang report ---- */
-
-struct hang_ctx {
-	struct vm_report *r;
-	struct vm_report_task *tasks;	/* every task in flight */
-	int nr, cap;
-	int nr_locks;
-	uint64_t classes;	/* every class some task holds */
-};
-
-/* One task in flight: its name, its op and every lock it holds. */
-static void describe_task(struct task_struct *t, void *arg)
-{
-	struct hang_ctx *h = arg;
-	struct vm_report *r = h->r;
-	struct vm_report_task *d;
-	int depth = READ_ONCE(t->lockdep_depth);
-	const char *op = READ_ONCE(t->op);
-
-	if (!op || !strcmp(op, "parked"))
-		return;
-	if (h->nr == h->cap) {
-		h->cap = h->cap ? 2 * h->cap : 64;
-		h->tasks = realloc(h->tasks, (size_t)h->cap * sizeof(*h->tasks));
-		if (!h->tasks)
-			rt_die("out of memory for the hang report");
-	}
-	d = &h->tasks[h->nr++];
-	memset(d, 0, sizeof(*d));
-	snprintf(d->task, sizeof(d->task), "%s", t->comm);
-	d->op = op;
-	for (int i = 0; i < depth && i < MAX_LOCK_DEPTH; i++) {
-		const struct held_lock *hl = &t->held_locks[i];
-		int cls = READ_ONCE(hl->class_id);
-		struct vm_report_site site = {
-			.what = lock_class_name(cls),
-			.file = READ_ONCE(hl->file),
-			.line = READ_ONCE(hl->line),
-		};
-
-		d->held[d->nr_held++] = site;
-		if (r->nr_sites < VM_REPORT_MAX_SITES)
-			r->sites[r->nr_sites++] = site;
-		if (cls < 64)
-			h->classes |= 1ULL << cls;
-		h->nr_locks++;
-	}
-}
-
-/*
- * The watchdog's report: a headline, and every task in flight with every
- * lock it holds, kept apart from the message so that none is cut.
- * Context: main; the model's threads may be anywhere.
- */
-static void report_hang(struct engine *e, const char *role, double secs)
-{
-	struct vm_report r;
-	struct hang_ctx h = { .r = &r };
-	size_t len;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = VM_REPORT_HANG;
-	rt_task_for_each(describe_task, &h);
-	snprintf(r.message, sizeof(r.message),
-		 "no %s progress for %.0f s: %d tasks in flight hold %d locks",
-		 role, secs, h.nr, h.nr_locks);
-	r.tasks = h.tasks;
-	r.nr_tasks = h.nr;
-	/*
-	 * Where the watchdog noticed, and which thread it looked at first,
-	 * vary from run to run; the set of lock classes held does not (for
-	 * a deterministic schedule: everyone stands still where it was).
-	 */
-	len = (size_t)snprintf(r.signature, sizeof(r.signature), "hang:");
-	for (int c = 0; c < 64; c++)
-		if (h.classes & (1ULL << c))
-			len += (size_t)snprintf(r.signature + len, sizeof(r.signature) - len, "%s%s",
-						len > 5 ? "+" : "", lock_class_name(c));
-	if (!h.classes)
-		snprintf(r.signature + len, sizeof(r.signature) - len, "no-lock-held");
-	e->res->hang = true;
-	vm_report_emit(&r);
-	free(h.tasks);
-}
-
-/* ---- output ---- */
-
-static void progress_line(struct engine *e, double elapsed)
-{
-	const struct rt_run_config *cfg = e->cfg;
-	unsigned long ops = total_progress(e, false), failures;
-
-	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
-	failures = rt_result_failures(e->res);
-	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
-
-	fprintf(stderr, "\r\033[K[%6.1f/%gs] %s/%s %lu ops %.0f ops/s audits %lu failures %lu procs %d",
-		elapsed, cfg->seconds, cfg->scenario->name, rmap_mode_name(cfg->mode), ops,
-		elapsed > 0 ? (double)ops / elapsed : 0.0,
-		__atomic_load_n(&e->res->audits, __ATOMIC_RELAXED),
-		failures,
-		wl_world_nr_procs(e->world));
-}
-
-/* ---- the run ---- */
-
-static void collect(struct engine *e)
-{
-	struct rt_run_result *res = e->res;
-
-	for (int i = 0; i < e->nr_threads; i++) {
-		struct thread_state *t = &e->ts[i];
-
-		/* Relaxed loads: after a hang the threads are still running. */
-		for (int k = 0; k < WL_NR_OPS; k++) {
-			unsigned long n = __atomic_load_n(&t->ops_by_kind[k], __ATOMIC_RELAXED);
-
-			res->ops_by_kind[k] += n;
-			res->ops += n;
-		}
-		res->oom += __atomic_load_n(&t->oom, __ATOMIC_RELAXED);
-		res->skipped += __atomic_load_n(&t->skipped, __ATOMIC_RELAXED);
-		res->corrupt += __atomic_load_n(&t->corrupt, __ATOMIC_RELAXED);
-		if (i < RT_MAX_THREADS) {
-			res->thread_ops[i] = __atomic_load_n(&t->progress, __ATOMIC_RELAXED);
-			res->thread_hash[i] = __atomic_load_n(&t->seq_hash, __ATOMIC_RELAXED);
-		}
-	}
-	res->nr_threads = e->nr_threads;
-	res->sched_steps = rt_sched_steps();
-	res->stop_step = rt_sched_stop_step();
-	for (int c = 0; c < LOCK_CLASS_MAX; c++)
-		lock_stats_read(c, &res->locks[c]);
-	for (int s = 0; s < FB_NR_SITES; s++)
-		res->fallbacks[s] = rmap_fallback_count((enum rmap_fallback_site)s);
-	reclaim_stats_read(&res->reclaim);
-	rmap_bytes_read(&res->rmap_bytes);
-	res->procs_end = wl_world_nr_procs(e->world);
-}
-
-static void audit_now(struct engine *e);
 
 static void sched_audit(void *arg)
 {
-	audit_now(arg);
+	engine_audit(arg);
 }
 
-static void audit_now(struct engine *e)
+void engine_audit(struct engine *e)
 {
 	unsigned long mapped = 0, v;
 
@@ -581,49 +343,12 @@ static void audit_now(struct engine *e)
 		e->res->mapped_pages_peak = mapped;
 }
 
-/* Tell every thread of the run to stop. */
-static void stop_threads(struct engine *e)
-{
-	/* Release pairs with the acquire in the threads' loops. */
-	__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
-	__atomic_store_n(&e->park, 0, __ATOMIC_RELEASE);
-	if (e->cfg->sched != RT_SCHED_FREE)
-		rt_sched_request_stop();
-}
-
-/*
- * The run is over: tell the threads, and wait for them to leave their
- * loops while still watching for a hang (a deadlock near the end would
- * otherwise hang the join) and for an oops (its task never leaves).
- */
-static void drain(struct engine *e)
-{
-	unsigned long last = ~0UL;
-	double since = rt_now_s();
-
-	stop_threads(e);
-	while (__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
-		unsigned long p = total_progress(e, false) + total_progress(e, true);
-		double t = rt_now_s();
-
-		if (oopsed(e))
-			return;
-		if (p != last) {
-			last = p;
-			since = t;
-		} else if (t - since > e->cfg->watchdog) {
-			report_hang(e, "stopping", t - since);
-			return;
-		}
-		sleep_ms(2);
-	}
-}
-
 /* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */
-static int engine_setup(struct engine *e)
+int engine_setup(struct engine *e)
 {
 	const struct rt_run_config *cfg = e->cfg;
 
+	the_engine = e;
 	if (rmap_select(cfg->mode))
 		return 3;
 	if (mem_init(cfg->params.pages))
@@ -649,19 +374,24 @@ static int engine_setup(struct engine *e)
 		fprintf(stderr, "rmaptorture: %s: cannot set up the scenario in %lu pages\n",
 			cfg->scenario->name, cfg->params.pages);
 		perturb_install(NULL, 0);
-		vm_oops_set_handler(NULL, NULL);
-		vm_report_set_sink(NULL, NULL);
-		zone_set_low_hook(&contig_zone, NULL, NULL);
-		rt_task_detach();
-		swap_exit();
-		mem_exit();
+		engine_release();
 		return 3;
 	}
 	return 0;
 }
 
+void engine_release(void)
+{
+	vm_oops_set_handler(NULL, NULL);
+	vm_report_set_sink(NULL, NULL);
+	zone_set_low_hook(&contig_zone, NULL, NULL);
+	rt_task_detach();
+	swap_exit();
+	mem_exit();
+}
+
 /* Create the threads (and the deterministic scheduler); Return: the start time. */
-static double start_threads(struct engine *e)
+double engine_start_threads(struct engine *e)
 {
 	const struct rt_run_config *cfg = e->cfg;
 	double start;
@@ -700,222 +430,3 @@ static double start_threads(struct engine *e)
 	return start;
 }
 
-/* The watchdog's view of each thread: progress last seen, and when it changed. */
-struct watch {
-	unsigned long *last_seen;
-	double *last_change;
-	double next_audit, next_progress;
-};
-
-/* A deterministic schedule: a hang is the whole run standing still. Return: hung. */
-static bool watch_sched(struct engine *e, struct watch *w, double t)
-{
-	/* One thread runs at a time and PCT starves some on purpose. */
-	unsigned long p = total_progress(e, false) + total_progress(e, true);
-
-	if (p != w->last_seen[0]) {
-		w->last_seen[0] = p;
-		w->last_change[0] = t;
-		return false;
-	}
-	if (t - w->last_change[0] <= e->cfg->watchdog)
-		return false;
-	report_hang(e, "scheduled", t - w->last_change[0]);
-	return true;
-}
-
-/* Free threads: one CPU stuck behind a lock is a hang too. Return: hung. */
-static bool watch_free(struct engine *e, struct watch *w, double t)
-{
-	int stalled = -1;
-
-	for (int i = 0; i < e->nr_threads; i++) {
-		unsigned long p = __atomic_load_n(&e->ts[i].progress, __ATOMIC_RELAXED);
-
-		if (p != w->last_seen[i]) {
-			w->last_seen[i] = p;
-			w->last_change[i] = t;
-		} else if (t - w->last_change[i] > e->cfg->watchdog && stalled < 0) {
-			stalled = i;
-		}
-	}
-	if (stalled < 0)
-		return false;
-	report_hang(e, e->ts[stalled].reclaim ? "reclaim" : "worker",
-		    t - w->last_change[stalled]);
-	return true;
-}
-
-/* Free threads: park them all and audit, when due. Return: false to end the run. */
-static bool audit_due(struct engine *e, struct watch *w, double t)
-{
-	if (t < w->next_audit)
-		return true;
-	if (!park_all(e, e->cfg->watchdog)) {
-		if (!oopsed(e))
-			report_hang(e, "park", e->cfg->watchdog);
-		return false;
-	}
-	if (!main_model_call(e, audit_now))
-		return false;
-	unpark_all(e);
-	w->next_audit = rt_now_s() + e->cfg->audit_every;
-	for (int i = 0; i < e->nr_threads; i++)
-		w->last_change[i] = rt_now_s();
-	return true;
-}
-
-/* Is the run over: its bound reached, interrupted, halted, oopsed? */
-static bool run_over(struct engine *e, double start, double t)
-{
-	const struct rt_run_config *cfg = e->cfg;
-
-	if (rt_interrupted) {
-		e->res->interrupted = true;
-		return true;
-	}
-	if (cfg->seconds > 0 && t - start >= cfg->seconds)
-		return true;
-	if (cfg->ops && !__atomic_load_n(&e->ops_left, __ATOMIC_RELAXED))
-		return true;
-	if (cfg->sched != RT_SCHED_FREE && rt_sched_stopped())
-		return true;
-	return __atomic_load_n(&e->halt, __ATOMIC_RELAXED) || oopsed(e);
-}
-
-/* Main's loop while the run goes: time, audits, the watchdog, progress. */
-static void watch_run(struct engine *e, double start)
-{
-	const struct rt_run_config *cfg = e->cfg;
-	struct watch w = {
-		.next_audit = cfg->audit_every > 0 ? start + cfg->audit_every : INFINITY,
-		.next_progress = start + 0.5,
-	};
-
-	w.last_seen = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_seen));
-	w.last_change = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_change));
-	for (int i = 0; i < e->nr_threads; i++)
-		w.last_change[i] = start;
-	for (;;) {
-		double t = rt_now_s();
-
-		if (run_over(e, start, t))
-			break;
-		if (cfg->sched != RT_SCHED_FREE) {
-			if (watch_sched(e, &w, t))
-				break;
-		} else if (watch_free(e, &w, t) || !audit_due(e, &w, t)) {
-			break;
-		}
-		if (cfg->progress && t >= w.next_progress) {
-			progress_line(e, t - start);
-			w.next_progress = t + 0.5;
-		}
-		sleep_ms(10);
-	}
-	free(w.last_seen);
-	free(w.last_change);
-}
-
-/*
- * A hang or an oops: tasks hold locks that nobody will release, so the
- * model is abandoned where it stands. Stop the others and join them; a
- * thread still stuck after a grace period is detached (it cannot be
- * joined). No audit, no teardown: they would take those locks. The
- * engine and the world stay allocated for the threads left behind; the
- * caller reports and exits (_exit: nothing may run the model's teardown).
- */
-static int abandon(struct engine *e)
-{
-	struct timespec until;
-
-	if (oopsed(e))
-		e->res->oops = true;
-	stop_threads(e);
-	/* One grace period for all of them, not one each. */
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 2;
-	for (int i = 0; i < e->nr_threads; i++)
-		if (pthread_timedjoin_np(e->ts[i].thread, NULL, &until))
-			RT_PTHREAD(pthread_detach(e->ts[i].thread));
-	collect(e);
-	perturb_install(NULL, 0);
-	return 1;
-}
-
-static void teardown(struct engine *e)
-{
-	e->res->teardown_violations = wl_world_destroy(e->world);
-}
-
-/* The run ended cleanly: join, the final audit, teardown. Return: rt_run()'s. */
-static int finish(struct engine *e)
-{
-	const struct rt_run_config *cfg = e->cfg;
-	struct rt_run_result *res = e->res;
-
-	stop_threads(e);
-	for (int i = 0; i < e->nr_threads; i++)
-		RT_PTHREAD(pthread_join(e->ts[i].thread, NULL));
-	if (cfg->sched != RT_SCHED_FREE)
-		rt_sched_fini();
-	perturb_install(NULL, 0);
-
-	/* The final audit (quiescent) and teardown: BUG there is an oops too. */
-	if (!main_model_call(e, audit_now)) {
-		res->oops = true;
-		collect(e);
-		return 1;
-	}
-	collect(e);
-	if (cfg->sched == RT_SCHED_FREE)
-		res->sched_steps = res->stop_step = 0;
-	if (!main_model_call(e, teardown)) {
-		res->oops = true;
-		return 1;
-	}
-	vm_oops_set_handler(NULL, NULL);
-	vm_report_set_sink(NULL, NULL);
-	zone_set_low_hook(&contig_zone, NULL, NULL);
-	rt_task_detach();
-	swap_exit();
-	mem_exit();
-	return rt_result_failures(res) || res->audit_violations || res->corrupt ||
-	       res->teardown_violations ? 1 : 0;
-}
-
-int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
-{
-	struct engine *e = rt_calloc(1, sizeof(*e));
-	double start;
-	int rc;
-
-	memset(res, 0, sizeof(*res));
-	e->cfg = cfg;
-	e->res = res;
-	e->main_thread = pthread_self();
-	the_engine = e;
-	RT_PTHREAD(pthread_mutex_init(&e->report_lock, NULL));
-	rc = engine_setup(e);
-	if (rc) {
-		pthread_mutex_destroy(&e->report_lock);
-		free(e);
-		return rc;
-	}
-	start = start_threads(e);
-	watch_run(e, start);
-	res->elapsed = rt_now_s() - start;
-	if (!res->hang && !oopsed(e))
-		drain(e);
-	if (cfg->progress)
-		fputs("\r\033[K", stderr);
-	if (res->hang || oopsed(e))
-		return abandon(e);
-	rc = finish(e);
-	if (res->oops)
-		return rc;	/* abandoned: the engine stays for what is left */
-	free(e->ts);
-	pthread_mutex_destroy(&e->report_lock);
-	free(e);
-	return rc;
-}

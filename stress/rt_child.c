@@ -459,3 +459,15 @@ double rt_try_timeout(const json_t *art)
 	t = 2 * secs + 60;
 	return t * mult;
 }
+
+int rt_try_workdir(const char *cmd, char *dir, size_t len)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/rmaptorture-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", cmd);
+	if (mkdtemp(dir))
+		return 0;
+	fprintf(stderr, "rmaptorture: %s: cannot create a work directory: %s\n", cmd,
+		strerror(errno));
+	return -1;
+}

@@ -156,4 +156,10 @@ void rt_args_cmdline(const json_t *args, char *buf, size_t len);
 /* Per-try timeout for an artifact: its --seconds with margin, scaled for sanitizer builds. */
 double rt_try_timeout(const json_t *art);
 
+/*
+ * A fresh work directory for @cmd's tries, $TMPDIR/rmaptorture-CMD-XXXXXX
+ * (/tmp without TMPDIR), into @dir. Return: 0, or -1 (said on stderr).
+ */
+int rt_try_workdir(const char *cmd, char *dir, size_t len);
+
 #endif /* RT_STRESS_RT_CHILD_H */

@@ -4,7 +4,7 @@
  * pthreads (bench_locks.c) and what each rmap design costs the rest of
  * the VM (bench_vm.c), measured in this process. Each prints its tables
  * to a stream and adds its results to a record (results/record.h); the
- * `bench` command (stress/cmd_bench.c) parses the options, adds the
+ * `bench` command (stress/cli/cmd_bench.c) parses the options, adds the
  * sweeps of child runs and writes the record.
  */
 #ifndef RT_STRESS_BENCH_BENCH_H

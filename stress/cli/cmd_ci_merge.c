@@ -19,7 +19,7 @@
 
 #include "die.h"
 #include "inject.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 #include "ci-internal.h"
 

@@ -25,7 +25,7 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "record.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 #include "rwsem.h"
 #include "semaphore.h"
@@ -33,19 +33,21 @@
 #include "task.h"
 #include "rt_time.h"
 
-struct demo_mm {
+/* An emulated mm: its two locks and the counters they guard. */
+struct guarded_mm {
 	struct rw_semaphore mmap_sem;
 	spinlock_t page_table_lock;
 	long vmas;		/* mmap_sem (write) */
 	long ptes;		/* page_table_lock */
 } ____cacheline_aligned;
 
-struct demo_file {
+/* An emulated file: i_shared_sem and the counter it guards. */
+struct guarded_file {
 	struct semaphore i_shared_sem;
 	long i_mmap;		/* i_shared_sem */
 } ____cacheline_aligned;
 
-struct demo_cfg {
+struct locks_cfg {
 	int threads;
 	double seconds;
 	unsigned long pages;
@@ -56,10 +58,11 @@ struct demo_cfg {
 	bool json;
 };
 
-enum demo_path { PATH_FAULT, PATH_MMAP, PATH_TRUNCATE, PATH_RECLAIM, NR_PATHS };
+enum lock_path { PATH_FAULT, PATH_MMAP, PATH_TRUNCATE, PATH_RECLAIM, NR_PATHS };
 static const char *const path_names[NR_PATHS] = { "fault", "mmap", "truncate", "reclaim" };
 
-struct demo_worker {
+/* A worker thread, playing a CPU that runs the VM's lock paths. */
+struct cpu_worker {
 	pthread_t thread;
 	int id;
 	uint64_t rng;
@@ -71,9 +74,9 @@ struct demo_worker {
 	long lru;
 } ____cacheline_aligned;
 
-static struct demo_cfg cfg;
-static struct demo_mm *mms;
-static struct demo_file *files;
+static struct locks_cfg cfg;
+static struct guarded_mm *mms;
+static struct guarded_file *files;
 static long *page_chain_counter;	/* PG_chainlock of page i */
 static long *page_locked_counter;	/* PG_locked of page i */
 static long lru_counter;		/* zone->lru_lock */
@@ -91,7 +94,7 @@ static uint64_t rnd(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-static struct page *demo_page(struct demo_worker *w, unsigned long *idx)
+static struct page *random_page(struct cpu_worker *w, unsigned long *idx)
 {
 	/* pfn 0 is the zero page: never locked by the VM. */
 	*idx = 1 + rnd(&w->rng) % (cfg.pages - 1);
@@ -99,11 +102,11 @@ static struct page *demo_page(struct demo_worker *w, unsigned long *idx)
 }
 
 /* do_anonymous_page: mmap_sem(read) -> page_table_lock -> PG_chainlock -> lru_lock */
-static void path_fault(struct demo_worker *w)
+static void path_fault(struct cpu_worker *w)
 {
 	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
-	struct page *page = demo_page(w, &pi);
+	struct page *page = random_page(w, &pi);
 
 	down_read(&mms[m].mmap_sem);
 	spin_lock(&mms[m].page_table_lock);
@@ -121,8 +124,21 @@ static void path_fault(struct demo_worker *w)
 	up_read(&mms[m].mmap_sem);
 }
 
+/* i_shared_sem -> page_table_lock, as vma_link and truncate nest them. */
+static void ishared_then_ptl(struct cpu_worker *w, int f, int m)
+{
+	down(&files[f].i_shared_sem);
+	files[f].i_mmap++;
+	w->file_mmap[f]++;
+	spin_lock(&mms[m].page_table_lock);
+	mms[m].ptes++;
+	w->mm_ptes[m]++;
+	spin_unlock(&mms[m].page_table_lock);
+	up(&files[f].i_shared_sem);
+}
+
 /* mmap/vma_link: mmap_sem(write) -> i_shared_sem -> page_table_lock */
-static void path_mmap(struct demo_worker *w)
+static void path_mmap(struct cpu_worker *w)
 {
 	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
 	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
@@ -130,36 +146,22 @@ static void path_mmap(struct demo_worker *w)
 	down_write(&mms[m].mmap_sem);
 	mms[m].vmas++;
 	w->mm_vmas[m]++;
-	down(&files[f].i_shared_sem);
-	files[f].i_mmap++;
-	w->file_mmap[f]++;
-	spin_lock(&mms[m].page_table_lock);
-	mms[m].ptes++;
-	w->mm_ptes[m]++;
-	spin_unlock(&mms[m].page_table_lock);
-	up(&files[f].i_shared_sem);
+	ishared_then_ptl(w, f, m);
 	up_write(&mms[m].mmap_sem);
 }
 
 /* page_convert_anon / truncate: lock_page -> i_shared_sem -> page_table_lock */
-static void path_truncate(struct demo_worker *w)
+static void path_truncate(struct cpu_worker *w)
 {
 	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
 	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
-	struct page *page = demo_page(w, &pi);
+	struct page *page = random_page(w, &pi);
 
 	lock_page(page);
 	page_locked_counter[pi]++;
 	w->page_locked[pi]++;
-	down(&files[f].i_shared_sem);
-	files[f].i_mmap++;
-	w->file_mmap[f]++;
-	spin_lock(&mms[m].page_table_lock);
-	mms[m].ptes++;
-	w->mm_ptes[m]++;
-	spin_unlock(&mms[m].page_table_lock);
-	up(&files[f].i_shared_sem);
+	ishared_then_ptl(w, f, m);
 	unlock_page(page);
 }
 
@@ -167,12 +169,12 @@ static void path_truncate(struct demo_worker *w)
  * shrink_list + try_to_unmap_obj: TestSetPageLocked -> PG_chainlock, then
  * only *try* i_shared_sem and page_table_lock (against the order).
  */
-static void path_reclaim(struct demo_worker *w)
+static void path_reclaim(struct cpu_worker *w)
 {
 	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
 	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
-	struct page *page = demo_page(w, &pi);
+	struct page *page = random_page(w, &pi);
 
 	if (TestSetPageLocked(page)) {
 		w->fallback_pagelock++;
@@ -203,9 +205,9 @@ out:
 	unlock_page(page);
 }
 
-static void *demo_worker_main(void *arg)
+static void *cpu_worker_main(void *arg)
 {
-	struct demo_worker *w = arg;
+	struct cpu_worker *w = arg;
 	char name[TASK_COMM_LEN];
 
 	snprintf(name, sizeof(name), "cpu-%d", w->id);
@@ -213,7 +215,7 @@ static void *demo_worker_main(void *arg)
 	/* Acquire pairs with the release in cmd_locks() that stops the run. */
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
 		uint64_t r = rnd(&w->rng) % 100;
-		enum demo_path p = r < 55 ? PATH_FAULT : r < 70 ? PATH_MMAP :
+		enum lock_path p = r < 55 ? PATH_FAULT : r < 70 ? PATH_MMAP :
 				   r < 80 ? PATH_TRUNCATE : PATH_RECLAIM;
 
 		rt_task_set_op(path_names[p]);
@@ -263,41 +265,30 @@ static void count_reports(const struct vm_report *r, void *arg)
 	vm_report_print(stderr, r);
 }
 
-int cmd_locks(int argc, char **argv)
+static const struct option locks_options[] = {
+	{ "threads", required_argument, NULL, 't' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "pages", required_argument, NULL, 'p' },
+	{ "mms", required_argument, NULL, 'm' },
+	{ "files", required_argument, NULL, 'f' },
+	{ "seed", required_argument, NULL, 'S' },
+	{ "no-lockdep", no_argument, NULL, 'L' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options into cfg. Return: false for --help (printed). */
+static bool parse_locks_opts(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "threads", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "mms", required_argument, NULL, 'm' },
-		{ "files", required_argument, NULL, 'f' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "no-lockdep", no_argument, NULL, 'L' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct demo_worker *workers;
-	struct sigaction sa;
-	double start, elapsed, next_progress;
-	unsigned long total_ops = 0, fb_ishared = 0, fb_ptl = 0, fb_pagelock = 0;
-	unsigned long path_ops[NR_PATHS] = { 0 };
-	long exp_lru = 0;
-	int bad = 0, c, nr_reports = 0;
-	FILE *out;
-	json_t *rec = NULL, *classes_json = NULL;
+	int c;
 
-	cfg = (struct demo_cfg){ .threads = 32, .seconds = 3, .pages = 4096,
-				 .mms = 8, .files = 4, .lockdep = true };
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		cfg.seed = ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid();
-	}
+	cfg = (struct locks_cfg){ .threads = 32, .seconds = 3, .pages = 4096,
+				  .mms = 8, .files = 4, .lockdep = true };
+	cfg.seed = rt_seed_from_clock();
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:p:h", locks_options, NULL)) != -1) {
 		switch (c) {
 		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
 		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 86400); break;
@@ -308,21 +299,22 @@ int cmd_locks(int argc, char **argv)
 		case 'S': cfg.seed = rt_opt_u64("--seed", optarg); break;
 		case 'L': cfg.lockdep = false; break;
 		case 'j': cfg.json = true; break;
-		case 'h': usage(stdout); return RT_EXIT_OK;
+		case 'h': usage(stdout); return false;
 		default: rt_opt_bad("locks", optopt, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
 		rt_usage_error("locks: unexpected argument '%s' (see 'rmaptorture locks --help')",
 			       argv[optind]);
-	out = cfg.json ? stderr : stdout;
 	if (!cfg.seed)
 		cfg.seed = 1;
+	return true;
+}
 
-	fprintf(out, "START: rmaptorture locks threads=%d seconds=%g pages=%lu mms=%d files=%d seed=%" PRIu64 " lockdep=%s version=%s\n",
-		cfg.threads, cfg.seconds, cfg.pages, cfg.mms, cfg.files, cfg.seed,
-		cfg.lockdep ? "on" : "off", rt_version());
-	fflush(out);
+/* The emulated memory, mms, files and guarded counters, and the workers' tallies. */
+static struct cpu_worker *locks_setup(void)
+{
+	struct cpu_worker *workers;
 
 	lockdep_set_enabled(cfg.lockdep);
 	vm_report_set_sink(count_reports, NULL);
@@ -344,15 +336,10 @@ int cmd_locks(int argc, char **argv)
 	lru_counter = 0;
 	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	workers = rt_aligned_alloc(SMP_CACHE_BYTES, sizeof(*workers) * (size_t)cfg.threads);
 	memset(workers, 0, sizeof(*workers) * (size_t)cfg.threads);
 	for (int i = 0; i < cfg.threads; i++) {
-		struct demo_worker *w = &workers[i];
+		struct cpu_worker *w = &workers[i];
 
 		w->id = i;
 		w->rng = cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i + 1;
@@ -362,12 +349,24 @@ int cmd_locks(int argc, char **argv)
 		w->page_chain = rt_calloc(cfg.pages, sizeof(long));
 		w->page_locked = rt_calloc(cfg.pages, sizeof(long));
 	}
-	start = rt_now_s();
-	for (int i = 0; i < cfg.threads; i++)
-		RT_PTHREAD(pthread_create(&workers[i].thread, NULL, demo_worker_main, &workers[i]));
+	return workers;
+}
 
+/* The workers started, run for --seconds (or until interrupted), joined. Return: seconds. */
+static double locks_run(struct cpu_worker *workers)
+{
+	double start, next_progress;
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	start = rt_now_s();
 	next_progress = start + 1;
-	while (!interrupted && (elapsed = rt_now_s() - start) < cfg.seconds) {
+	for (int i = 0; i < cfg.threads; i++)
+		RT_PTHREAD(pthread_create(&workers[i].thread, NULL, cpu_worker_main, &workers[i]));
+	while (!interrupted && rt_now_s() - start < cfg.seconds) {
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
@@ -377,15 +376,30 @@ int cmd_locks(int argc, char **argv)
 			next_progress += 1;
 		}
 	}
-	/* Release pairs with the acquire in demo_worker_main(). */
+	/* Release pairs with the acquire in cpu_worker_main(). */
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < cfg.threads; i++)
 		RT_PTHREAD(pthread_join(workers[i].thread, NULL));
-	elapsed = rt_now_s() - start;
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
+	return rt_now_s() - start;
+}
 
-	/* Mutual exclusion: each guarded counter equals the private tallies. */
+/* What the workers did, summed after join, and what the check found. */
+struct locks_totals {
+	double elapsed;
+	unsigned long total_ops, path_ops[NR_PATHS];
+	unsigned long fb_ishared, fb_ptl, fb_pagelock;
+	int bad;		/* guarded counters that differ from the tallies */
+	int nr_reports;
+};
+
+/* Mutual exclusion: each guarded counter equals the private tallies. Return: differing. */
+static int check_exclusion(const struct cpu_worker *workers)
+{
+	long exp_lru = 0;
+	int bad = 0;
+
 	for (int m = 0; m < cfg.mms; m++) {
 		long v = 0, p = 0;
 
@@ -411,30 +425,35 @@ int cmd_locks(int argc, char **argv)
 		}
 		bad += a != page_chain_counter[pi] || b != page_locked_counter[pi];
 	}
-	for (int i = 0; i < cfg.threads; i++) {
+	for (int i = 0; i < cfg.threads; i++)
 		exp_lru += workers[i].lru;
-		fb_ishared += workers[i].fallback_ishared;
-		fb_ptl += workers[i].fallback_ptl;
-		fb_pagelock += workers[i].fallback_pagelock;
+	return bad + (exp_lru != lru_counter);
+}
+
+static void sum_workers(const struct cpu_worker *workers, struct locks_totals *t)
+{
+	for (int i = 0; i < cfg.threads; i++) {
+		t->fb_ishared += workers[i].fallback_ishared;
+		t->fb_ptl += workers[i].fallback_ptl;
+		t->fb_pagelock += workers[i].fallback_pagelock;
 		for (int p = 0; p < NR_PATHS; p++) {
-			path_ops[p] += workers[i].ops[p];
-			total_ops += workers[i].ops[p];
+			t->path_ops[p] += workers[i].ops[p];
+			t->total_ops += workers[i].ops[p];
 		}
 	}
-	bad += exp_lru != lru_counter;
 	for (int k = 0; k < VM_REPORT_NR; k++)
-		nr_reports += (int)vm_report_count(k);
+		t->nr_reports += (int)vm_report_count(k);
+}
 
-	fprintf(out, "\n%lu lock paths in %.2f s: %.0f paths/s (%s)\n", total_ops, elapsed,
-		(double)total_ops / elapsed, "fault 55%, mmap 15%, truncate 10%, reclaim 20%");
+/* The paths, the lock classes and the verdict; the classes also into @classes_json. */
+static void print_locks(FILE *out, const struct locks_totals *t, json_t *classes_json)
+{
+	fprintf(out, "\n%lu lock paths in %.2f s: %.0f paths/s (%s)\n", t->total_ops, t->elapsed,
+		(double)t->total_ops / t->elapsed, "fault 55%, mmap 15%, truncate 10%, reclaim 20%");
 	for (int p = 0; p < NR_PATHS; p++)
-		fprintf(out, "  %-9s %12lu\n", path_names[p], path_ops[p]);
+		fprintf(out, "  %-9s %12lu\n", path_names[p], t->path_ops[p]);
 	fprintf(out, "\n%-18s %12s %11s %7s %11s %11s\n", "lock class", "acquired",
 		"contended", "cont%", "try", "try-failed");
-	if (cfg.json) {
-		rec = rt_record_new("locks");
-		classes_json = json_object();
-	}
 	for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++) {
 		struct lock_class_stats s;
 
@@ -454,32 +473,39 @@ int cmd_locks(int argc, char **argv)
 					  "try_failures", (json_int_t)s.try_failures));
 	}
 	fprintf(out, "\ntrylock fallbacks: reclaim:PG_locked %lu, reclaim:i_shared_sem %lu, reclaim:page_table_lock %lu\n",
-		fb_pagelock, fb_ishared, fb_ptl);
+		t->fb_pagelock, t->fb_ishared, t->fb_ptl);
 	fprintf(out, "mutual exclusion: %s; lockdep reports: %d\n",
-		bad ? "VIOLATED" : "verified on every lock", nr_reports);
+		t->bad ? "VIOLATED" : "verified on every lock", t->nr_reports);
+}
 
-	if (rec) {
-		json_object_set_new(rec, "threads", json_integer(cfg.threads));
-		json_object_set_new(rec, "seconds", json_real(elapsed));
-		json_object_set_new(rec, "seed", json_integer((json_int_t)cfg.seed));
-		json_object_set_new(rec, "pages", json_integer((json_int_t)cfg.pages));
-		json_object_set_new(rec, "lockdep", json_boolean(cfg.lockdep));
-		json_object_set_new(rec, "ops", json_integer((json_int_t)total_ops));
-		json_object_set_new(rec, "ops_per_sec", json_real((double)total_ops / elapsed));
-		json_object_set_new(rec, "lock_stats", classes_json);
-		json_object_set_new(rec, "trylock_fallbacks",
-			json_pack("{s:I, s:I, s:I}",
-				  "reclaim:PG_locked", (json_int_t)fb_pagelock,
-				  "reclaim:i_shared_sem", (json_int_t)fb_ishared,
-				  "reclaim:page_table_lock", (json_int_t)fb_ptl));
-		json_object_set_new(rec, "mutual_exclusion_violations", json_integer(bad));
-		json_object_set_new(rec, "reports", json_integer(nr_reports));
-		json_object_set_new(rec, "result", json_string(bad || nr_reports ? "fail" :
-							       interrupted ? "interrupted" : "pass"));
-		rt_record_write(rec, "-");
-		json_decref(rec);
-	}
+/* --json: the result record on stdout; @classes_json is consumed. */
+static void write_locks_json(const struct locks_totals *t, json_t *classes_json)
+{
+	json_t *rec = rt_record_new("locks");
 
+	json_object_set_new(rec, "threads", json_integer(cfg.threads));
+	json_object_set_new(rec, "seconds", json_real(t->elapsed));
+	json_object_set_new(rec, "seed", json_integer((json_int_t)cfg.seed));
+	json_object_set_new(rec, "pages", json_integer((json_int_t)cfg.pages));
+	json_object_set_new(rec, "lockdep", json_boolean(cfg.lockdep));
+	json_object_set_new(rec, "ops", json_integer((json_int_t)t->total_ops));
+	json_object_set_new(rec, "ops_per_sec", json_real((double)t->total_ops / t->elapsed));
+	json_object_set_new(rec, "lock_stats", classes_json);
+	json_object_set_new(rec, "trylock_fallbacks",
+		json_pack("{s:I, s:I, s:I}",
+			  "reclaim:PG_locked", (json_int_t)t->fb_pagelock,
+			  "reclaim:i_shared_sem", (json_int_t)t->fb_ishared,
+			  "reclaim:page_table_lock", (json_int_t)t->fb_ptl));
+	json_object_set_new(rec, "mutual_exclusion_violations", json_integer(t->bad));
+	json_object_set_new(rec, "reports", json_integer(t->nr_reports));
+	json_object_set_new(rec, "result", json_string(t->bad || t->nr_reports ? "fail" :
+						       interrupted ? "interrupted" : "pass"));
+	rt_record_write(rec, "-");
+	json_decref(rec);
+}
+
+static void locks_teardown(struct cpu_worker *workers)
+{
 	for (int i = 0; i < cfg.threads; i++) {
 		free(workers[i].mm_vmas);
 		free(workers[i].mm_ptes);
@@ -494,9 +520,36 @@ int cmd_locks(int argc, char **argv)
 	free(files);
 	mem_exit();
 	vm_report_set_sink(NULL, NULL);
+}
 
-	if (bad || nr_reports) {
-		fprintf(out, "END: FAILURE (%s)\n", bad ? "mutual exclusion violated" :
+int cmd_locks(int argc, char **argv)
+{
+	struct locks_totals t = { 0 };
+	struct cpu_worker *workers;
+	json_t *classes_json = NULL;
+	FILE *out;
+
+	if (!parse_locks_opts(argc, argv))
+		return RT_EXIT_OK;
+	out = cfg.json ? stderr : stdout;
+	fprintf(out, "START: rmaptorture locks threads=%d seconds=%g pages=%lu mms=%d files=%d seed=%" PRIu64 " lockdep=%s version=%s\n",
+		cfg.threads, cfg.seconds, cfg.pages, cfg.mms, cfg.files, cfg.seed,
+		cfg.lockdep ? "on" : "off", rt_version());
+	fflush(out);
+
+	workers = locks_setup();
+	t.elapsed = locks_run(workers);
+	t.bad = check_exclusion(workers);
+	sum_workers(workers, &t);
+	if (cfg.json)
+		classes_json = json_object();
+	print_locks(out, &t, classes_json);
+	if (cfg.json)
+		write_locks_json(&t, classes_json);
+	locks_teardown(workers);
+
+	if (t.bad || t.nr_reports) {
+		fprintf(out, "END: FAILURE (%s)\n", t.bad ? "mutual exclusion violated" :
 			"lockdep report");
 		return RT_EXIT_FAILURE;
 	}

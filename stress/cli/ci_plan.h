@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The merge gate's shared part, for `ci` (cmd_ci.c: options, plan, runs)
- * and `ci-merge` (cmd_ci_merge.c: shards read back): the builds, one
- * configuration and the gate, and what judges and writes a gate however
- * it was filled (ci_gate.c: coverage, summary, JUnit, JSON, verdict).
+ * The merge gate's plan (ci_plan.c), pure: no I/O, no child processes, so
+ * that tests/check_ci_plan.c holds it without the binary. The builds and
+ * what each costs, the configurations in the fixed order and this shard's
+ * share of them, the budget split between the builds, the window of
+ * configurations each build runs, and the run time each child gets.
+ * The types are those of the whole gate (ci-internal.h adds what runs,
+ * judges and writes it).
  */
-#ifndef RT_STRESS_CI_INTERNAL_H
-#define RT_STRESS_CI_INTERNAL_H
+#ifndef RT_STRESS_CLI_CI_PLAN_H
+#define RT_STRESS_CLI_CI_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +32,7 @@ struct ci_build {
 };
 
 #define CI_NR_BUILDS	3
-/* plain, tsan, asan: the gate's fixed order (ci_gate.c). */
+/* plain, tsan, asan: the gate's fixed order (ci_plan.c). */
 extern const struct ci_build ci_builds[CI_NR_BUILDS];
 
 enum ci_state {
@@ -123,26 +126,54 @@ void ci_config_name(const struct ci_config *c, char *buf, size_t len);
 /* Build @b's start-up and teardown per configuration: measured, else guessed. */
 double ci_overhead_est(const struct ci_gate *g, int b);
 
-/* The directory of @path must exist and be writable (exit 2 naming @opt). */
-void ci_check_writable(const char *opt, const char *path);
+/* SplitMix64: the gate's seeds and its window rotation. */
+uint64_t ci_mix64(uint64_t x);
 
 /*
- * The identity of the gate @o describes, shared by all its shards: seed,
- * budget, N, builds, scenarios, designs, schedules, seeded bugs. A new
- * object; the JSON record carries it as "gate".
- */
-json_t *ci_gate_identity(const struct ci_opts *o);
-
-/**
- * ci_finish() - judge the gate, print its summary, write its files, free it
- * @g: every configuration's result in; freed
+ * ci_make_configs() - the configurations of every build asked for in the
+ * fixed order (cmd_ci.c's header comment), this shard's kept
+ * @g: g->o filled; fills cfgs (allocated), nr_cfgs, nr_all, nr_build
  *
- * Sums the trylock fallbacks of every configuration and judges coverage
- * (not on a shard, a restricted or interrupted gate), prints the summary
- * and the END line, writes --junit and --json.
- *
- * Context: main. Return: the exit status of `ci` (0, 1, 3 or 130).
+ * Each gets its index, build, scenario, design, schedule, seed, threads,
+ * directory (under o.out_dir) and the state CI_SKIPPED.
  */
-int ci_finish(struct ci_gate *g);
+void ci_make_configs(struct ci_gate *g);
 
-#endif /* RT_STRESS_CI_INTERNAL_H */
+/* Cost of one configuration of build @b: its minimum run and its overhead. */
+double ci_min_cost(int b);
+
+/*
+ * ci_plan() - split the usable budget and choose each build's window
+ * @g: after ci_make_configs(); fills usable, share, nr_selected,
+ *	window_start, and each configuration's selected, state, seconds or
+ *	skip_reason
+ *
+ * A build whose share cannot pay for one configuration gives it to the
+ * others (the dearest such build first).
+ */
+void ci_plan(struct ci_gate *g);
+
+/*
+ * The configurations ci_plan() selected, over every build; @cheapest
+ * receives the least cost of one configuration of a build that has some.
+ */
+int ci_plan_selected(const struct ci_gate *g, double *cheapest);
+
+/*
+ * ci_child_seconds() - the run time of build @b's next configuration
+ * @g: the plan (and the overheads measured so far)
+ * @b: the build
+ * @now: the clock
+ * @build_end: the build's deadline; @last: it is the gate's last build
+ *	(whose deadline is the gate's, @build_end then)
+ * @left: the build's configurations still to run, this one included
+ *
+ * What is left of the build's share over the configurations still to run,
+ * less the overhead, at least the build's minimum, in tenths of a second.
+ * Return: the seconds, or -1 when the child would end past the deadline
+ * (for a build not the last, by more than a quarter of one configuration).
+ */
+double ci_child_seconds(const struct ci_gate *g, int b, double now, double build_end,
+			bool last, int left);
+
+#endif /* RT_STRESS_CLI_CI_PLAN_H */

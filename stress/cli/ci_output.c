@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * The merge gate's judging and writing, however the gate was filled (run
- * here by `ci`, or read back from its shards by `ci-merge`): the trylock
- * fallback coverage summed over every configuration, the summary, the
- * JUnit XML and JSON record, the verdict and the END line.
+ * The merge gate's output, however it was filled (run here by `ci`, or
+ * read back from its shards by `ci-merge`): the summary, the JUnit XML
+ * and the JSON record.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "die.h"
 #include "inject.h"
@@ -19,106 +17,7 @@
 #include "rt_opt.h"
 #include "ci-internal.h"
 
-/*
- * The slack is the build's hang watchdog (cmd_run.c) and a margin, so
- * that a hang is reported by the run itself, with its holders named,
- * before the gate kills it.
- */
-const struct ci_build ci_builds[CI_NR_BUILDS] = {
-	{ "plain", 0.50, 1.5, 0.5, 0, 35 },
-	{ "tsan", 0.30, 4.0, 2.5, 8, 135 },
-	{ "asan", 0.20, 2.5, 0.7, 0, 75 },
-};
-
-double ci_overhead_est(const struct ci_gate *g, int b)
-{
-	double est = ci_builds[b].overhead_s;
-
-	if (g->overhead_n[b])
-		est = g->overhead_sum[b] / g->overhead_n[b];
-	return est < 0.1 ? 0.1 : est;
-}
-
-const char *ci_state_name(enum ci_state s)
-{
-	switch (s) {
-	case CI_PLANNED: return "planned";
-	case CI_SKIPPED: return "skipped";
-	case CI_PASS: return "pass";
-	case CI_FAIL: return "fail";
-	case CI_ERROR: return "error";
-	case CI_NR_STATES: break;
-	}
-	return "?";
-}
-
-int ci_state_by_name(const char *name)
-{
-	for (int s = 0; s < CI_NR_STATES; s++)
-		if (!strcmp(ci_state_name((enum ci_state)s), name))
-			return s;
-	return -1;
-}
-
-void ci_config_name(const struct ci_config *c, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s/%s", c->scenario->name, rmap_mode_name(c->mode));
-}
-
-/* Sum every record's fallbacks per site; judge coverage unless the gate is partial. */
-static void coverage(struct ci_gate *g)
-{
-	const char *key;
-	json_t *v;
-
-	g->coverage = json_object();
-	g->coverage_configs = json_object();
-	for (int s = 0; s < FB_NR_SITES; s++) {
-		const char *name = rmap_fallback_name((enum rmap_fallback_site)s);
-
-		json_object_set_new(g->coverage, name, json_integer(0));
-		json_object_set_new(g->coverage_configs, name, json_integer(0));
-	}
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		const struct ci_config *c = &g->cfgs[i];
-
-		json_object_foreach(c->fallbacks, key, v) {
-			json_int_t sum = json_integer_value(json_object_get(g->coverage, key));
-			json_int_t cfgs = json_integer_value(json_object_get(g->coverage_configs, key));
-
-			json_object_set_new(g->coverage, key, json_integer(sum + json_integer_value(v)));
-			json_object_set_new(g->coverage_configs, key,
-					    json_integer(cfgs + (json_integer_value(v) > 0)));
-		}
-	}
-	g->never_fired = 0;
-	json_object_foreach(g->coverage, key, v)
-		g->never_fired += json_integer_value(v) == 0;
-	g->coverage_judged = false;
-	if (g->o.shard_n > 1)
-		snprintf(g->coverage_note, sizeof(g->coverage_note),
-			 "not judged: shard %d/%d runs only part of the gate; 'rmaptorture"
-			 " ci-merge' of every shard's --json judges it", g->o.shard_i, g->o.shard_n);
-	else if (g->o.filtered)
-		snprintf(g->coverage_note, sizeof(g->coverage_note),
-			 "not judged: --scenarios/--rmaps/--scheds restrict the gate");
-	else if (g->interrupted)
-		snprintf(g->coverage_note, sizeof(g->coverage_note), "not judged: interrupted");
-	else if (g->usage_rc)
-		snprintf(g->coverage_note, sizeof(g->coverage_note), "not judged: the gate stopped");
-	else {
-		g->coverage_judged = true;
-		if (g->never_fired)
-			snprintf(g->coverage_note, sizeof(g->coverage_note),
-				 "FAILED: %d of %d sites never fired in the whole gate", g->never_fired,
-				 (int)json_object_size(g->coverage));
-		else
-			snprintf(g->coverage_note, sizeof(g->coverage_note),
-				 "held: every site fired");
-	}
-}
-
-static void count_states(const struct ci_gate *g, int n[CI_NR_STATES])
+void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES])
 {
 	memset(n, 0, CI_NR_STATES * sizeof(int));
 	for (int i = 0; i < g->nr_cfgs; i++)
@@ -165,7 +64,7 @@ static void props(struct rt_junit *j, int suite, const struct ci_gate *g)
 	rt_junit_property(j, suite, "version", rt_version());
 }
 
-static int write_junit(const struct ci_gate *g)
+int ci_write_junit(const struct ci_gate *g)
 {
 	struct rt_junit *j = rt_junit_new("rmaptorture ci");
 	char text[16384], out[16384], name[128], cls[128], msg[256];
@@ -248,7 +147,7 @@ static int write_junit(const struct ci_gate *g)
 	return rc;
 }
 
-static int write_json(const struct ci_gate *g, int exit_code)
+int ci_write_json(const struct ci_gate *g, int exit_code)
 {
 	json_t *rec = rt_record_new("ci"), *configs = json_array(), *results = json_array();
 	json_t *cmd = json_array(), *shares = json_object(), *never = json_array(), *v;
@@ -288,7 +187,7 @@ static int write_json(const struct ci_gate *g, int exit_code)
 	json_object_foreach(g->coverage, key, v)
 		if (!json_integer_value(v))
 			json_array_append_new(never, json_string(key));
-	count_states(g, n);
+	ci_count_states(g, n);
 	snprintf(seed, sizeof(seed), "%" PRIu64, g->o.seed);
 	json_object_update_new(rec, json_pack(
 		"{s:o, s:s, s:o, s:o,"
@@ -343,13 +242,13 @@ static void print_skipped(const struct ci_gate *g)
 	}
 }
 
-static void print_summary(const struct ci_gate *g)
+void ci_print_summary(const struct ci_gate *g)
 {
 	int n[CI_NR_STATES];
 	const char *key;
 	json_t *v;
 
-	count_states(g, n);
+	ci_count_states(g, n);
 	printf("\n%-44s %12s %8s\n", "trylock fallback site", "fired", "configs");
 	json_object_foreach(g->coverage, key, v)
 		printf("%-44s %12lld %8lld%s\n", key, (long long)json_integer_value(v),
@@ -396,108 +295,3 @@ static void print_summary(const struct ci_gate *g)
 	}
 }
 
-int ci_build_by_name(const char *name)
-{
-	for (int b = 0; b < CI_NR_BUILDS; b++)
-		if (!strcmp(ci_builds[b].name, name))
-			return b;
-	return -1;
-}
-
-/* The directory of @path must exist and be writable: checked before hours of runs. */
-void ci_check_writable(const char *opt, const char *path)
-{
-	char dir[4096], *slash;
-
-	if (!strcmp(path, "-"))
-		return;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (access(dir, W_OK))
-		rt_usage_error("%s: cannot write '%s': %s", opt, path, strerror(errno));
-}
-
-/* The exit status of the gate, as `ci --help` states it. */
-static int verdict(const struct ci_gate *g)
-{
-	int n[CI_NR_STATES];
-
-	count_states(g, n);
-	if (g->interrupted)
-		return RT_EXIT_INTERRUPTED;
-	if (n[CI_FAIL] || (g->coverage_judged && g->never_fired))
-		return RT_EXIT_FAILURE;
-	if (n[CI_ERROR])
-		return RT_EXIT_INTERNAL;
-	return RT_EXIT_OK;
-}
-
-static void gate_free(struct ci_gate *g)
-{
-	for (int i = 0; i < g->nr_cfgs; i++) {
-		json_decref(g->cfgs[i].fallbacks);
-		json_decref(g->cfgs[i].failures);
-	}
-	json_decref(g->coverage);
-	json_decref(g->coverage_configs);
-	free(g->cfgs);
-	free(g);
-}
-
-int ci_finish(struct ci_gate *g)
-{
-	int exit_code, n[CI_NR_STATES];
-
-	coverage(g);
-	print_summary(g);
-	count_states(g, n);
-	exit_code = verdict(g);
-	if (g->o.junit && write_junit(g) && exit_code != RT_EXIT_INTERRUPTED)
-		exit_code = RT_EXIT_INTERNAL;
-	if (g->o.json && write_json(g, exit_code) && exit_code != RT_EXIT_INTERRUPTED)
-		exit_code = RT_EXIT_INTERNAL;
-	if (g->o.junit)
-		printf("ci: JUnit: %s\n", g->o.junit);
-	if (g->o.json)
-		printf("ci: JSON: %s\n", g->o.json);
-	if (exit_code == RT_EXIT_OK)
-		printf("END: SUCCESS\n");
-	else if (exit_code == RT_EXIT_INTERRUPTED)
-		printf("END: INTERRUPTED\n");
-	else
-		printf("END: FAILURE (%d failed, %d errors, %d fallback sites never fired%s)\n",
-		       n[CI_FAIL], n[CI_ERROR], g->coverage_judged ? g->never_fired : 0,
-		       g->coverage_judged ? "" : ", coverage not judged");
-	gate_free(g);
-	return exit_code;
-}
-
-json_t *ci_gate_identity(const struct ci_opts *o)
-{
-	json_t *builds = json_array(), *scenarios = json_array(), *rmaps = json_array();
-	json_t *scheds = json_array(), *inject = json_array();
-	char seed[32];
-
-	for (int b = 0; b < CI_NR_BUILDS; b++)
-		if (o->build_on[b])
-			json_array_append_new(builds, json_string(ci_builds[b].name));
-	for (int i = 0; i < o->nr_scenarios; i++)
-		json_array_append_new(scenarios, json_string(o->scenarios[i]->name));
-	for (int i = 0; i < o->nr_modes; i++)
-		json_array_append_new(rmaps, json_string(rmap_mode_name(o->modes[i])));
-	for (int i = 0; i < o->nr_scheds; i++)
-		json_array_append_new(scheds, json_string(rt_sched_name(o->scheds[i])));
-	for (int i = 0; i < o->nr_inject; i++)
-		json_array_append_new(inject, json_string(o->inject[i]));
-	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
-	return json_pack("{s:s, s:f, s:i, s:o, s:o, s:o, s:o, s:o, s:b}",
-			 "seed", seed, "budget", o->budget, "shards", o->shard_n,
-			 "builds", builds, "scenarios", scenarios, "rmaps", rmaps,
-			 "scheds", scheds, "inject", inject, "filtered", o->filtered);
-}

@@ -11,7 +11,8 @@
 #include "cmd_bench-internal.h"
 #include "record.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
+#include "run_child.h"
 #include "report.h"
 #include "rt_opt.h"
 

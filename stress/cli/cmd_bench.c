@@ -24,11 +24,21 @@
 #include "report.h"
 #include "rmap.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
+#include "run_child.h"
 #include "rt_opt.h"
 #include "task.h"
 
 /* ---- `bench locks` ---- */
+
+/* --json FILE: @rec written there (none without); @rec released. Return: @rc, or 3 if unwritten. */
+static int put_record(json_t *rec, const char *json_path, int rc)
+{
+	if (json_path && rt_record_write(rec, json_path))
+		rc = RT_EXIT_INTERNAL;
+	json_decref(rec);
+	return rc;
+}
 
 static void locks_usage(FILE *f)
 {
@@ -82,10 +92,7 @@ static int bench_locks(int argc, char **argv)
 		rt_usage_error("bench locks: unexpected argument '%s'", argv[optind]);
 	rec = rt_record_new("bench-locks");
 	rt_bench_locks(&cfg, stdout, rec);
-	if (json_path && rt_record_write(rec, json_path))
-		rc = RT_EXIT_INTERNAL;
-	json_decref(rec);
-	return rc;
+	return put_record(rec, json_path, rc);
 }
 
 /* ---- `bench vm` ---- */
@@ -161,10 +168,7 @@ static int bench_vm(int argc, char **argv)
 		rt_bench_vm_cfg_quick(&cfg);
 	rec = rt_record_new("bench-vm");
 	rc = run_bench_vm(&cfg, repeat, quick, stdout, rec);
-	if (json_path && rt_record_write(rec, json_path))
-		rc = RT_EXIT_INTERNAL;
-	json_decref(rec);
-	return rc;
+	return put_record(rec, json_path, rc);
 }
 
 /* ---- `bench`: everything, with child runs for the scenario numbers ---- */

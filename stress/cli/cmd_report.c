@@ -12,7 +12,7 @@
 
 #include "plot.h"
 #include "report.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 
 static void usage(FILE *f)

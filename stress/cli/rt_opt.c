@@ -2,12 +2,17 @@
 #include "rt_opt.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rmap.h"
 
 void rt_usage_error(const char *fmt, ...)
 {
@@ -126,4 +131,86 @@ void rt_opt_out_dir(const char *opt, const char *dir)
 
 	if (err)
 		rt_usage_error("%s: cannot create directory '%s': %s", opt, dir, strerror(-err));
+}
+
+int rt_opt_int_list(const char *opt, const char *arg, long long min, long long max, int *out, int maxn)
+{
+	char buf[1024], *save = NULL, *tok;
+	int n = 0;
+
+	if (!arg || !*arg || strlen(arg) >= sizeof(buf))
+		rt_usage_error("%s: expected a comma-separated list of numbers, got '%s'", opt, arg ? arg : "");
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int v = (int)rt_opt_int(opt, tok, min, max), k;
+
+		if (n >= maxn)
+			rt_usage_error("%s: more than %d values", opt, maxn);
+		for (k = 0; k < n; k++)
+			if (out[k] == v)
+				rt_usage_error("%s: %d given twice", opt, v);
+		for (k = n; k > 0 && out[k - 1] > v; k--)
+			out[k] = out[k - 1];
+		out[k] = v;
+		n++;
+	}
+	if (!n || arg[strlen(arg) - 1] == ',' || arg[0] == ',' || strstr(arg, ",,"))
+		rt_usage_error("%s: expected a comma-separated list of numbers, got '%s'", opt, arg);
+	return n;
+}
+
+int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < RMAP_NR_MODES && n < max; i++)
+		if (!strcmp(arg, "all") || !strcmp(arg, rmap_mode_name((enum rmap_mode)i)))
+			modes[n++] = rmap_mode_name((enum rmap_mode)i);
+	if (!n)
+		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma, mainline8, "
+			       "mainline9 or all)", opt, arg);
+	return n;
+}
+
+uint64_t rt_seed_from_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000003ULL) ^ (uint64_t)ts.tv_nsec ^
+	       ((uint64_t)getpid() << 32);
+}
+
+void rt_common_opts_init(struct rt_common_opts *co, const char *cmd, void (*usage)(FILE *f),
+			 double budget_max)
+{
+	*co = (struct rt_common_opts){
+		.usage = usage, .cmd = cmd, .budget_max = budget_max, .build_if_missing = true,
+	};
+}
+
+void rt_common_opt(struct rt_common_opts *co, int c, const char *arg, const char *bad)
+{
+	switch (c) {
+	case RT_OPT_OUT: co->out_dir = arg; break;
+	case RT_OPT_BUDGET:
+		co->budget = rt_opt_seconds("--budget", arg, 0, co->budget_max);
+		co->budget_set = true;
+		break;
+	case RT_OPT_BUILD_IF_MISSING: co->build_if_missing = true; break;
+	case RT_OPT_NO_BUILD: co->build_if_missing = false; break;
+	case RT_OPT_QUIET: co->quiet = true; break;
+	case RT_OPT_HELP: co->usage(stdout); exit(RT_EXIT_OK);
+	default: rt_opt_bad(co->cmd, optopt, bad);
+	}
+}
+
+const char *rt_opt_artifact(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		rt_usage_error("%s: missing ARTIFACT (see 'rmaptorture %s --help')", cmd, cmd);
+	if (argc - optind > 1)
+		rt_usage_error("%s: unexpected argument '%s' (see 'rmaptorture %s --help')",
+			       cmd, argv[optind + 1], cmd);
+	return argv[optind];
 }

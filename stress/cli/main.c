@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "record.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_opt.h"
 
 static void usage(FILE *f)
@@ -33,6 +33,24 @@ static void usage(FILE *f)
 	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
 }
 
+/* Each command and its entry point (commands.h), given the argv after its name. */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "run", cmd_run },
+	{ "replay", cmd_replay },
+	{ "minimize", cmd_minimize },
+	{ "ci", cmd_ci },
+	{ "ci-merge", cmd_ci_merge },
+	{ "matrix", cmd_matrix },
+	{ "list", cmd_list },
+	{ "locks", cmd_locks },
+	{ "bench", cmd_bench },
+	{ "scale", cmd_scale },
+	{ "report", cmd_report },
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -47,27 +65,8 @@ int main(int argc, char **argv)
 		printf("rmaptorture %s\n", rt_version());
 		return RT_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "replay"))
-		return cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "minimize"))
-		return cmd_minimize(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ci"))
-		return cmd_ci(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "ci-merge"))
-		return cmd_ci_merge(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "matrix"))
-		return cmd_matrix(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "locks"))
-		return cmd_locks(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "bench"))
-		return cmd_bench(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "scale"))
-		return cmd_scale(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
 	rt_usage_error("unknown command '%s' (see 'rmaptorture --help')", argv[1]);
 }

@@ -20,7 +20,7 @@
 #include "die.h"
 #include "record.h"
 #include "rt_child.h"
-#include "rt_cmd.h"
+#include "commands.h"
 #include "rt_inject.h"
 #include "rt_opt.h"
 
@@ -28,10 +28,8 @@
 #define MATRIX_MEDIAN_S	5.0	/* the median under this */
 
 struct matrix_opts {
-	const char *out_dir;
+	struct rt_common_opts common;	/* --out, --no-build, --quiet */
 	const char *only;	/* comma-separated bug names, or NULL: all */
-	bool build_if_missing;
-	bool quiet;
 };
 
 struct matrix_row {
@@ -72,7 +70,7 @@ static void parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	static const struct option opts[] = {
 		{ "out", required_argument, NULL, 'o' },
 		{ "bugs", required_argument, NULL, 'b' },
-		{ "no-build", no_argument, NULL, 'N' },
+		{ "no-build", no_argument, NULL, RT_OPT_NO_BUILD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -80,19 +78,15 @@ static void parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->out_dir = "matrix-out";
-	o->build_if_missing = true;
+	rt_common_opts_init(&o->common, "matrix", matrix_usage, 0);
+	o->common.out_dir = "matrix-out";
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:b:qh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o': o->out_dir = optarg; break;
-		case 'b': o->only = optarg; break;
-		case 'N': o->build_if_missing = false; break;
-		case 'q': o->quiet = true; break;
-		case 'h': matrix_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("matrix", optopt, argv[optind - 1]);
-		}
+		if (c == 'b')
+			o->only = optarg;	/* matrix's -b is --bugs */
+		else
+			rt_common_opt(&o->common, c, optarg, argv[optind - 1]);
 	}
 	if (optind < argc)
 		rt_usage_error("matrix: unexpected argument '%s' (see 'rmaptorture matrix --help')",
@@ -183,11 +177,11 @@ static int run_one(const struct matrix_opts *o, struct matrix_row *row, bool inj
 	json_t *args = bug_args(row->bug, inject);
 	int rc;
 
-	if (rt_build_binary(row->bug->build, o->build_if_missing, binary, sizeof(binary))) {
+	if (rt_build_binary(row->bug->build, o->common.build_if_missing, binary, sizeof(binary))) {
 		json_decref(args);
 		return RT_CHILD_ERROR;
 	}
-	snprintf(workdir, sizeof(workdir), "%s/%s-%s", o->out_dir, row->bug->name,
+	snprintf(workdir, sizeof(workdir), "%s/%s-%s", o->common.out_dir, row->bug->name,
 		 inject ? "injected" : "clean");
 	if (mkdir(workdir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "rmaptorture: cannot create %s: %s\n", workdir, strerror(errno));
@@ -273,111 +267,142 @@ static int emit_md(FILE *f, void *arg)
 	return ferror(f) ? -EIO : 0;
 }
 
+enum { ROW_DONE, ROW_INTERRUPTED, ROW_ERROR };
+
+/* The bug of row @r (catalogue index @b) injected, then the same without it. */
+static int run_row(const struct matrix_opts *o, struct matrix_row *r, int b)
+{
+	struct rt_try_result res;
+	json_t *first, *hit;
+	int rc;
+
+	if (!o->common.quiet)
+		fprintf(stderr, "matrix: %s (%s/%s/%s, %s build)...\n", r->bug->name,
+			r->bug->scenario, r->bug->rmap, r->bug->sched, r->bug->build);
+	rc = run_one(o, r, true, b, &res);
+	if (rc == RT_CHILD_INTERRUPTED)
+		return ROW_INTERRUPTED;
+	if (rc == RT_CHILD_ERROR) {
+		rt_try_release(&res);
+		return ROW_ERROR;
+	}
+	r->ran = true;
+	first = first_report(res.artifacts);
+	if (first)
+		snprintf(r->fired, sizeof(r->fired), "%s",
+			 json_string_value(json_object_get(first, "kind")));
+	r->seconds = res.seconds;
+	hit = expected_report(r->bug, res.artifacts, &r->seconds);
+	if (hit) {
+		r->detected = true;
+		snprintf(r->signature, sizeof(r->signature), "%s",
+			 json_string_value(json_object_get(hit, "signature")));
+		snprintf(r->reproduce, sizeof(r->reproduce), "%s",
+			 json_string_value(json_object_get(hit, "reproduce")));
+	}
+	rt_try_release(&res);
+
+	rc = run_one(o, r, false, b, &res);
+	if (rc == RT_CHILD_INTERRUPTED)
+		return ROW_INTERRUPTED;
+	first = first_report(res.artifacts);
+	r->clean = rc == 0 && !first && res.rc == 0;
+	if (first)
+		snprintf(r->clean_report, sizeof(r->clean_report), "%s",
+			 json_string_value(json_object_get(first, "signature")));
+	else if (res.rc != 0)
+		rt_child_rc_str(res.rc, r->clean_report, sizeof(r->clean_report));
+	rt_try_release(&res);
+	if (!o->common.quiet)
+		fprintf(stderr, "matrix: %s: %s (first report: %s) in %.2f s; without it: %s%s\n",
+			r->bug->name, r->detected ? "detected" : "NOT detected",
+			r->fired[0] ? r->fired : "none", r->seconds,
+			r->clean ? "clean" : "REPORTED ", r->clean ? "" : r->clean_report);
+	return ROW_DONE;
+}
+
+/* The counts over the rows that ran, and the median and worst time to detection. */
+static void summarise(struct md_summary *m)
+{
+	double *times = rt_calloc((size_t)m->nr + 1, sizeof(*times));
+	int nr_times = 0;
+
+	for (int i = 0; i < m->nr; i++) {
+		const struct matrix_row *r = &m->rows[i];
+
+		m->nr_ran += r->ran;
+		m->nr_clean += r->clean;
+		if (r->detected) {
+			m->nr_detected++;
+			times[nr_times++] = r->seconds;
+		}
+	}
+	qsort(times, (size_t)nr_times, sizeof(*times), cmp_double);
+	if (nr_times) {
+		m->median = nr_times % 2 ? times[nr_times / 2] :
+			    (times[nr_times / 2 - 1] + times[nr_times / 2]) / 2;
+		m->worst = times[nr_times - 1];
+	}
+	free(times);
+}
+
+/* matrix.json and matrix.md in --out DIR. */
+static void write_matrix(const struct matrix_opts *o, struct md_summary *m, bool goal)
+{
+	json_t *rec, *jrows = json_array();
+	char path[4200];
+
+	for (int i = 0; i < m->nr; i++)
+		if (m->rows[i].ran)
+			row_json(jrows, &m->rows[i]);
+	rec = rt_record_new("matrix");
+	json_object_update_new(rec, json_pack("{s:o, s:i, s:i, s:i, s:f, s:f, s:b}",
+		"rows", jrows, "bugs", m->nr_ran, "detected", m->nr_detected, "clean", m->nr_clean,
+		"median_seconds", m->median, "worst_seconds", m->worst, "goal_met", goal));
+	snprintf(path, sizeof(path), "%s/matrix.json", o->common.out_dir);
+	rt_record_write(rec, path);
+	json_decref(rec);
+	snprintf(path, sizeof(path), "%s/matrix.md", o->common.out_dir);
+	rt_file_write_atomic(path, emit_md, m);
+}
+
 int cmd_matrix(int argc, char **argv)
 {
 	struct matrix_opts o;
 	struct matrix_row *rows = rt_calloc((size_t)rt_bug_count(), sizeof(*rows));
-	double *times = rt_calloc((size_t)rt_bug_count(), sizeof(*times));
-	int nr = 0, nr_detected = 0, nr_clean = 0, nr_ran = 0, nr_times = 0;
-	double median = 0, worst = 0;
+	struct md_summary m = { .rows = rows };
 	bool goal;
-	json_t *rec, *jrows;
-	char path[4200];
-	struct md_summary summary;
 
 	parse_matrix_opts(argc, argv, &o);
-	rt_opt_out_dir("--out", o.out_dir);
+	rt_opt_out_dir("--out", o.common.out_dir);
 	rt_child_catch_interrupt();
 	for (int b = 0; b < rt_bug_count(); b++) {
-		struct matrix_row *r = &rows[nr++];
-		struct rt_try_result res;
-		json_t *first, *hit;
-		int rc;
+		struct matrix_row *r = &rows[m.nr++];
+		int st;
 
 		r->bug = &rt_bugs[b];
 		if (!wanted(&o, r->bug->name) || rt_child_interrupted())
 			continue;
-		if (!o.quiet)
-			fprintf(stderr, "matrix: %s (%s/%s/%s, %s build)...\n", r->bug->name,
-				r->bug->scenario, r->bug->rmap, r->bug->sched, r->bug->build);
-		rc = run_one(&o, r, true, b, &res);
-		if (rc == RT_CHILD_INTERRUPTED)
+		st = run_row(&o, r, b);
+		if (st == ROW_INTERRUPTED)
 			break;
-		if (rc == RT_CHILD_ERROR) {
-			rt_try_release(&res);
+		if (st == ROW_ERROR) {
 			free(rows);
-			free(times);
 			return RT_EXIT_INTERNAL;
 		}
-		r->ran = true;
-		nr_ran++;
-		first = first_report(res.artifacts);
-		if (first)
-			snprintf(r->fired, sizeof(r->fired), "%s",
-				 json_string_value(json_object_get(first, "kind")));
-		r->seconds = res.seconds;
-		hit = expected_report(r->bug, res.artifacts, &r->seconds);
-		if (hit) {
-			r->detected = true;
-			nr_detected++;
-			times[nr_times++] = r->seconds;
-			snprintf(r->signature, sizeof(r->signature), "%s",
-				 json_string_value(json_object_get(hit, "signature")));
-			snprintf(r->reproduce, sizeof(r->reproduce), "%s",
-				 json_string_value(json_object_get(hit, "reproduce")));
-		}
-		rt_try_release(&res);
-
-		rc = run_one(&o, r, false, b, &res);
-		if (rc == RT_CHILD_INTERRUPTED)
-			break;
-		first = first_report(res.artifacts);
-		r->clean = rc == 0 && !first && res.rc == 0;
-		if (first)
-			snprintf(r->clean_report, sizeof(r->clean_report), "%s",
-				 json_string_value(json_object_get(first, "signature")));
-		else if (res.rc != 0)
-			rt_child_rc_str(res.rc, r->clean_report, sizeof(r->clean_report));
-		nr_clean += r->clean;
-		rt_try_release(&res);
-		if (!o.quiet)
-			fprintf(stderr, "matrix: %s: %s (first report: %s) in %.2f s; without it: %s%s\n",
-				r->bug->name, r->detected ? "detected" : "NOT detected",
-				r->fired[0] ? r->fired : "none", r->seconds,
-				r->clean ? "clean" : "REPORTED ", r->clean ? "" : r->clean_report);
 	}
-	qsort(times, (size_t)nr_times, sizeof(*times), cmp_double);
-	if (nr_times) {
-		median = nr_times % 2 ? times[nr_times / 2] :
-			 (times[nr_times / 2 - 1] + times[nr_times / 2]) / 2;
-		worst = times[nr_times - 1];
-	}
-	goal = nr_ran && nr_detected == nr_ran && nr_clean == nr_ran &&
-	       worst <= MATRIX_BOUND_S && median < MATRIX_MEDIAN_S;
+	summarise(&m);
+	goal = m.nr_ran && m.nr_detected == m.nr_ran && m.nr_clean == m.nr_ran &&
+	       m.worst <= MATRIX_BOUND_S && m.median < MATRIX_MEDIAN_S;
 
-	print_table(stdout, rows, nr);
+	print_table(stdout, rows, m.nr);
 	printf("\n%d of %d seeded bugs detected by their expected detector; time to detection:"
 	       " median %.2f s, worst %.2f s (goal: all, each <= %.0f s, median < %.0f s);"
 	       " %d of %d configurations clean without the bug. %s\n",
-	       nr_detected, nr_ran, median, worst, MATRIX_BOUND_S, MATRIX_MEDIAN_S, nr_clean,
-	       nr_ran, goal ? "Goal met." : "Goal NOT met.");
-
-	jrows = json_array();
-	for (int i = 0; i < nr; i++)
-		if (rows[i].ran)
-			row_json(jrows, &rows[i]);
-	rec = rt_record_new("matrix");
-	json_object_update_new(rec, json_pack("{s:o, s:i, s:i, s:i, s:f, s:f, s:b}",
-		"rows", jrows, "bugs", nr_ran, "detected", nr_detected, "clean", nr_clean,
-		"median_seconds", median, "worst_seconds", worst, "goal_met", goal));
-	snprintf(path, sizeof(path), "%s/matrix.json", o.out_dir);
-	rt_record_write(rec, path);
-	json_decref(rec);
-	snprintf(path, sizeof(path), "%s/matrix.md", o.out_dir);
-	summary = (struct md_summary){ rows, nr, nr_detected, nr_ran, nr_clean, median, worst };
-	rt_file_write_atomic(path, emit_md, &summary);
+	       m.nr_detected, m.nr_ran, m.median, m.worst, MATRIX_BOUND_S, MATRIX_MEDIAN_S,
+	       m.nr_clean, m.nr_ran, goal ? "Goal met." : "Goal NOT met.");
+	write_matrix(&o, &m, goal);
 	free(rows);
-	free(times);
 	if (rt_child_interrupted())
 		return RT_EXIT_INTERRUPTED;
 	return goal ? RT_EXIT_OK : RT_EXIT_FAILURE;

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The merge gate's shared part, for `ci` (cmd_ci.c: options; ci_run.c:
+ * the runs) and `ci-merge` (cmd_ci_merge.c: shards read back): what
+ * judges a gate however it was filled (ci_gate.c: coverage, verdict) and
+ * writes it (ci_output.c: summary, JUnit, JSON). The plan is ci_plan.h.
+ */
+#ifndef RT_STRESS_CI_INTERNAL_H
+#define RT_STRESS_CI_INTERNAL_H
+
+#include <stdio.h>
+
+#include "ci_plan.h"
+
+/* The directory of @path must exist and be writable (exit 2 naming @opt). */
+void ci_check_writable(const char *opt, const char *path);
+
+/*
+ * The identity of the gate @o describes, shared by all its shards: seed,
+ * budget, N, builds, scenarios, designs, schedules, seeded bugs. A new
+ * object; the JSON record carries it as "gate".
+ */
+json_t *ci_gate_identity(const struct ci_opts *o);
+
+/**
+ * ci_finish() - judge the gate, print its summary, write its files, free it
+ * @g: every configuration's result in; freed
+ *
+ * Sums the trylock fallbacks of every configuration and judges coverage
+ * (not on a shard, a restricted or interrupted gate), prints the summary
+ * and the END line, writes --junit and --json.
+ *
+ * Context: main. Return: the exit status of `ci` (0, 1, 3 or 130).
+ */
+int ci_finish(struct ci_gate *g);
+
+/* How many configurations ended in each state. */
+void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES]);
+/* The summary: totals, coverage, skipped and failed configurations (ci_output.c). */
+void ci_print_summary(const struct ci_gate *g);
+/* --junit and --json (ci_output.c). Return: 0, or -1 (said on stderr). */
+int ci_write_junit(const struct ci_gate *g);
+int ci_write_json(const struct ci_gate *g, int exit_code);
+
+/* The gate's runs (ci_run.c). */
+/* The binaries of the builds that have configurations to run. Return: 0 or -1. */
+int ci_find_binaries(struct ci_gate *g);
+/* Every selected configuration in turn, each re-planned from the clock. Context: main. */
+void ci_run_gate(struct ci_gate *g);
+
+#endif /* RT_STRESS_CI_INTERNAL_H */

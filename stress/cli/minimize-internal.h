@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `minimize`'s state, shared by the command (cmd_minimize.c: options, the
+ * baseline, the result) and its search (minimize_shrink.c: candidates,
+ * their args, each param shrunk in turn).
+ */
+#ifndef RT_STRESS_CLI_MINIMIZE_INTERNAL_H
+#define RT_STRESS_CLI_MINIMIZE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "rt_child.h"
+#include "rt_opt.h"
+
+/* What minimize shrinks, in the order it tries them. */
+enum param {
+	P_STEPS,	/* --sched-steps: deterministic runs only */
+	P_THREADS,
+	P_RECLAIM,
+	P_OPS,
+	P_PROCS,
+	P_WEIGHTS,
+	P_SECONDS,
+	P_NR,
+};
+
+struct min_opts {
+	const char *artifact;
+	struct rt_common_opts common;	/* --out, --budget, --no-build, --quiet */
+	long long tries_per_step;
+};
+
+/* The values a candidate passes, and the artifact they came from. */
+struct state {
+	long long v[P_NR];	/* P_SECONDS and P_WEIGHTS unused */
+	double seconds;
+	json_t *weights;	/* owned */
+	unsigned set;		/* 1 << param: stated explicitly in the args */
+	json_t *art;		/* owned: the artifact these values produced */
+	char dir[4096];		/* the try directory that holds it ("" for the input) */
+};
+
+struct ctx {
+	struct min_opts o;
+	struct rt_try_config cfg;
+	const json_t *input;
+	const json_t *input_args;
+	const char *signature;
+	bool deterministic;
+	int tries_per_step;
+	double start;
+	int try_no;
+	int candidates, kept;
+	bool budget_out;
+	struct state cur;
+};
+
+enum { CAND_REJECTED = 0, CAND_KEPT = 1, CAND_STOP = -1 };
+
+/* The artifact's integer field @f (0 if none). */
+long long min_field_int(const json_t *art, const char *f);
+/* The weights as op=w,... (only the non-zero ones with @nonzero_only) into @buf. */
+void min_weights_str(const json_t *w, char *buf, size_t len, bool nonzero_only);
+/* @s's values from the artifact @art. */
+void min_state_from_art(struct state *s, const json_t *art);
+/* Drop @s's references (weights, artifact). */
+void min_state_release(struct state *s);
+/* Whether the budget has time left; sets x->budget_out when not. */
+bool min_budget_left(struct ctx *x);
+/* One pass over every param. Return: the number kept, or CAND_STOP. */
+int min_shrink_pass(struct ctx *x);
+
+#endif /* RT_STRESS_CLI_MINIMIZE_INTERNAL_H */

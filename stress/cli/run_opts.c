@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture run`'s options: the table, --help, the lists (--weights,
+ * --yield-points, --long-hold), a seeded bug's own configuration, and the
+ * checks between options.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flight.h"
+#include "inject.h"
+#include "lockdep.h"
+#include "perturb.h"
+#include "rt_inject.h"
+#include "rt_opt.h"
+#include "run_opts.h"
+
+static void run_usage(FILE *f)
+{
+	fputs("usage: rmaptorture run [OPTIONS]\n"
+	      "\n"
+	      "Run a stress scenario against the emulated 2.6 VM in one rmap design (or each\n"
+	      "in turn), audit it, and report. Prints the seed first; the same seed and\n"
+	      "options give the same operation streams.\n"
+	      "\n"
+	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n"
+	      "  -r, --rmap MODE         ptechain | objfile | anonvma | mainline8 | mainline9 | all\n"
+	      "                          (default ptechain)\n"
+	      "  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
+	      "  -R, --reclaim-threads N kswapd threads, 0..64 (default: the scenario's)\n"
+	      "  -s, --seconds S         run time, 0 < S <= 86400 (default 5)\n"
+	      "  -n, --ops N             stop after N operations (with --seconds: whichever first)\n"
+	      "      --seed X            PRNG seed (default: random)\n"
+	      "  -p, --pages N           emulated memory in pages (default: the scenario's)\n"
+	      "      --swap N            swap slots (default: the scenario's)\n"
+	      "  -a, --audit-every S     park all threads and audit every S seconds (default 1;\n"
+	      "                          0: only at the end)\n"
+	      "  -o, --out DIR           write the result record and failure records there\n"
+	      "      --json              print the result record as JSON on stdout\n"
+	      "      --perturb LEVEL     0..3: random yields and delays at the model's yield points\n"
+	      "      --yield-points LIST comma-separated points to perturb (default all); 'list'\n"
+	      "                          prints them\n"
+	      "      --long-hold LIST    lock classes to hold longer now and then (locktorture)\n"
+	      "      --watchdog S        seconds without progress that count as a hang\n"
+	      "      --sched KIND        free (real threads, default) | random | pct: one thread\n"
+	      "                          at a time, switching at every lock operation, chosen\n"
+	      "                          from the seed, so the run replays exactly\n"
+	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
+	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
+	      "                          (default 20000)\n"
+	      "      --sched-steps N     random/pct: stop after N decisions (no time bound\n"
+	      "                          unless --seconds is given)\n"
+	      "      --check-determinism random/pct: run twice and compare every thread's\n"
+	      "                          operation sequence and the outcome (exit 3 if not equal)\n"
+	      "      --inject NAME       switch on a seeded bug (repeatable; 'list' names them)\n"
+	      "      --weights LIST      op=weight,... overriding the scenario's operation mix\n"
+	      "      --procs N           at most N processes (fork stops there)\n"
+	      "      --no-flight         switch the flight recorder off\n"
+	      "      --halt-on-failure   end the run at the first failure (it still audits)\n"
+	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
+	      "                          (found next to this one, or built with meson and\n"
+	      "                          ninja), capture every sanitizer report and turn it\n"
+	      "                          into an artifact in --out DIR, one per signature\n"
+	      "      --no-build          with --build: fail if that build is not there\n"
+	      "      --test-race         test-only: workers race on an unlocked counter\n"
+	      "      --no-progress       no live progress line\n"
+	      "  -h, --help              this text\n"
+	      "\n"
+	      "With --out, every failure leaves DIR/failure-KIND-HASH.json (one per signature,\n"
+	      "repeats counted): what, where, each thread's last events, and the command that\n"
+	      "reproduces it ('rmaptorture replay FILE').\n"
+	      "\n"
+	      "Exit status: 0 clean, 1 a failure was found, 2 bad usage, 3 internal error,\n"
+	      "130 interrupted (the run stops cleanly, audits and reports what it measured).\n",
+	      f);
+}
+
+static bool yield_filter[64];
+static bool yield_filter_on;
+
+static uint64_t parse_classes(const char *opt, const char *arg)
+{
+	char buf[512], *save = NULL, *tok;
+	uint64_t mask = 0;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int c = lock_class_by_name(tok);
+
+		if (c < 0 || c >= LOCK_CLASS_NR_STATIC)
+			rt_usage_error("%s: unknown lock class '%s'", opt, tok);
+		mask |= 1ULL << c;
+	}
+	return mask;
+}
+
+/* --weights read=10,fork=0,...: override the named ops' weights. */
+static void parse_weights(const char *arg, struct rt_scenario *s)
+{
+	char buf[1024], *save = NULL, *tok;
+	unsigned long total = 0;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
+		rt_usage_error("--weights: list too long");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		int k;
+
+		if (!eq)
+			rt_usage_error("--weights: '%s' is not op=weight", tok);
+		*eq = '\0';
+		for (k = 0; k < WL_NR_OPS; k++)
+			if (!strcmp(wl_op_name((enum wl_op)k), tok))
+				break;
+		if (k == WL_NR_OPS)
+			rt_usage_error("--weights: unknown operation '%s'", tok);
+		s->weights[k] = (unsigned int)rt_opt_int("--weights", eq + 1, 0, 1000000);
+	}
+	for (int k = 0; k < WL_NR_OPS; k++)
+		total += s->weights[k];
+	if (!total)
+		rt_usage_error("--weights: every operation has weight 0");
+}
+
+static void parse_yield_points(const char *arg)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (!strcmp(arg, "list")) {
+		for (int i = 0; yield_point_names[i]; i++)
+			printf("%s\n", yield_point_names[i]);
+		exit(RT_EXIT_OK);
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; yield_point_names[i]; i++)
+			if (!strcmp(yield_point_names[i], tok))
+				break;
+		if (!yield_point_names[i])
+			rt_usage_error("--yield-points: unknown point '%s' (see --yield-points list)", tok);
+		yield_filter[i] = true;
+	}
+	yield_filter_on = true;
+}
+
+static const struct option run_options[] = {
+	{ "scenario", required_argument, NULL, 'S' },
+	{ "rmap", required_argument, NULL, 'r' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "reclaim-threads", required_argument, NULL, 'R' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "ops", required_argument, NULL, 'n' },
+	{ "seed", required_argument, NULL, 'X' },
+	{ "pages", required_argument, NULL, 'p' },
+	{ "swap", required_argument, NULL, 'W' },
+	{ "audit-every", required_argument, NULL, 'a' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "perturb", required_argument, NULL, 'P' },
+	{ "yield-points", required_argument, NULL, 'Y' },
+	{ "long-hold", required_argument, NULL, 'L' },
+	{ "watchdog", required_argument, NULL, 'w' },
+	{ "no-progress", no_argument, NULL, 'N' },
+	{ "test-hang", required_argument, NULL, 'H' },
+	{ "test-race", no_argument, NULL, 'T' },
+	{ "sched", required_argument, NULL, 'D' },
+	{ "pct-depth", required_argument, NULL, 'E' },
+	{ "pct-steps", required_argument, NULL, 'K' },
+	{ "sched-steps", required_argument, NULL, 'Z' },
+	{ "check-determinism", no_argument, NULL, 'C' },
+	{ "inject", required_argument, NULL, 'I' },
+	{ "weights", required_argument, NULL, 'G' },
+	{ "procs", required_argument, NULL, 'U' },
+	{ "no-flight", no_argument, NULL, 'F' },
+	{ "halt-on-failure", no_argument, NULL, 'J' },
+	{ "build", required_argument, NULL, 'B' },
+	{ "no-build", no_argument, NULL, 'Q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The short forms; each with ':' takes a value, as in run_options[]. */
+static const char run_short[] = "S:r:t:R:s:n:p:a:o:h";
+
+const struct option *rt_run_option_long(const char *name, size_t len)
+{
+	const struct option *found = NULL;
+	int prefixes = 0;
+
+	for (int i = 0; run_options[i].name; i++) {
+		if (strncmp(run_options[i].name, name, len))
+			continue;
+		if (strlen(run_options[i].name) == len)
+			return &run_options[i];
+		found = &run_options[i];
+		prefixes++;
+	}
+	return prefixes == 1 ? found : NULL;
+}
+
+const struct option *rt_run_option_short(char c)
+{
+	if (!c || c == ':' || !strchr(run_short, c))
+		return NULL;
+	for (int i = 0; run_options[i].name; i++)
+		if (run_options[i].val == c)
+			return &run_options[i];
+	return NULL;
+}
+
+bool rt_run_option_takes_value(const char *opt)
+{
+	const struct option *ro = NULL;
+
+	if (!strncmp(opt, "--", 2))
+		ro = rt_run_option_long(opt + 2, strlen(opt + 2));
+	else if (opt[0] == '-' && opt[1] && !opt[2])
+		ro = rt_run_option_short(opt[1]);
+	return ro && ro->has_arg == required_argument;
+}
+
+/* What parsing gathers before the options can be checked against each other. */
+struct run_parse {
+	struct rt_run_opts *o;
+	const char *scenario, *weights;
+	bool scenario_set, rmap_set, sched_set, watchdog_set, seed_set;
+	const struct rt_bug *bug;
+	long long threads, reclaim, pages, swap, procs;
+};
+
+static void opt_rmap(struct run_parse *p, const char *arg)
+{
+	int m;
+
+	p->rmap_set = true;
+	if (!strcmp(arg, "all")) {
+		p->o->all_modes = true;
+		return;
+	}
+	m = rmap_mode_by_name(arg);
+	if (m < 0)
+		rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)", arg);
+	p->o->cfg.mode = (enum rmap_mode)m;
+}
+
+static void opt_sched(struct run_parse *p, const char *arg)
+{
+	int k = rt_sched_by_name(arg);
+
+	if (k < 0)
+		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", arg);
+	p->o->cfg.sched = (enum rt_sched_kind)k;
+	p->sched_set = true;
+}
+
+static void opt_inject(struct run_parse *p, const char *arg)
+{
+	int b;
+
+	if (!strcmp(arg, "list")) {
+		for (int i = 0; i < INJECT_NR_BUGS; i++)
+			printf("%s\n", inject_name((enum inject_bug)i));
+		exit(RT_EXIT_OK);
+	}
+	b = inject_by_name(arg);
+	if (b < 0)
+		rt_usage_error("--inject: unknown seeded bug '%s' (see --inject list)", arg);
+	p->o->cfg.inject_mask |= 1ULL << b;
+	if (!p->bug)
+		p->bug = rt_bug_find(arg);
+}
+
+/* The run's size and length: -S -r -t -R -s -n --seed -p --swap -a --procs. Return: taken. */
+static bool opt_size(struct run_parse *p, int c, const char *arg)
+{
+	struct rt_run_config *cfg = &p->o->cfg;
+
+	switch (c) {
+	case 'S': p->scenario = arg; p->scenario_set = true; break;
+	case 'r': opt_rmap(p, arg); break;
+	case 't': p->threads = rt_opt_int("--threads", arg, 1, 1024); break;
+	case 'R': p->reclaim = rt_opt_int("--reclaim-threads", arg, 0, 64); break;
+	case 's':
+		cfg->seconds = rt_opt_seconds("--seconds", arg, 0, 86400);
+		p->o->seconds_set = true;
+		break;
+	case 'n': cfg->ops = (unsigned long)rt_opt_int("--ops", arg, 1, 1000000000000LL); break;
+	case 'X': cfg->seed = rt_opt_u64("--seed", arg); p->seed_set = true; break;
+	case 'p': p->pages = rt_opt_int("--pages", arg, (long long)MEM_MIN_PAGES,
+					(long long)MEM_MAX_PAGES); break;
+	case 'W': p->swap = rt_opt_int("--swap", arg, 2, 1LL << 24); break;
+	case 'a':
+		cfg->audit_every = strcmp(arg, "0") ? rt_opt_seconds("--audit-every", arg, 0, 86400) : 0;
+		break;
+	case 'G': p->weights = arg; break;
+	case 'U': p->procs = rt_opt_int("--procs", arg, 1, 4096); break;
+	default: return false;
+	}
+	return true;
+}
+
+/* How the run is driven and watched: every other option. Return: taken. */
+static bool opt_drive(struct run_parse *p, int c, const char *arg)
+{
+	struct rt_run_opts *o = p->o;
+	struct rt_run_config *cfg = &o->cfg;
+
+	switch (c) {
+	case 'o': o->out_dir = arg; break;
+	case 'j': o->json = true; break;
+	case 'P': cfg->perturb = (int)rt_opt_int("--perturb", arg, 0, 3); break;
+	case 'Y': parse_yield_points(arg); break;
+	case 'L': cfg->long_hold_mask = parse_classes("--long-hold", arg); break;
+	case 'w':
+		cfg->watchdog = rt_opt_seconds("--watchdog", arg, 0, 86400);
+		p->watchdog_set = true;
+		break;
+	case 'N': cfg->progress = false; break;
+	case 'H': cfg->test_hang = arg; break;
+	case 'T': cfg->test_race = true; break;
+	case 'D': opt_sched(p, arg); break;
+	case 'E': cfg->pct_depth = (int)rt_opt_int("--pct-depth", arg, 1, 16); break;
+	case 'K': cfg->pct_steps = (unsigned long)rt_opt_int("--pct-steps", arg, 1, 1LL << 40); break;
+	case 'Z': cfg->sched_steps = (unsigned long)rt_opt_int("--sched-steps", arg, 1, 1LL << 50); break;
+	case 'C': o->check_determinism = true; break;
+	case 'I': opt_inject(p, arg); break;
+	case 'F': flight_enabled = 0; break;
+	case 'J': cfg->halt_on_failure = true; break;
+	case 'B':
+		if (strcmp(arg, "plain") && strcmp(arg, "tsan") && strcmp(arg, "asan"))
+			rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", arg);
+		o->build = arg;
+		break;
+	case 'Q': o->no_build = true; break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * --inject alone: the bug's own configuration (list --bugs), so that
+ * its one-liner reproduces it; anything given explicitly still wins.
+ */
+static void bug_defaults(struct run_parse *p)
+{
+	const struct rt_bug *bug = p->bug;
+	struct rt_run_opts *o = p->o;
+	int m = rmap_mode_by_name(bug->rmap);
+
+	p->scenario = bug->scenario;
+	o->cfg.mode = (enum rmap_mode)(m >= 0 ? m : RMAP_PTECHAIN);
+	o->cfg.sched = (enum rt_sched_kind)rt_sched_by_name(bug->sched);
+	if (p->threads < 0)
+		p->threads = bug->threads;
+	if (p->reclaim < 0)
+		p->reclaim = bug->reclaim_threads;
+	if (!p->seed_set) {
+		o->cfg.seed = bug->seed;
+		p->seed_set = true;
+	}
+	if (o->cfg.sched != RT_SCHED_FREE && !o->cfg.sched_steps)
+		o->cfg.sched_steps = bug->sched_steps;
+	if (!o->seconds_set) {
+		o->cfg.seconds = bug->seconds;
+		o->seconds_set = true;
+	}
+	if (!p->watchdog_set && bug->watchdog > 0)
+		o->cfg.watchdog = bug->watchdog;
+	if (o->cfg.sched == RT_SCHED_FREE && !o->cfg.perturb && bug->perturb) {
+		o->cfg.perturb = bug->perturb;
+		if (bug->yield_points && !yield_filter_on)
+			parse_yield_points(bug->yield_points);
+	}
+	if (strcmp(bug->build, RT_BUILD_KIND) && !o->build)
+		fprintf(stderr, "rmaptorture: note: %s is caught in the %s build: add --build %s\n",
+			bug->name, bug->build, bug->build);
+}
+
+/* The scenario, with --weights and --procs applied. */
+static void scenario_opts(struct run_parse *p)
+{
+	struct rt_run_opts *o = p->o;
+
+	o->cfg.scenario = wl_find(p->scenario);
+	if (!o->cfg.scenario)
+		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", p->scenario);
+	o->scenario = *o->cfg.scenario;
+	o->cfg.scenario = &o->scenario;
+	if (p->weights)
+		parse_weights(p->weights, &o->scenario);
+	o->weights_set = p->weights != NULL;
+	o->cfg.params = o->cfg.scenario->params;
+	if (p->procs > 0) {
+		o->cfg.params.procs_max = (int)p->procs;
+		if (o->cfg.params.procs_initial > (int)p->procs)
+			o->cfg.params.procs_initial = (int)p->procs;
+		o->procs_set = true;
+	}
+}
+
+/* The options checked against each other, and the defaults they leave. */
+static void finish_opts(struct run_parse *p)
+{
+	struct rt_run_config *cfg = &p->o->cfg;
+
+	if (cfg->sched == RT_SCHED_FREE) {
+		if (cfg->sched_steps)
+			rt_usage_error("--sched-steps: needs --sched random or pct");
+		if (p->o->check_determinism)
+			rt_usage_error("--check-determinism: needs --sched random or pct");
+	} else {
+		if (cfg->perturb || cfg->long_hold_mask)
+			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",
+				       rt_sched_name(cfg->sched));
+		/* Bounded by decisions alone unless a time was asked for. */
+		if (cfg->sched_steps && !p->o->seconds_set)
+			cfg->seconds = 0;
+	}
+	cfg->threads = p->threads > 0 ? (int)p->threads : cfg->scenario->default_threads;
+	cfg->reclaim_threads = p->reclaim >= 0 ? (int)p->reclaim :
+			       cfg->scenario->default_reclaim_threads;
+	if (p->pages > 0)
+		cfg->params.pages = (unsigned long)p->pages;
+	if (p->swap > 0)
+		cfg->params.swap_slots = (unsigned long)p->swap;
+	if (cfg->params.pages < wl_min_pages(&cfg->params))
+		rt_usage_error("--pages: %lu pages is too small for scenario %s (needs at least %lu)",
+			       cfg->params.pages, p->scenario, wl_min_pages(&cfg->params));
+	if (cfg->long_hold_mask && !cfg->perturb)
+		cfg->perturb = 1;
+	if (!p->seed_set)
+		cfg->seed = rt_seed_from_clock();
+	if (p->o->json)
+		cfg->progress = false;
+	if (yield_filter_on)
+		cfg->yield_filter = yield_filter;
+}
+
+void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
+{
+	struct run_parse p = {
+		.o = o, .scenario = "mixed32",
+		.threads = -1, .reclaim = -1, .pages = -1, .swap = -1, .procs = -1,
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->argc = argc;
+	o->argv = argv;
+	o->cfg.mode = RMAP_PTECHAIN;
+	o->cfg.seconds = 5;
+	o->cfg.audit_every = 1;
+	o->cfg.watchdog = RT_WATCHDOG_DEFAULT;
+	o->cfg.progress = isatty(STDERR_FILENO);
+	o->cfg.pct_depth = 3;
+	o->cfg.pct_steps = 20000;
+	o->cfg.sched_audit_steps = 20000;
+	flight_enabled = 1;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, run_short, run_options, NULL)) != -1) {
+		if (c == 'h') {
+			run_usage(stdout);
+			exit(RT_EXIT_OK);
+		}
+		if (!opt_size(&p, c, optarg) && !opt_drive(&p, c, optarg))
+			rt_opt_bad("run", optopt, argv[optind - 1]);
+	}
+	if (optind < argc)
+		rt_usage_error("run: unexpected argument '%s' (see 'rmaptorture run --help')",
+			       argv[optind]);
+	if (p.bug && !p.scenario_set && !p.rmap_set && !p.sched_set)
+		bug_defaults(&p);
+	scenario_opts(&p);
+	finish_opts(&p);
+}

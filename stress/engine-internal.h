@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The engine's private state, shared by its threads and hooks (engine.c)
+ * and its main thread (engine_run.c). Not for use outside stress/engine*.c.
+ */
+#ifndef RT_STRESS_ENGINE_INTERNAL_H
+#define RT_STRESS_ENGINE_INTERNAL_H
+
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "compiler.h"
+#include "engine.h"
+
+struct thread_state {
+	pthread_t thread;
+	struct engine *e;
+	int idx;
+	bool reclaim;
+	uint64_t rng;
+	/* Owner writes with relaxed atomics; main reads. */
+	unsigned long progress;
+	unsigned long ops_by_kind[WL_NR_OPS];
+	unsigned long oom, skipped, corrupt;
+	uint64_t seq_hash;		/* owner, relaxed stores; main reads (a thread an oops or a
+				   hang left behind may still store) */
+} ____cacheline_aligned;
+
+struct engine {
+	const struct rt_run_config *cfg;
+	struct rt_run_result *res;
+	struct wl_world *world;
+	struct thread_state *ts;
+	int nr_threads;			/* workers + reclaim */
+	int stop;			/* atomic: release by main, acquire by threads */
+	int park;			/* atomic: release by main, acquire by threads */
+	int parked;			/* atomic: release by threads, acquire by main */
+	int exited;			/* atomic: threads out of their loop (--ops) */
+	unsigned long ops_left;		/* atomic, when bounded by ops */
+	int kswapd_wake;		/* atomic: set by the low-watermark hook */
+	int halt;			/* atomic: a report asks the run to end */
+	int oops;			/* atomic: a task hit BUG() and left the model */
+	pthread_mutex_t report_lock;	/* the failures array */
+	pthread_t main_thread;		/* rt_run()'s; set before any other */
+	/* main only: where a BUG in the model's code run by main comes back */
+	bool main_guarded;
+	jmp_buf main_oops;
+};
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static inline bool oopsed(struct engine *e)
+{
+	return __atomic_load_n(&e->oops, __ATOMIC_ACQUIRE);
+}
+
+/* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */
+int engine_setup(struct engine *e);
+/* The hooks engine_setup() installed removed, the world's memory and swap freed. Context: main. */
+void engine_release(void);
+/* Create the threads (and the deterministic scheduler). Return: the start time. */
+double engine_start_threads(struct engine *e);
+/* An audit of the world, its violations into the result. Context: quiescent. */
+void engine_audit(struct engine *e);
+
+#endif /* RT_STRESS_ENGINE_INTERNAL_H */

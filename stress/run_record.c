@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record of a run (run_record.h): the result record, the reproduce
+ * command, the failure context and the artifacts with their flight
+ * recorder dump.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact.h"
+#include "flight.h"
+#include "inject.h"
+#include "lockdep.h"
+#include "perturb.h"
+#include "record.h"
+#include "rt_time.h"
+#include "run_record.h"
+
+
+double rt_unmap_share(const struct reclaim_stats *rs)
+{
+	return rs->mapped_scanned ? (double)rs->unmap_tried / (double)rs->mapped_scanned : 0.0;
+}
+
+/* An option and its value, the value printf-formatted. */
+static void args_opt(json_t *args, const char *opt, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void args_opt(json_t *args, const char *opt, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(args, json_string(opt));
+	json_array_append_new(args, json_string(buf));
+}
+
+/* Append ",NAME" (no comma first) to the list in @buf of @len, @n bytes long. */
+static int name_list_add(char *buf, size_t len, int n, const char *name)
+{
+	if ((size_t)n >= len)
+		return n;
+	return n + snprintf(buf + n, len - (size_t)n, "%s%s", n ? "," : "", name);
+}
+
+/* --weights op=weight,...: the whole mix, as the run had it. */
+static void weights_arg(json_t *args, const struct rt_run_config *c)
+{
+	char l[1024], w[64];
+	int n = 0;
+
+	l[0] = '\0';
+	for (int k = 0; k < WL_NR_OPS; k++) {
+		snprintf(w, sizeof(w), "%s=%u", wl_op_name((enum wl_op)k), c->scenario->weights[k]);
+		n = name_list_add(l, sizeof(l), n, w);
+	}
+	args_opt(args, "--weights", "%s", l);
+}
+
+/* --yield-points and --long-hold: the lists that say them. */
+static void perturb_list_args(json_t *args, const struct rt_run_config *c)
+{
+	char l[1024];
+	int n;
+
+	if (c->perturb && c->yield_filter) {
+		l[0] = '\0';
+		n = 0;
+		for (int i = 0; yield_point_names[i]; i++)
+			if (c->yield_filter[i])
+				n = name_list_add(l, sizeof(l), n, yield_point_names[i]);
+		args_opt(args, "--yield-points", "%s", l);
+	}
+	if (c->long_hold_mask) {
+		l[0] = '\0';
+		n = 0;
+		for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++)
+			if (c->long_hold_mask & (1ULL << cls))
+				n = name_list_add(l, sizeof(l), n, lock_class_name(cls));
+		args_opt(args, "--long-hold", "%s", l);
+	}
+}
+
+/* The schedule and the bound: --sched ..., --ops, --sched-steps or --seconds. */
+static void bound_args(json_t *args, const struct rt_run_config *c, unsigned long sched_steps)
+{
+	if (c->sched != RT_SCHED_FREE) {
+		args_opt(args, "--sched", "%s", rt_sched_name(c->sched));
+		if (c->sched == RT_SCHED_PCT) {
+			args_opt(args, "--pct-depth", "%d", c->pct_depth);
+			args_opt(args, "--pct-steps", "%lu", c->pct_steps);
+		}
+		if (!sched_steps)
+			sched_steps = c->sched_steps;
+	}
+	if (c->ops)
+		args_opt(args, "--ops", "%lu", c->ops);
+	if (sched_steps)
+		args_opt(args, "--sched-steps", "%lu", sched_steps);
+	else if (c->seconds > 0)
+		args_opt(args, "--seconds", "%g", c->seconds);
+}
+
+json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
+			  unsigned long sched_steps)
+{
+	const struct rt_run_config *c = &o->cfg;
+	json_t *args = json_array();
+
+	json_array_append_new(args, json_string("run"));
+	args_opt(args, "--scenario", "%s", c->scenario->name);
+	args_opt(args, "--rmap", "%s", rmap_mode_name(mode));
+	args_opt(args, "--threads", "%d", c->threads);
+	args_opt(args, "--reclaim-threads", "%d", c->reclaim_threads);
+	args_opt(args, "--seed", "%" PRIu64, c->seed);
+	args_opt(args, "--pages", "%lu", c->params.pages);
+	args_opt(args, "--swap", "%lu", c->params.swap_slots);
+	if (o->procs_set)
+		args_opt(args, "--procs", "%d", c->params.procs_max);
+	if (o->weights_set)
+		weights_arg(args, c);
+	for (int b = 0; b < INJECT_NR_BUGS; b++)
+		if (c->inject_mask & (1ULL << b))
+			args_opt(args, "--inject", "%s", inject_name((enum inject_bug)b));
+	bound_args(args, c, sched_steps);
+	if (c->audit_every != 1)
+		args_opt(args, "--audit-every", "%g", c->audit_every);
+	if (c->perturb)
+		args_opt(args, "--perturb", "%d", c->perturb);
+	perturb_list_args(args, c);
+	if (c->test_hang)
+		args_opt(args, "--test-hang", "%s", c->test_hang);
+	if (c->watchdog != RT_WATCHDOG_DEFAULT)
+		args_opt(args, "--watchdog", "%g", c->watchdog);
+	if (c->test_race)
+		json_array_append_new(args, json_string("--test-race"));
+	return args;
+}
+
+void rt_reproduce_cmd(json_t *args, char *buf, size_t len)
+{
+	size_t i, n = (size_t)snprintf(buf, len, "rmaptorture");
+	json_t *a;
+
+	json_array_foreach(args, i, a)
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " %s", json_string_value(a));
+}
+
+static void reproduce_line(const struct rt_run_opts *o, enum rmap_mode mode, char *buf, size_t len)
+{
+	json_t *args = rt_reproduce_args(o, mode, 0);
+
+	rt_reproduce_cmd(args, buf, len);
+	json_decref(args);
+}
+
+/* The reclaim statistics of the record. */
+static json_t *reclaim_json(const struct reclaim_stats *rs)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+			 " s:f, s:I, s:I}",
+			 "scanned", (json_int_t)rs->scanned,
+			 "locked_skip", (json_int_t)rs->locked_skip,
+			 "referenced", (json_int_t)rs->referenced,
+			 "swap_full", (json_int_t)rs->swap_full,
+			 "unmap_again", (json_int_t)rs->unmap_again,
+			 "unmap_fail", (json_int_t)rs->unmap_fail,
+			 "swapped_out", (json_int_t)rs->swapped_out,
+			 "file_dropped", (json_int_t)rs->file_dropped,
+			 "file_written", (json_int_t)rs->file_written,
+			 "busy", (json_int_t)rs->busy,
+			 "freed", (json_int_t)rs->freed,
+			 "refilled", (json_int_t)rs->refilled,
+			 "mapped_scanned", (json_int_t)rs->mapped_scanned,
+			 "unmap_tried", (json_int_t)rs->unmap_tried,
+			 "unmap_share", rt_unmap_share(rs),
+			 "direct_calls", (json_int_t)rs->direct_calls,
+			 "direct_freed", (json_int_t)rs->direct_freed);
+}
+
+/* The rmap metadata's bytes, now and at their peak, and per mapped page. */
+static json_t *rmap_bytes_json(const struct rt_run_result *res)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
+			 "pte_chain_now", (json_int_t)res->rmap_bytes.pte_chain_now,
+			 "pte_chain_peak", (json_int_t)res->rmap_bytes.pte_chain_peak,
+			 "anon_vma_now", (json_int_t)res->rmap_bytes.anon_vma_now,
+			 "anon_vma_peak", (json_int_t)res->rmap_bytes.anon_vma_peak,
+			 "vma_extra_now", (json_int_t)res->rmap_bytes.vma_extra_now,
+			 "vma_extra_peak", (json_int_t)res->rmap_bytes.vma_extra_peak,
+			 "mapped_pages_peak", (json_int_t)res->mapped_pages_peak,
+			 "peak_bytes_per_mapped_page", res->mapped_pages_peak ?
+			(double)(res->rmap_bytes.pte_chain_peak + res->rmap_bytes.anon_vma_peak +
+				 res->rmap_bytes.vma_extra_peak) /
+			(double)res->mapped_pages_peak : 0.0);
+}
+
+json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
+			   const struct rt_run_result *res, int rc)
+{
+	const struct rt_run_config *c = &o->cfg;
+	json_t *rec = rt_record_new("run"), *ops = json_object(), *locks = json_object();
+	json_t *fb = json_object(), *fails = json_array(), *cmd = json_array();
+	char repro[1024];
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(cmd, json_string(o->argv[i]));
+	for (int k = 0; k < WL_NR_OPS; k++)
+		json_object_set_new(ops, wl_op_name((enum wl_op)k), json_integer((json_int_t)res->ops_by_kind[k]));
+	for (int cls = 0; cls < LOCK_CLASS_NR_STATIC; cls++) {
+		const struct lock_class_stats *s = &res->locks[cls];
+
+		json_object_set_new(locks, lock_class_name(cls),
+			json_pack("{s:I, s:I, s:I, s:I}",
+				  "acquired", (json_int_t)s->acquired,
+				  "contended", (json_int_t)s->contended,
+				  "try_attempts", (json_int_t)s->try_attempts,
+				  "try_failures", (json_int_t)s->try_failures));
+	}
+	for (int s = 0; s < FB_NR_SITES; s++)
+		json_object_set_new(fb, rmap_fallback_name((enum rmap_fallback_site)s),
+				    json_integer((json_int_t)res->fallbacks[s]));
+	for (int i = 0; i < res->nr_failures && i < RT_MAX_FAILURES; i++)
+		json_array_append_new(fails, json_pack("{s:s, s:s, s:s, s:s?}",
+			"kind", vm_report_kind_name(res->failures[i].kind),
+			"message", res->failures[i].message,
+			"signature", res->failures[i].signature,
+			"op", res->failures[i].op));
+	reproduce_line(o, mode, repro, sizeof(repro));
+	json_object_update_new(rec, json_pack(
+		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
+		" s:o, s:{s:I, s:I}, s:o, s:o,"
+		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
+		"command", cmd,
+		"scenario", c->scenario->name,
+		"rmap", rmap_mode_name(mode),
+		"threads", c->threads,
+		"reclaim_threads", c->reclaim_threads,
+		"seed", (json_int_t)c->seed,
+		"seconds", res->elapsed,
+		"ops", (json_int_t)res->ops,
+		"ops_per_sec", res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
+		"ops_by_kind", ops,
+		"lock_stats", locks,
+		"trylock_fallbacks", fb,
+		"reclaim", reclaim_json(&res->reclaim),
+		"audits", "passed", (json_int_t)(res->audits - (res->audit_violations ? 1 : 0)),
+		"violations", (json_int_t)res->audit_violations,
+		"failures", fails,
+		"rmap_bytes", rmap_bytes_json(res),
+		"outcomes", "oom", (json_int_t)res->oom, "skipped", (json_int_t)res->skipped,
+		"corrupt", (json_int_t)res->corrupt,
+		"hang", res->hang,
+		"interrupted", res->interrupted,
+		"result", rc ? "fail" : "pass",
+		"reproduce", repro,
+		"sched_steps", (json_int_t)res->stop_step,
+		"pages", (json_int_t)c->params.pages,
+		"swap_slots", (json_int_t)c->params.swap_slots));
+	return rec;
+}
+
+/* DIR/run-SCENARIO-RMAP-SEED.json */
+static void record_path(const struct rt_run_opts *o, enum rmap_mode mode, const char *dir,
+			char *path, size_t len)
+{
+	snprintf(path, len, "%s/run-%s-%s-%" PRIu64 ".json", dir,
+		 o->cfg.scenario->name, rmap_mode_name(mode), o->cfg.seed);
+}
+
+void rt_run_record_write(const struct rt_run_opts *o, enum rmap_mode mode, json_t *rec)
+{
+	char path[4096];
+
+	if (!o->out_dir)
+		return;
+	record_path(o, mode, o->out_dir, path, sizeof(path));
+	rt_record_write(rec, path);
+}
+
+/*
+ * The fields every failure artifact of this run shares: the whole
+ * configuration and the command that reproduces it, bounded (for a
+ * deterministic schedule) by @sched_steps decisions.
+ */
+json_t *rt_failure_context(const struct rt_run_opts *o, enum rmap_mode mode,
+			       unsigned long sched_steps, const char *build)
+{
+	const struct rt_run_config *c = &o->cfg;
+	json_t *art = rt_record_new("failure"), *inject = json_array(), *weights = json_object();
+	json_t *args = rt_reproduce_args(o, mode, sched_steps);
+	char seed[32], repro[2048];
+
+	for (int b = 0; b < INJECT_NR_BUGS; b++)
+		if (c->inject_mask & (1ULL << b))
+			json_array_append_new(inject, json_string(inject_name((enum inject_bug)b)));
+	for (int k = 0; k < WL_NR_OPS; k++)
+		json_object_set_new(weights, wl_op_name((enum wl_op)k),
+				    json_integer(c->scenario->weights[k]));
+	snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
+	rt_reproduce_cmd(args, repro, sizeof(repro));
+	/* A sanitizer's finding reproduces in its build; "args" stay the run's own. */
+	if (strcmp(build, "plain"))
+		snprintf(repro + strlen(repro), sizeof(repro) - strlen(repro), " --build %s", build);
+	json_object_update_new(art, json_pack(
+		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:i, s:i,"
+		" s:o, s:s, s:s, s:o, s:i}",
+		"record", "failure",
+		"scenario", c->scenario->name,
+		"rmap", rmap_mode_name(mode),
+		"threads", c->threads,
+		"reclaim_threads", c->reclaim_threads,
+		"seed", seed,
+		"sched", rt_sched_name(c->sched),
+		"sched_steps", (json_int_t)(c->sched == RT_SCHED_FREE ? 0 : sched_steps),
+		"inject", inject,
+		"pages", (json_int_t)c->params.pages,
+		"swap", (json_int_t)c->params.swap_slots,
+		"ops", (json_int_t)c->ops,
+		"seconds", c->seconds,
+		"perturb", c->perturb,
+		"procs", c->params.procs_max,
+		"weights", weights,
+		"build", build,
+		"reproduce", repro,
+		"args", args,
+		"count", 1));
+	if (c->sched == RT_SCHED_PCT)
+		json_object_set_new(art, "pct_depth", json_integer(c->pct_depth));
+	return art;
+}
+
+static json_t *sites_json(const struct vm_report_site *sites, int nr)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i}",
+			"what", sites[i].what ? sites[i].what : "?",
+			"file", sites[i].file ? sites[i].file : "?",
+			"line", sites[i].line));
+	return a;
+}
+
+static void flight_task_json(const char *task, const char *const *events, int nr, void *arg)
+{
+	json_t *ev = json_array();
+
+	for (int i = 0; i < nr; i++)
+		json_array_append_new(ev, json_string(events[i]));
+	json_array_append_new(arg, json_pack("{s:s, s:o}", "task", task, "events", ev));
+}
+
+/* A hang report's every task: [{task, op, held: [{what, file, line}]}]. */
+static json_t *tasks_json(const struct vm_report *r)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < r->nr_tasks; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:o}", "task", r->tasks[i].task,
+			"op", r->tasks[i].op, "held",
+			sites_json(r->tasks[i].held, r->tasks[i].nr_held)));
+	return a;
+}
+
+/*
+ * Every report of the model becomes an artifact at once (a BUG's task
+ * then leaves the model, which is abandoned), deduplicated by signature.
+ * Context: the engine's report lock held; any thread.
+ */
+void rt_run_on_report(const struct vm_report *r, void *arg)
+{
+	struct rt_run_opts *o = arg;
+	unsigned long steps = 0;
+	json_t *art, *flight;
+	char path[4096];
+	int ret;
+
+	if (!o->out_dir)
+		return;
+	if (o->cfg.sched != RT_SCHED_FREE)
+		steps = rt_sched_running() ? rt_sched_steps() + 1 : rt_sched_stop_step();
+	art = rt_failure_context(o, o->mode_now, steps, RT_BUILD_KIND);
+	flight = json_array();
+	if (flight_enabled)
+		flight_for_each(flight_task_json, flight);
+	json_object_update_new(art, json_pack("{s:s, s:s, s:s, s:s?, s:s, s:o, s:o, s:o}",
+		"kind", vm_report_kind_name(r->kind),
+		"message", r->message,
+		"signature", r->signature,
+		"op", r->op,
+		"task", r->task,
+		"sites", sites_json(r->sites, r->nr_sites),
+		"held", sites_json(r->held, r->nr_held),
+		"flight", flight));
+	if (r->nr_tasks)
+		json_object_set_new(art, "tasks", tasks_json(r));
+	json_object_set_new(art, "elapsed_s", json_real(rt_now_s() - o->run_start));
+	ret = rt_artifact_save(art, o->out_dir, path, sizeof(path));
+	if (ret == 1) {
+		o->artifacts_new++;
+		fprintf(stderr, "rmaptorture: artifact %s\n", path);
+	} else if (ret == 0) {
+		o->artifacts_repeat++;
+	}
+	json_decref(art);
+}
+
+unsigned long rt_run_record_stop_step(const struct rt_run_opts *o, enum rmap_mode mode,
+				     const char *dir)
+{
+	char path[4096];
+	unsigned long steps = 0;
+	json_t *rec;
+
+	record_path(o, mode, dir, path, sizeof(path));
+	rec = json_load_file(path, 0, NULL);
+	if (rec) {
+		steps = (unsigned long)json_integer_value(json_object_get(rec, "sched_steps"));
+		json_decref(rec);
+	}
+	return steps;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The record of a run: the options it was given, the JSON result record
+ * (run-SCENARIO-RMAP-SEED.json), the command that reproduces it, and the
+ * failure artifacts (failure context, the report, the flight recorder).
+ * `run` fills and writes it (stress/cli/cmd_run.c); `run --build` uses the
+ * failure context for a sanitizer build's reports.
+ */
+#ifndef RT_STRESS_RUN_RECORD_H
+#define RT_STRESS_RUN_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "engine.h"
+
+#if RT_TSAN
+# define RT_WATCHDOG_DEFAULT 120.0	/* TSan runs 10-50x slower */
+#elif RT_ASAN
+# define RT_WATCHDOG_DEFAULT 60.0
+#else
+# define RT_WATCHDOG_DEFAULT 20.0
+#endif
+
+/* A run as asked for on the command line, and the state its records need. */
+struct rt_run_opts {
+	struct rt_run_config cfg;
+	struct rt_scenario scenario;	/* the named one, with --weights applied */
+	bool weights_set, procs_set, seconds_set;
+	bool all_modes;
+	bool json;
+	bool check_determinism;
+	const char *out_dir;
+	const char *build;		/* --build: run in this build's binary */
+	bool no_build;
+	int argc;
+	char **argv;
+	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
+	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
+	unsigned long artifacts_new, artifacts_repeat;	/* on_report's thread */
+};
+
+/* The share of scanned mapped pages that reclaim got as far as unmapping. */
+double rt_unmap_share(const struct reclaim_stats *rs);
+
+/*
+ * The arguments (after the program name) that reproduce this run in
+ * @mode, a new JSON array of strings. A deterministic run is bounded by
+ * @sched_steps decisions (0: as this run was), which is how an artifact
+ * replays up to its failure.
+ */
+json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
+			  unsigned long sched_steps);
+
+/* "rmaptorture " followed by @args joined with spaces, into @buf. */
+void rt_reproduce_cmd(json_t *args, char *buf, size_t len);
+
+/* The result record of a run in @mode that ended with @rc. A new object. */
+json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
+			   const struct rt_run_result *res, int rc);
+
+/* @rec to DIR/run-SCENARIO-RMAP-SEED.json under --out DIR; nothing without. */
+void rt_run_record_write(const struct rt_run_opts *o, enum rmap_mode mode, json_t *rec);
+
+/* The decision at which the run record in @dir says it stopped; 0 if none. */
+unsigned long rt_run_record_stop_step(const struct rt_run_opts *o, enum rmap_mode mode,
+				      const char *dir);
+
+/*
+ * The fields every failure artifact of this run shares: the whole
+ * configuration and the command that reproduces it, bounded (for a
+ * deterministic schedule) by @sched_steps decisions; a finding of the
+ * @build sanitizer build reproduces there. A new object.
+ */
+json_t *rt_failure_context(const struct rt_run_opts *o, enum rmap_mode mode,
+			   unsigned long sched_steps, const char *build);
+
+/**
+ * rt_run_on_report() - the engine's report hook: a report becomes an artifact
+ * @r: the model's report
+ * @arg: the struct rt_run_opts of the run
+ *
+ * Every report becomes an artifact in --out DIR at once (a BUG's task then
+ * leaves the model, which is abandoned), deduplicated by signature.
+ *
+ * Context: the engine's report lock held; any thread.
+ */
+void rt_run_on_report(const struct vm_report *r, void *arg);
+
+#endif /* RT_STRESS_RUN_RECORD_H */

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The merge gate's planner (stress/cli/ci_plan.c), without the binary: the
+ * configurations in the fixed order, --shard I/N partitioning them, the
+ * budget split between the builds (a build that cannot pay for one
+ * configuration giving its share to the others, the dearest first), the
+ * seeded window of configurations a short budget runs, and the run time
+ * each child gets from the clock. `ci --dry-run` through the binary is
+ * tests/check_ci.c's "plan" case.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ci_plan.h"
+#include "rt_check.h"
+
+#define B_PLAIN	0
+#define B_TSAN	1
+#define B_ASAN	2
+
+/* A gate over every scenario, built design and free+pct, the builds in @builds (bit mask). */
+static struct ci_gate *gate_new(double budget, unsigned builds, uint64_t seed, int shard_i,
+				int shard_n)
+{
+	struct ci_gate *g = calloc(1, sizeof(*g));
+	struct ci_opts *o = &g->o;
+
+	ck_assert_ptr_nonnull(g);
+	o->budget = budget;
+	o->seed = seed;
+	o->shard_i = shard_i;
+	o->shard_n = shard_n;
+	o->out_dir = "ci-out";
+	for (int b = 0; b < CI_NR_BUILDS; b++)
+		o->build_on[b] = builds & (1u << b);
+	for (int i = 0; wl_scenarios[i] && i < 64; i++)
+		o->scenarios[o->nr_scenarios++] = wl_scenarios[i];
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		if (!rmap_select((enum rmap_mode)m))
+			o->modes[o->nr_modes++] = (enum rmap_mode)m;
+	o->scheds[o->nr_scheds++] = RT_SCHED_FREE;
+	o->scheds[o->nr_scheds++] = RT_SCHED_PCT;
+	ci_make_configs(g);
+	ci_plan(g);
+	return g;
+}
+
+static void gate_free(struct ci_gate *g)
+{
+	free(g->cfgs);
+	free(g);
+}
+
+static int per_build(const struct ci_gate *g)
+{
+	return g->o.nr_scenarios * g->o.nr_modes * g->o.nr_scheds;
+}
+
+/* Every build runs every scenario x design x schedule once, in index order. */
+START_TEST(test_ci_plan_fixed_order_covers_every_combination)
+{
+	struct ci_gate *g = gate_new(1e6, 7, 7, 1, 1);
+	int n = per_build(g);
+
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_eq(g->nr_all, 3 * n);
+	ck_assert_int_eq(g->nr_cfgs, 3 * n);
+	for (int i = 0; i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+
+		ck_assert_int_eq(c->index, i);
+		ck_assert_int_eq(c->build, i / n);
+		/* Consecutive positions vary the scenario. */
+		ck_assert_ptr_eq(c->scenario, g->o.scenarios[(i % n) % g->o.nr_scenarios]);
+		for (int k = i + 1; k < g->nr_cfgs && g->cfgs[k].build == c->build; k++)
+			ck_assert_msg(g->cfgs[k].scenario != c->scenario || g->cfgs[k].mode != c->mode ||
+				      g->cfgs[k].sched != c->sched, "#%d and #%d are the same", i, k);
+		ck_assert_msg(strstr(c->dir, c->scenario->name) && !strncmp(c->dir, "ci-out/", 7),
+			      "dir %s", c->dir);
+	}
+	/* tsan's configurations are capped at 8 threads. */
+	for (int i = n; i < 2 * n; i++)
+		ck_assert_int_le(g->cfgs[i].threads, 8);
+	gate_free(g);
+}
+END_TEST
+
+/* --shard I/N for N up to 5: each configuration in exactly one shard, identical there. */
+START_TEST(test_ci_plan_shards_partition_the_gate)
+{
+	struct ci_gate *all = gate_new(1e6, 7, 11, 1, 1);
+	int *seen = calloc((size_t)all->nr_all, sizeof(int));
+
+	for (int n = 2; n <= 5; n++) {
+		memset(seen, 0, (size_t)all->nr_all * sizeof(int));
+		for (int i = 1; i <= n; i++) {
+			struct ci_gate *g = gate_new(1e6, 7, 11, i, n);
+
+			ck_assert_int_eq(g->nr_all, all->nr_all);
+			for (int k = 0; k < g->nr_cfgs; k++) {
+				const struct ci_config *c = &g->cfgs[k], *w = &all->cfgs[c->index];
+
+				ck_assert_int_eq(c->index % n, i - 1);
+				ck_assert_int_eq(c->build, w->build);
+				ck_assert_ptr_eq(c->scenario, w->scenario);
+				ck_assert_int_eq(c->mode, w->mode);
+				ck_assert_int_eq(c->sched, w->sched);
+				ck_assert_uint_eq(c->seed, w->seed);
+				seen[c->index]++;
+			}
+			gate_free(g);
+		}
+		for (int k = 0; k < all->nr_all; k++)
+			ck_assert_msg(seen[k] == 1, "N=%d: #%d in %d shards", n, k, seen[k]);
+	}
+	free(seen);
+	gate_free(all);
+}
+END_TEST
+
+/* A budget that pays for everything: all run; shares 50/30/20 of the usable budget. */
+START_TEST(test_ci_plan_large_budget_runs_all)
+{
+	struct ci_gate *g = gate_new(10000, 7, 3, 1, 1);
+	double sum = 0;
+
+	ck_assert_double_eq_tol(g->usable, 9999, 1e-9);
+	ck_assert_double_eq_tol(g->share[B_PLAIN], 9999 * 0.5, 1e-6);
+	ck_assert_double_eq_tol(g->share[B_TSAN], 9999 * 0.3, 1e-6);
+	ck_assert_double_eq_tol(g->share[B_ASAN], 9999 * 0.2, 1e-6);
+	for (int b = 0; b < CI_NR_BUILDS; b++) {
+		sum += g->share[b];
+		ck_assert_int_eq(g->nr_selected[b], g->nr_build[b]);
+		ck_assert_int_eq(g->window_start[b], 0);
+	}
+	ck_assert_double_eq_tol(sum, g->usable, 1e-6);
+	for (int i = 0; i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+
+		ck_assert(c->selected);
+		ck_assert_int_eq(c->state, CI_PLANNED);
+		ck_assert_double_eq_tol(c->seconds, g->share[c->build] / g->nr_build[c->build] -
+					ci_builds[c->build].overhead_s, 1e-9);
+	}
+	gate_free(g);
+}
+END_TEST
+
+/* Below 20 s the reserve is 5%; a short budget runs a seeded window, the rest named. */
+START_TEST(test_ci_plan_short_budget_runs_a_seeded_window)
+{
+	struct ci_gate *g1 = gate_new(10, 1u << B_PLAIN, 1, 1, 1);
+	int n = g1->nr_build[B_PLAIN], k = (int)floor(9.5 / ci_min_cost(B_PLAIN));
+	int starts_differ = 0;
+
+	ck_assert_double_eq_tol(g1->usable, 9.5, 1e-9);
+	ck_assert_int_lt(k, n);
+	ck_assert_int_eq(g1->nr_selected[B_PLAIN], k);
+	for (int i = 0; i < n; i++) {
+		const struct ci_config *c = &g1->cfgs[i];
+		bool in = (i - g1->window_start[B_PLAIN] + n) % n < k;
+
+		ck_assert_msg(c->selected == in, "#%d selected %d, window from %d", i, c->selected,
+			      g1->window_start[B_PLAIN]);
+		if (!in)
+			ck_assert_msg(strstr(c->skip_reason, "not selected") != NULL, "#%d: '%s'", i,
+				      c->skip_reason);
+	}
+	for (uint64_t seed = 2; seed < 10; seed++) {
+		struct ci_gate *g = gate_new(10, 1u << B_PLAIN, seed, 1, 1);
+
+		starts_differ += g->window_start[B_PLAIN] != g1->window_start[B_PLAIN];
+		gate_free(g);
+	}
+	ck_assert_msg(starts_differ > 0, "eight seeds all start the window at %d",
+		      g1->window_start[B_PLAIN]);
+	gate_free(g1);
+}
+END_TEST
+
+/* A build that cannot pay for one configuration gives its share away, the dearest first. */
+START_TEST(test_ci_plan_poor_builds_give_their_share)
+{
+	/* usable 9.5: tsan 2.85 < 6.5 is dropped first, then asan 2.71 < 3.2. */
+	struct ci_gate *g = gate_new(10, 7, 5, 1, 1);
+	double cheapest;
+
+	ck_assert_double_eq_tol(ci_min_cost(B_TSAN), 6.5, 1e-9);
+	ck_assert_double_eq_tol(g->share[B_TSAN], 0, 1e-9);
+	ck_assert_double_eq_tol(g->share[B_ASAN], 0, 1e-9);
+	ck_assert_double_eq_tol(g->share[B_PLAIN], 9.5, 1e-9);
+	ck_assert_int_eq(g->nr_selected[B_TSAN], 0);
+	ck_assert_int_eq(g->nr_selected[B_ASAN], 0);
+	ck_assert_int_eq(ci_plan_selected(g, &cheapest), 4);
+	ck_assert_double_eq_tol(cheapest, ci_min_cost(B_PLAIN), 1e-9);
+	for (int i = 0; i < g->nr_cfgs; i++)
+		if (g->cfgs[i].build != B_PLAIN)
+			ck_assert_msg(strstr(g->cfgs[i].skip_reason, "cannot pay") != NULL, "'%s'",
+				      g->cfgs[i].skip_reason);
+	gate_free(g);
+
+	/* One second pays for nothing. */
+	g = gate_new(1, 7, 5, 1, 1);
+	ck_assert_int_eq(ci_plan_selected(g, &cheapest), 0);
+	gate_free(g);
+}
+END_TEST
+
+/* Each child: what is left of the share over the children left, the minimum, the deadline. */
+START_TEST(test_ci_plan_child_seconds)
+{
+	struct ci_gate *g = gate_new(10000, 7, 3, 1, 1);
+	double oh = ci_builds[B_PLAIN].overhead_s;
+
+	/* 20 s left for 4 children: 5 s each less the overhead, in tenths. */
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4), floor((5 - oh) * 10) / 10,
+				1e-9);
+	/* Too little left: the minimum, if it still ends within a quarter past the deadline. */
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 101.6, false, 1),
+				ci_builds[B_PLAIN].min_s, 1e-9);
+	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 100.5, false, 1), 0);
+	/* The last build ends at the gate's deadline, no quarter past it. */
+	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 101.6, true, 1), 0);
+	/* A measured overhead replaces the guess. */
+	g->overhead_sum[B_PLAIN] = 6;
+	g->overhead_n[B_PLAIN] = 2;
+	ck_assert_double_eq_tol(ci_overhead_est(g, B_PLAIN), 3, 1e-9);
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4), 2, 1e-9);
+	gate_free(g);
+}
+END_TEST
+
+START_TEST(test_ci_plan_names)
+{
+	for (int b = 0; b < CI_NR_BUILDS; b++)
+		ck_assert_int_eq(ci_build_by_name(ci_builds[b].name), b);
+	ck_assert_int_eq(ci_build_by_name("msan"), -1);
+	for (int s = 0; s < CI_NR_STATES; s++)
+		ck_assert_int_eq(ci_state_by_name(ci_state_name((enum ci_state)s)), s);
+	ck_assert_int_eq(ci_state_by_name("?"), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ci_plan");
+	TCase *tc = tcase_create("plan");
+
+	tcase_set_timeout(tc, rt_tmo(60));
+	tcase_add_test(tc, test_ci_plan_fixed_order_covers_every_combination);
+	tcase_add_test(tc, test_ci_plan_shards_partition_the_gate);
+	tcase_add_test(tc, test_ci_plan_large_budget_runs_all);
+	tcase_add_test(tc, test_ci_plan_short_budget_runs_a_seeded_window);
+	tcase_add_test(tc, test_ci_plan_poor_builds_give_their_share);
+	tcase_add_test(tc, test_ci_plan_child_seconds);
+	tcase_add_test(tc, test_ci_plan_names);
+	suite_add_tcase(s, tc);
+	return rt_check_main(s);
+}
