@@ -26,6 +26,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_RECLAIM_LOCK_IMMAP] = "reclaim-lock-immap",
 	[INJECT_REMOVE_RMAP_CLEARS_MAPPING] = "remove-rmap-clears-mapping",
 	[INJECT_ANON_VMA_NEW_UNLOCKED] = "anon-vma-new-unlocked",
+	[INJECT_VMA_ADJUST_NO_IMPORTER] = "vma-adjust-no-importer",
 };
 
 const char *inject_name(enum inject_bug bug)

@@ -55,6 +55,8 @@ enum inject_bug {
 	INJECT_REMOVE_RMAP_CLEARS_MAPPING,
 	/* mainline9: anon_vma_prepare() links a new anon_vma without its lock (2.6.9-2.6.26). */
 	INJECT_ANON_VMA_NEW_UNLOCKED,
+	/* mainline: mprotect's merge moves a boundary without vma_adjust()'s importer. */
+	INJECT_VMA_ADJUST_NO_IMPORTER,
 	INJECT_NR_BUGS,
 };
 

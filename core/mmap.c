@@ -627,6 +627,65 @@ static int make_pages_present(struct mm_struct *mm, struct vm_area_struct *vma,
 	return 0;
 }
 
+/**
+ * mprotect_merge_prev() - 2.6.8's vma_merge() for mprotect of the head of
+ * @vma: [vm_start, @end) takes @newflags, which @prev already has, so the
+ * boundary moves and @prev grows over it (vma_adjust() with adjust_next)
+ * @prev: the vma just below @vma
+ * @vma: the vma whose head changes
+ * @end: the new boundary, inside @vma
+ * @newflags: the flags of [vm_start, @end)
+ *
+ * Mainline designs only (the others never merged at mprotect in their
+ * sources). The pages of the moved range keep their offsets (the pgoffs
+ * continue), and @prev becomes the vma that maps them: if they are
+ * anonymous, @prev must be on their anon_vma, so @prev imports @vma's
+ * anon_vma when it has none (2.6.8's "importer"; the seeded bug
+ * vma-adjust-no-importer leaves it out, as before 2.6.7's fix).
+ *
+ * Context: mmap_sem held for write; takes the file's i_mmap_lock, then the
+ * anon_vma lock (2.6.8's vma_adjust()).
+ * Return: true when merged.
+ */
+static bool mprotect_merge_prev(struct vm_area_struct *prev, struct vm_area_struct *vma,
+				unsigned long end, unsigned long newflags)
+{
+	struct address_space *mapping = vma->vm_file;
+	struct anon_vma *anon_vma;
+	unsigned long moved;
+
+	if (!rmap->anon_vma_at_fault || !prev || prev->vm_end != vma->vm_start ||
+	    end >= vma->vm_end || prev->vm_flags != newflags || prev->vm_file != mapping ||
+	    ((prev->vm_flags | vma->vm_flags) & (VM_GROWSDOWN | VM_NONLINEAR)) ||
+	    prev->vm_pgoff + vma_pages(prev) != vma->vm_pgoff ||
+	    (prev->anon_vma && vma->anon_vma && prev->anon_vma != vma->anon_vma))
+		return false;
+	moved = (end - vma->vm_start) >> PAGE_SHIFT;
+	anon_vma = vma->anon_vma ? vma->anon_vma : prev->anon_vma;
+	if (mapping)
+		i_mmap_lock_file(mapping);
+	if (anon_vma)
+		spin_lock(&anon_vma->lock);
+	if (vma->anon_vma && !prev->anon_vma && !injected(INJECT_VMA_ADJUST_NO_IMPORTER)) {
+		/* The importer: @prev takes pages of @vma's anon_vma. */
+		WRITE_ONCE(prev->anon_vma, anon_vma);
+		list_add(&prev->anon_vma_node, &anon_vma->head);
+		rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
+	}
+	vma_file_bounds_begin(prev);
+	vma_file_bounds_begin(vma);
+	WRITE_ONCE(prev->vm_end, end);
+	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + moved);
+	WRITE_ONCE(vma->vm_start, end);
+	vma_file_bounds_end(vma);
+	vma_file_bounds_end(prev);
+	if (anon_vma)
+		spin_unlock(&anon_vma->lock);
+	if (mapping)
+		i_mmap_unlock_file(mapping);
+	return true;
+}
+
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		unsigned long set, unsigned long clear)
 {
@@ -648,6 +707,16 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		covered = v->vm_end;
 	if (covered < end)
 		return -ENOMEM;
+
+	/* Mainline designs: the head of a vma may merge into the vma below it. */
+	if (vma->vm_start == start && end < vma->vm_end &&
+	    mprotect_merge_prev(prev, vma, end, (vma->vm_flags | set) & ~clear)) {
+		if (clear & VM_WRITE)
+			change_protection(prev, start, end);
+		if (set & VM_LOCKED)
+			return make_pages_present(mm, prev, start, end);
+		return 0;
+	}
 
 	if (vma->vm_start < start) {
 		err = split_vma(mm, vma, start, 0);

@@ -312,6 +312,25 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "the run perturbs; forkbomb-cow, reclaim-pressure and sdet32 runs "
 			  "of 20-40 s, and --sched random (4 threads, 40000 steps), missed it",
 	},
+	[INJECT_VMA_ADJUST_NO_IMPORTER] = {
+		.name = "vma-adjust-no-importer",
+		.summary = "mprotect's vma_merge() moves the boundary between two vmas "
+			   "(vma_adjust() with adjust_next) without making the growing vma "
+			   "import the other's anon_vma",
+		.history = "the anon_vma merge of 2.6.7: pages that change vma at a moved "
+			   "boundary keep their anon_vma, so the vma taking them must be on it; "
+			   "vma_adjust()'s importer/exporter (Andrea Arcangeli, Hugh Dickins) "
+			   "fixed the mprotect case",
+		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "plain",
+		.detector = "bug", .expect = "bug|audit",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 2,
+		.caveat = "the mprotect must give the head of a vma with anonymous pages the "
+			  "flags of a neighbour below it that has no anon_vma yet. A swap-in "
+			  "of one of those pages in the neighbour then meets a vma without an "
+			  "anon_vma (2.6.8's BUG_ON(!anon_vma) in page_add_anon_rmap(), the "
+			  "model's too); else the audit finds their ptes outside the "
+			  "anon_vma, unless a first fault in the neighbour adopted it first",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

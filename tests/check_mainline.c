@@ -16,6 +16,7 @@
 #include "anon_vma.h"
 #include "audit.h"
 #include "fs.h"
+#include "inject.h"
 #include "lockdep.h"
 #include "mm-internal.h"
 #include "mm.h"
@@ -288,6 +289,75 @@ START_TEST(test_mainline_nonlinear_cluster_reclaim)
 }
 END_TEST
 
+/*
+ * mprotect of the head of a vma with anonymous pages to the flags of the
+ * vma below it: the boundary moves, and the vma below imports the
+ * anon_vma (2.6.8's vma_adjust()); without the importer its new ptes
+ * are outside their pages' anon_vma, and the audit says so.
+ */
+static void mprotect_head_into_prev(bool importer)
+{
+	struct mm_struct *mm = mm_alloc();
+	struct vm_area_struct *lo, *hi;
+	unsigned long a;
+
+	a = (unsigned long)rt_mmap(mm, NULL, 0, 12, VM_READ | VM_WRITE, 0);
+	/* [a, a+4P) read-only and untouched, [a+4P, a+12P) written. */
+	down_write(&mm->mmap_sem);
+	ck_assert_int_eq(do_mprotect(mm, a, 4 * P, 0, VM_WRITE), 0);
+	up_write(&mm->mmap_sem);
+	for (int i = 4; i < 12; i++)
+		ck_assert_int_eq(rt_access(mm, a + (unsigned long)i * P, true, NULL), ACCESS_OK);
+	down_write(&mm->mmap_sem);
+	ck_assert_int_eq(do_mprotect(mm, a + 4 * P, 8 * P, 0, VM_WRITE), 0);
+	up_write(&mm->mmap_sem);
+	lo = vma_at(mm, a);
+	hi = vma_at(mm, a + 4 * P);
+	ck_assert_ptr_ne(lo, hi);
+	ck_assert_ptr_null(lo->anon_vma);
+	ck_assert_ptr_nonnull(hi->anon_vma);
+	/* The head of hi takes lo's flags: lo grows over it. */
+	down_write(&mm->mmap_sem);
+	ck_assert_int_eq(do_mprotect(mm, a + 4 * P, 2 * P, 0, VM_WRITE), 0);
+	up_write(&mm->mmap_sem);
+	ck_assert_uint_eq(lo->vm_end, a + 6 * P);
+	ck_assert_uint_eq(hi->vm_start, a + 6 * P);
+	if (importer) {
+		ck_assert_ptr_eq(lo->anon_vma, hi->anon_vma);
+		rt_audit_ok(&mm, 1, NULL, 0);
+		reclaim_until_unmapped(&mm, 1);
+		ck_assert_uint_eq(mm->rss, 0);
+		rt_audit_ok(&mm, 1, NULL, 0);
+	} else {
+		ck_assert_ptr_null(lo->anon_vma);
+		ck_assert_int_ge(audit_violations(&mm, 1, AUDIT_ANON_VMA), 2);
+		/* Put right what the bug left, so that teardown's walk is sound. */
+		down_write(&mm->mmap_sem);
+		lo->anon_vma = hi->anon_vma;
+		spin_lock(&lo->anon_vma->lock);
+		list_add(&lo->anon_vma_node, &lo->anon_vma->head);
+		spin_unlock(&lo->anon_vma->lock);
+		rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
+		up_write(&mm->mmap_sem);
+		ck_assert_int_eq(audit_violations(&mm, 1, NULL), 0);
+	}
+	mmput(mm);
+}
+
+START_TEST(test_mainline_mprotect_merge_imports_anon_vma)
+{
+	mprotect_head_into_prev(true);
+}
+END_TEST
+
+START_TEST(test_mainline_mprotect_merge_without_importer_caught)
+{
+	__atomic_store_n(&inject_mask, 1ULL << INJECT_VMA_ADJUST_NO_IMPORTER, __ATOMIC_RELAXED);
+	mprotect_head_into_prev(false);
+	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
+}
+END_TEST
+
 /* ---- the design's invariants, broken on purpose ---- */
 
 START_TEST(test_mainline_audit_catches_anon_page_without_mapping)
@@ -403,6 +473,8 @@ static void add_design_cases(Suite *s, const char *suffix, void (*fixture)(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mainline_first_fault_prepares_and_adopts);
 	tcase_add_test(tc, test_mainline_fork_chain_reclaim_and_free);
+	tcase_add_test(tc, test_mainline_mprotect_merge_imports_anon_vma);
+	tcase_add_test(tc, test_mainline_mprotect_merge_without_importer_caught);
 	suite_add_tcase(s, tc);
 
 	snprintf(name, sizeof(name), "file%s", suffix);
