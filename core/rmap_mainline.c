@@ -42,10 +42,11 @@
  *     vm_pgoff moved and vm_start not (seeded bug expand-stack-no-ptl).
  * (3) No get_user_pages, so no "page_count != mapcount + 2" test in
  *     try_to_unmap_one(); no mm->rss short-cuts (a racy read).
- * (4) The model's vma_merge() grows a vma only after another, over a
- *     fresh range, and never merges at mprotect: vma_adjust()'s
- *     "importer" (an anon_vma carried across a moved boundary) has no
- *     caller here.
+ * (4) Of 2.6.8's vma merges the model has two: vma_merge() growing a
+ *     vma without an anon_vma over a fresh range, and mprotect moving the
+ *     boundary into the vma below, which imports the anon_vma of the pages
+ *     it takes (mprotect_merge_prev() in core/mmap.c: vma_adjust()'s
+ *     "importer"; the seeded bug vma-adjust-no-importer leaves it out).
  *
  * Lock ordering in this rmap (the tree at the top of core/lockdep.c):
  *
@@ -967,10 +968,16 @@ static int mainline_audit_pte(struct page *page, struct vm_area_struct *vma)
  *             swap_lock
  *               tree_lock
  *
- * Where the model departs from 2.6.9, beyond (1)-(4) above: the RCU read
- * side of page_lock_anon_vma() lasts until page_unlock_anon_vma(), where
- * 2.6.9 relied on the spinlock's disabled preemption (liburcu's grace
- * period does not wait for a spinlock holder).
+ * Where the model departs from 2.6.9, beyond (1)-(4) above:
+ * (5) anon_vma_prepare() locks a newly allocated anon_vma as well, as
+ *     2.6.27 does: with the type-stable cache a stale page_lock_anon_vma()
+ *     may hold the lock of the memory it reuses (anon-vma-new-unlocked
+ *     restores 2.6.9).
+ * (6) The RCU read side of page_lock_anon_vma() lasts until
+ *     page_unlock_anon_vma9(), where 2.6.9 relied on the spinlock's
+ *     disabled preemption (liburcu's grace period does not wait for a
+ *     spinlock holder).
+ * (7) _mapcount is kept one higher (0 for an unmapped page).
  */
 
 static void mainline9_page_remove_rmap(struct page *page, pte_t *ptep);
