@@ -33,8 +33,9 @@ static void install_file_pte(struct mm_struct *mm, unsigned long addr,
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_alloc(mm->pgd, addr);
 	zap_one_pte(mm, ptep, addr);
-	set_pte(ptep, pgoff_to_pte(pgoff));
+	/* The shadow first: see install_page(). */
 	__atomic_store_n(shadow_slot(mm, addr), SHADOW_NONLINEAR | pgoff, __ATOMIC_RELAXED);
+	set_pte(ptep, pgoff_to_pte(pgoff));
 	spin_unlock(&mm->page_table_lock);
 }
 
@@ -117,10 +118,20 @@ int install_page(struct mm_struct *mm, struct vm_area_struct *vma,
 
 	zap_one_pte(mm, ptep, addr);
 	mm->rss++;
-	set_pte(ptep, mk_pte(page_to_pfn(page),
-			     (vma->vm_flags & VM_WRITE) ? PAGE_SHARED : PAGE_READONLY));
+	/*
+	 * The harness's record of the offset this address shows goes in
+	 * before the pte that shows it: the lock-free MMU (mm_access())
+	 * reads the pte with acquire, then this slot, so a CPU that reaches
+	 * the new page is checked against its offset. Stored after the pte,
+	 * a CPU could meet the new page with the old offset (the zap left
+	 * the pte empty, so no CPU still holds the old one): a report with
+	 * no bug behind it.
+	 * Release: set_pte() orders this store before the pte.
+	 */
 	__atomic_store_n(shadow_slot(mm, addr), SHADOW_NONLINEAR | page->index,
 			 __ATOMIC_RELAXED);
+	set_pte(ptep, mk_pte(page_to_pfn(page),
+			     (vma->vm_flags & VM_WRITE) ? PAGE_SHARED : PAGE_READONLY));
 	chain = rmap->page_add_rmap(page, vma, addr, ptep, false, chain);
 	err = 0;
 err_unlock:

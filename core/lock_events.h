@@ -18,7 +18,8 @@
  *             lock_ev_acquired()    acquired, FL_LOCK / FL_TRYLOCK
  *             lock_ev_held()        lockdep acquire, [lock_hold_point()]
  *
- *   release:  lock_ev_pre_unlock()  lockdep release, TSan pre_unlock
+ *   release:  lock_ev_pre_unlock()  sched_point(SP_RELEASE), lockdep release,
+ *                                   TSan pre_unlock
  *             -- the atomic op that releases the lock --
  *             lock_ev_post_unlock() TSan post_unlock
  *             lock_ev_released()    [preempt_enable()], FL_UNLOCK,
@@ -178,14 +179,18 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
  *	counting semaphores)
  * @file, @line: the release site
  *
- * lockdep release, then the TSan pre_unlock annotation. Read the class
- * before: the lock's memory may be freed right after the release.
+ * A switch point before the release (SP_RELEASE: only --sched vtime
+ * decides there, so that a release happens at its virtual time), lockdep
+ * release, then the TSan pre_unlock annotation. Read the class before:
+ * the lock's memory may be freed right after the release.
  *
- * Context: the caller holds the lock.
+ * Context: the caller holds the lock; the vtime scheduler may switch
+ * threads here.
  */
 static inline void lock_ev_pre_unlock(void *key, int cls, bool read, bool tracked,
 				      const char *file, int line)
 {
+	sched_point(SP_RELEASE, key, cls);
 	if (!tracked)
 		return;
 	if (lock_ev_lockdep_on())

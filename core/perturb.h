@@ -43,6 +43,7 @@ enum sched_point_kind {
 	SP_UNLOCK,	/* just released one */
 	SP_WAIT,	/* the lock wanted is busy */
 	SP_YIELD,	/* a yield point of the model */
+	SP_RELEASE,	/* about to release a lock (only vtime switches here) */
 };
 
 /**

@@ -204,16 +204,26 @@ static int scale_markdown(const json_t *rec, FILE *out)
 	int nc = 0, cores = (int)jnum(rec, "cores");
 	size_t i;
 	char a[32], b[32], c[32];
+	bool virt = json_is_true(jget(rec, "virtual"));
 
-	fprintf(out, "## scale: scenario `%s`, %d repeats of %s s per point, interleaved\n\n",
-		jstr(rec, "scenario", "?"), (int)jnum(rec, "repeat"),
-		fmt(a, sizeof(a), jnum(rec, "seconds")));
+	/* --sched vtime: virtual CPUs and seconds, no oversubscription (rt_vtime.h). */
+	fprintf(out, "## scale%s: scenario `%s`, %d repeats of %s %ss per point, interleaved\n\n",
+		virt ? " in virtual time" : "", jstr(rec, "scenario", "?"), (int)jnum(rec, "repeat"),
+		fmt(a, sizeof(a), jnum(rec, "seconds")), virt ? "virtual " : "");
 	put_meta(out, rec);
-	fprintf(out, "> This machine has %d cores: above %d threads, speedup measures "
-		"oversubscription, not scaling.\n\n", cores, cores);
-	fprintf(out, "| rmap | threads | ops/s median (min .. max) | speedup vs %d | efficiency |"
-		" trylock fallbacks per reclaim scan | fallbacks per 1k ops | most contended lock |\n"
-		"|---|---:|---:|---:|---:|---:|---:|---|\n", (int)jnum(rec, "base_threads"));
+	if (virt)
+		fprintf(out, "> Virtual time (`--sched vtime`, %s costs): threads are virtual CPUs and"
+			" ops/s are virtual, whatever the %d cores of this machine.\n\n",
+			jstr(rec, "vtime_cost", "model"), cores);
+	else
+		fprintf(out, "> This machine has %d cores: above %d threads, speedup measures "
+			"oversubscription, not scaling.\n\n", cores, cores);
+	fprintf(out, "| rmap | threads | %sops/s median (min .. max) | speedup vs %d | efficiency |"
+		" trylock fallbacks per reclaim scan | fallbacks per 1k ops | most contended lock |%s\n"
+		"|---|---:|---:|---:|---:|---:|---:|---|%s\n", virt ? "virtual " : "",
+		(int)jnum(rec, "base_threads"),
+		virt ? " dominant waiting lock (share of CPU time) | real s per point |" : "",
+		virt ? "---|---:|" : "");
 	json_array_foreach(points, i, p) {
 		const char *top = NULL;
 		double topv = 0;
@@ -224,19 +234,31 @@ static int scale_markdown(const json_t *rec, FILE *out)
 				top = key;
 			}
 		fprintf(out, "| %s | %d%s |", jstr(p, "rmap", "?"), (int)jnum(p, "threads"),
-			jnum(p, "threads") > cores ? "*" : "");
+			!virt && jnum(p, "threads") > cores ? "*" : "");
 		put_stat(out, jget(p, "ops_per_sec"));
 		fprintf(out, " %s | %s |", fmt(a, sizeof(a), jnum(p, "speedup")),
 			fmt(b, sizeof(b), jnum(p, "efficiency")));
 		put_stat(out, jget(p, "fallbacks_per_scan"));
 		fprintf(out, " %s |", fmt(c, sizeof(c), jnum(jget(p, "fallbacks_per_kop"), "median")));
 		if (top)
-			fprintf(out, " %s %.3g |\n", top, topv);
+			fprintf(out, " %s %.3g |", top, topv);
 		else
-			fputs(" none |\n", out);
+			fputs(" none |", out);
+		if (virt)
+			fprintf(out, " %s %.1f%% | %s |", jstr(p, "dominant_wait", "none"),
+				100 * jnum(p, "dominant_wait_share"),
+				fmt(a, sizeof(a), jnum(jget(p, "real_seconds"), "median")));
+		fputc('\n', out);
 	}
-	fprintf(out, "\n\\* above the %d cores of this machine. Speedup and efficiency use the"
-		" medians; efficiency = speedup / (threads / %d).\n\n", cores, (int)jnum(rec, "base_threads"));
+	if (virt)
+		fprintf(out, "\nSpeedup and efficiency use the medians; efficiency = speedup / (threads"
+			" / %d). The dominant waiting lock is the class whose waits took the largest"
+			" share of all virtual CPU time (median over the repeats).\n\n",
+			(int)jnum(rec, "base_threads"));
+	else
+		fprintf(out, "\n\\* above the %d cores of this machine. Speedup and efficiency use the"
+			" medians; efficiency = speedup / (threads / %d).\n\n", cores,
+			(int)jnum(rec, "base_threads"));
 
 	/* Contention: every class that was ever contended. */
 	json_array_foreach(points, i, p)
@@ -277,6 +299,7 @@ int rt_report_csv(const json_t *rec, FILE *out)
 	const json_t *points = jget(rec, "points"), *p, *cls;
 	const char *classes[64], *key;
 	int nc = 0, cores = (int)jnum(rec, "cores");
+	bool virt = json_is_true(jget(rec, "virtual"));
 	size_t i;
 
 	if (strcmp(jstr(rec, "kind", ""), "scale") || !json_is_array(points))
@@ -290,12 +313,20 @@ int rt_report_csv(const json_t *rec, FILE *out)
 			if (k == nc && nc < 64)
 				classes[nc++] = key;
 		}
-	fprintf(out, "# rmaptorture scale, git %s, %s, %d cores (%s): above %d threads speedup"
-		" measures oversubscription\n", jstr(rec, "git", "?"), jstr(rec, "date", "?"), cores,
-		jstr(jget(rec, "machine"), "model", "?"), cores);
+	if (virt)
+		fprintf(out, "# rmaptorture scale in virtual time (--sched vtime, %s costs), git %s, %s,"
+			" %d cores (%s): threads are virtual CPUs, ops/s virtual\n",
+			jstr(rec, "vtime_cost", "model"), jstr(rec, "git", "?"), jstr(rec, "date", "?"),
+			cores, jstr(jget(rec, "machine"), "model", "?"));
+	else
+		fprintf(out, "# rmaptorture scale, git %s, %s, %d cores (%s): above %d threads speedup"
+			" measures oversubscription\n", jstr(rec, "git", "?"), jstr(rec, "date", "?"),
+			cores, jstr(jget(rec, "machine"), "model", "?"), cores);
 	fputs("rmap,threads,cores,repeats,ops_per_sec_median,ops_per_sec_min,ops_per_sec_max,"
 	      "ops_per_sec_q1,ops_per_sec_q3,speedup,efficiency,fallbacks_per_scan_median,"
 	      "fallbacks_per_kop_median,failures", out);
+	if (virt)
+		fputs(",virtual,dominant_wait,dominant_wait_share,real_seconds_median", out);
 	for (int k = 0; k < nc; k++)
 		fprintf(out, ",contention_%s", classes[k]);
 	fputc('\n', out);
@@ -308,6 +339,9 @@ int rt_report_csv(const json_t *rec, FILE *out)
 			jnum(p, "speedup"), jnum(p, "efficiency"),
 			jnum(jget(p, "fallbacks_per_scan"), "median"),
 			jnum(jget(p, "fallbacks_per_kop"), "median"), (int)jnum(p, "failures"));
+		if (virt)
+			fprintf(out, ",1,%s,%.6g,%.6g", jstr(p, "dominant_wait", "none"),
+				jnum(p, "dominant_wait_share"), jnum(jget(p, "real_seconds"), "median"));
 		for (int k = 0; k < nc; k++)
 			fprintf(out, ",%.6g", jnum(jget(p, "contention"), classes[k]));
 		fputc('\n', out);
@@ -677,6 +711,7 @@ static int scale_plots(const json_t *rec, const char *dir, const char *prefix, j
 	struct rt_plot_series s[MAX_MODES], sp[MAX_MODES];
 	double x[MAX_MODES][MAX_POINTS], y[MAX_MODES][MAX_POINTS], z[MAX_MODES][MAX_POINTS];
 	int nm = record_modes(rec, modes), cores = (int)jnum(rec, "cores");
+	bool virt = json_is_true(jget(rec, "virtual"));
 	char base[4096], note[256], path[4200];
 	size_t i;
 
@@ -694,18 +729,27 @@ static int scale_plots(const json_t *rec, const char *dir, const char *prefix, j
 		s[d] = (struct rt_plot_series){ modes[d], n, x[d], y[d] };
 		sp[d] = (struct rt_plot_series){ modes[d], n, x[d], z[d] };
 	}
-	snprintf(note, sizeof(note), "scenario %s, git %s, %d cores: right of the line, speedup"
-		 " measures oversubscription", jstr(rec, "scenario", "?"), jstr(rec, "git", "?"), cores);
+	if (virt)
+		snprintf(note, sizeof(note), "scenario %s, git %s: virtual time (--sched vtime, %s costs)",
+			 jstr(rec, "scenario", "?"), jstr(rec, "git", "?"), jstr(rec, "vtime_cost", "model"));
+	else
+		snprintf(note, sizeof(note), "scenario %s, git %s, %d cores: right of the line, speedup"
+			 " measures oversubscription", jstr(rec, "scenario", "?"), jstr(rec, "git", "?"),
+			 cores);
 	{
 		struct rt_plot tp = {
-			.title = "throughput", .xlabel = "threads (emulated CPUs)",
-			.ylabel = "operations per second (median)", .logx = true, .note = note,
-			.vline = cores, .nr_series = nm, .series = s,
+			.title = virt ? "virtual throughput" : "throughput",
+			.xlabel = virt ? "virtual CPUs" : "threads (emulated CPUs)",
+			.ylabel = virt ? "operations per virtual second (median)" :
+					 "operations per second (median)",
+			.logx = true, .note = note,
+			.vline = virt ? 0 : cores, .nr_series = nm, .series = s,
 		};
 		struct rt_plot spp = {
-			.title = "speedup", .xlabel = "threads (emulated CPUs)",
+			.title = virt ? "virtual speedup" : "speedup",
+			.xlabel = virt ? "virtual CPUs" : "threads (emulated CPUs)",
 			.ylabel = "speedup vs the smallest thread count", .logx = true, .note = note,
-			.vline = cores, .ideal = true, .nr_series = nm, .series = sp,
+			.vline = virt ? 0 : cores, .ideal = true, .nr_series = nm, .series = sp,
 		};
 		const char *names[2] = { "throughput", "speedup" };
 		const struct rt_plot *pls[2] = { &tp, &spp };

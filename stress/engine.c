@@ -256,6 +256,8 @@ static void *worker_main(void *arg)
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
 		seq_add(e, t, (unsigned long)op * 16 + (unsigned long)r + 1);
+		if (e->cfg->sched == RT_SCHED_VTIME)
+			rt_vtime_op_done();
 		bump(&t->ops_by_kind[op]);
 		if (r == WL_OOM)
 			bump(&t->oom);
@@ -303,7 +305,7 @@ static void *reclaim_main(void *arg)
 		if (pressure)
 			continue;
 		/* Idle: sleep; scheduled, wait until some lock is released. */
-		if (!sched_point(SP_WAIT, NULL, -1))
+		if (!rt_sched_idle(2000000))
 			sleep_ms(2);
 	}
 	rt_sched_exit();
@@ -417,6 +419,14 @@ double engine_start_threads(struct engine *e)
 			.pct_steps = cfg->pct_steps,
 			.max_steps = cfg->sched_steps,
 			.audit_steps = cfg->audit_every > 0 ? cfg->sched_audit_steps : 0,
+			.vtime = {
+				.cost = cfg->vtime_cost,
+				.end_ns = (uint64_t)(cfg->seconds * 1e9),
+				.design = cfg->mode,
+				.nr_workers = cfg->threads,
+				.calibrate = cfg->vtime_calibrate,
+				.transfer_ns = cfg->vtime_transfer_ns,
+			},
 		};
 
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);

@@ -42,6 +42,10 @@ struct rt_run_config {
 	unsigned long pct_steps;
 	unsigned long sched_steps;	/* stop after so many decisions; 0: none */
 	unsigned long sched_audit_steps;	/* audit every so many; 0: at the end */
+	/* --sched vtime: --seconds are virtual; the segment costs (rt_vtime.h). */
+	enum rt_vtime_cost vtime_cost;
+	const char *vtime_calibrate;	/* measured: append the segment costs here */
+	uint64_t vtime_transfer_ns;	/* a lock's line moving between CPUs, ns */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);
@@ -71,6 +75,7 @@ struct rt_run_result {
 	int procs_end;
 	/* Deterministic schedules: decisions taken, the one that stopped the run. */
 	unsigned long sched_steps, stop_step;
+	struct rt_vtime_result vtime;	/* --sched vtime: what the virtual run measured */
 	/*
 	 * Per thread (workers, then kswapds): operations done and a hash of
 	 * their sequence (kind, result and, when scheduled, the decision at

@@ -204,6 +204,8 @@ static void collect(struct engine *e)
 	res->nr_threads = e->nr_threads;
 	res->sched_steps = rt_sched_steps();
 	res->stop_step = rt_sched_stop_step();
+	if (e->cfg->sched == RT_SCHED_VTIME)
+		rt_vtime_result_read(&res->vtime);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++)
 		lock_stats_read(c, &res->locks[c]);
 	for (int s = 0; s < FB_NR_SITES; s++)
@@ -324,7 +326,8 @@ static bool run_over(struct engine *e, double start, double t)
 		e->res->interrupted = true;
 		return true;
 	}
-	if (cfg->seconds > 0 && t - start >= cfg->seconds)
+	/* Under vtime the seconds are virtual: the scheduler ends the run. */
+	if (cfg->seconds > 0 && cfg->sched != RT_SCHED_VTIME && t - start >= cfg->seconds)
 		return true;
 	if (cfg->ops && !__atomic_load_n(&e->ops_left, __ATOMIC_RELAXED))
 		return true;

@@ -76,13 +76,14 @@ const char *rt_sched_name(enum rt_sched_kind kind)
 	case RT_SCHED_FREE: return "free";
 	case RT_SCHED_RANDOM: return "random";
 	case RT_SCHED_PCT: return "pct";
+	case RT_SCHED_VTIME: return "vtime";
 	}
 	return "?";
 }
 
 int rt_sched_by_name(const char *name)
 {
-	for (int k = RT_SCHED_FREE; k <= RT_SCHED_PCT; k++)
+	for (int k = RT_SCHED_FREE; k <= RT_SCHED_VTIME; k++)
 		if (!strcmp(name, rt_sched_name((enum rt_sched_kind)k)))
 			return k;
 	return -1;
@@ -148,6 +149,8 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 		qsort(S.change, (size_t)S.nr_change, sizeof(*S.change), cmp_ulong);
 		S.low_prio = d - 1;
 	}
+	if (cfg->kind == RT_SCHED_VTIME)
+		rt_vtime_init(&cfg->vtime, nr);
 	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
 }
 
@@ -155,6 +158,8 @@ void rt_sched_fini(void)
 {
 	/* Every thread of the run has been joined: nobody looks at S any more. */
 	__atomic_store_n(&sched_hook, NULL, __ATOMIC_RELAXED);
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		rt_vtime_fini();
 	free(S.slots);
 	free(S.change);
 	S.slots = NULL;
@@ -166,19 +171,76 @@ static bool eligible(int i)
 	struct slot *s = &S.slots[i];
 	int st = RLX(s->state);
 
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		return st == SLOT_RUNNABLE || (st == SLOT_WAITING && rt_vtime_woken(i));
 	return st == SLOT_RUNNABLE || (st == SLOT_WAITING && RLX(s->wait_epoch) != RLX(S.epoch));
 }
 
 /*
- * Who runs next. Threads waiting for a lock are passed over until a lock
- * is released; if every thread waits, the holder is outside the run (an
- * RCU callback) or the run is deadlocked: give real time a chance, then
- * pick among the waiters (the watchdog reports a deadlock).
+ * vtime: the thread with the smallest virtual clock runs; a waiter not
+ * woken by a release counts at the time it re-checks (rt_vtime.c). Ties
+ * go to the one ready longest (a FIFO run queue among equals; a release
+ * first), then to the lowest slot. Parked threads (an audit) do not run
+ * but hold the virtual end back: the run ends when every thread still in
+ * it has reached it.
  */
+static bool workers_left(void)
+{
+	for (int i = 0; i < S.cfg.vtime.nr_workers && i < S.nr; i++)
+		if (RLX(S.slots[i].state) != SLOT_EXITED)
+			return true;
+	return false;
+}
+
+static int pick_vtime(uint64_t *min_all)
+{
+	int best = -1;
+	uint64_t bk = 0;
+
+	*min_all = UINT64_MAX;
+	if (rt_vtime_outside_pending())
+		rt_vtime_wake_all(0);
+	for (int i = 0; i < S.nr; i++) {
+		int st = RLX(S.slots[i].state);
+		uint64_t k;
+
+		if (st == SLOT_EXITED)
+			continue;
+		k = st == SLOT_WAITING && !rt_vtime_woken(i) ? rt_vtime_next(i) : rt_vtime_clock(i);
+		if (k < *min_all)
+			*min_all = k;
+		if (st == SLOT_PARKED)
+			continue;
+		if (best < 0 || k < bk || (k == bk && rt_vtime_seq(i) < rt_vtime_seq(best))) {
+			best = i;
+			bk = k;
+		}
+	}
+	if (best >= 0 && RLX(S.slots[best].state) == SLOT_WAITING && !rt_vtime_woken(best))
+		rt_vtime_recheck(best);
+	return best;
+}
+
 static int pick_next(void)
 {
 	int nr_ok = 0, nr_wait = 0, best = -1, best_wait = -1, k;
 	bool pct = S.cfg.kind == RT_SCHED_PCT, waiters;
+
+	if (S.cfg.kind == RT_SCHED_VTIME) {
+		uint64_t min_all;
+
+		k = pick_vtime(&min_all);
+		/*
+		 * The run ends when every CPU still in it reached the virtual
+		 * end, or (--ops) when no worker is left: kswapd alone would
+		 * go on idling and scanning until main noticed, in real time.
+		 */
+		if (k >= 0 && !RLX(S.stop) && (rt_vtime_past_end(min_all) || !workers_left())) {
+			SET(S.stop_step, RLX(S.steps));
+			SET(S.stop, 1);
+		}
+		return k;
+	}
 
 	for (int i = 0; i < S.nr; i++) {
 		int st = RLX(S.slots[i].state);
@@ -263,17 +325,48 @@ static void decide(int me)
 		flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
 }
 
-/* The sched_hook_fn; which lock (@lock, @cls) does not enter the choice. */
+/* vtime: charge the segment, do the lock bookkeeping, run the earliest CPU. */
+static bool vtime_point(int me, enum sched_point_kind kind, const void *lock, int cls)
+{
+	struct slot *s = &S.slots[me];
+
+	rt_vtime_point(me, kind, lock, cls);
+	/*
+	 * After a release nobody earlier than this CPU can be ready (the
+	 * waiters it woke are at its clock or later): no decision needed.
+	 */
+	if (kind == SP_UNLOCK) {
+		rt_vtime_resume(me);
+		return true;
+	}
+	if (kind == SP_WAIT)
+		SET(s->state, SLOT_WAITING);
+	decide(me);
+	SET(s->state, SLOT_RUNNABLE);
+	rt_vtime_resume(me);
+	return true;
+}
+
+/*
+ * The sched_hook_fn. Which lock (@lock, @cls) does not enter random's or
+ * pct's choice; vtime keeps its holds and waits by it.
+ */
 static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls)
 {
 	struct task_struct *t = current;
 	int me = t->sched_slot;
 	struct slot *s;
 
-	(void)lock;
-	(void)cls;
-	if (me < 0)
+	if (me < 0) {
+		if (kind == SP_UNLOCK && S.cfg.kind == RT_SCHED_VTIME)
+			rt_vtime_outside_release();
 		return false;
+	}
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		return vtime_point(me, kind, lock, cls);
+	/* Only vtime decides before a release: the others' schedules stay. */
+	if (kind == SP_RELEASE)
+		return true;
 	s = &S.slots[me];
 	if (kind == SP_UNLOCK)
 		SET(S.epoch, RLX(S.epoch) + 1);
@@ -300,6 +393,8 @@ void rt_sched_enter(int slot)
 			break;
 		futex(&S.slots[slot].word, FUTEX_WAIT_PRIVATE, w);
 	}
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		rt_vtime_resume(slot);		/* its first segment starts now */
 	flight_record(FL_SCHED, NULL, 0, (long)RLX(S.steps));
 }
 
@@ -311,6 +406,8 @@ void rt_sched_exit(void)
 
 	if (me < 0)
 		return;
+	if (S.cfg.kind == RT_SCHED_VTIME)
+		rt_vtime_exit(me);
 	/* Release: what this thread did happens before any later audit. */
 	__atomic_fetch_add(&S.park_gen, 0, __ATOMIC_RELEASE);
 	SET(S.slots[me].state, SLOT_EXITED);
@@ -387,6 +484,18 @@ void rt_sched_park_point(void)
 	/* Acquire pairs with the release after the audit. */
 	(void)__atomic_load_n(&S.park_gen, __ATOMIC_ACQUIRE);
 	SET(S.slots[me].state, SLOT_RUNNABLE);
+}
+
+bool rt_sched_idle(uint64_t ns)
+{
+	int me = current->sched_slot;
+
+	if (me < 0 || !__atomic_load_n(&sched_hook, __ATOMIC_RELAXED))
+		return false;
+	if (S.cfg.kind != RT_SCHED_VTIME)
+		return sched_point(SP_WAIT, NULL, -1);
+	rt_vtime_idle(ns);
+	return vtime_point(me, SP_YIELD, NULL, -1);
 }
 
 bool rt_sched_running(void)

@@ -23,10 +23,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rt_vtime.h"
+
 enum rt_sched_kind {
 	RT_SCHED_FREE,		/* real threads, no scheduler */
 	RT_SCHED_RANDOM,
 	RT_SCHED_PCT,
+	RT_SCHED_VTIME,		/* virtual time, smallest clock first (rt_vtime.h) */
 };
 
 struct rt_sched_config {
@@ -36,6 +39,7 @@ struct rt_sched_config {
 	unsigned long pct_steps;	/* K: change points fall in 1..K */
 	unsigned long max_steps;	/* stop after this many decisions; 0: no bound */
 	unsigned long audit_steps;	/* park everyone and audit every so many; 0: never */
+	struct rt_vtime_config vtime;	/* kind RT_SCHED_VTIME */
 };
 
 const char *rt_sched_name(enum rt_sched_kind kind);
@@ -69,6 +73,13 @@ void rt_sched_start(void);
  * is done (by the last thread to park, which may be this one).
  */
 void rt_sched_park_point(void);
+
+/*
+ * The calling thread of the run idles about @ns (kswapd between scans).
+ * Return: false if no scheduler runs it (then it sleeps itself); random
+ * and pct switch to another thread, vtime advances its clock by @ns.
+ */
+bool rt_sched_idle(uint64_t ns);
 
 /* Threads of the run are still in it (started, and not all exited). */
 bool rt_sched_running(void);

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "rt_time.h"
 #include "run_record.h"
+#include "rt_vtime_report.h"
 
 
 double rt_unmap_share(const struct reclaim_stats *rs)
@@ -96,6 +97,10 @@ static void bound_args(json_t *args, const struct rt_run_config *c, unsigned lon
 			args_opt(args, "--pct-depth", "%d", c->pct_depth);
 			args_opt(args, "--pct-steps", "%lu", c->pct_steps);
 		}
+		if (c->sched == RT_SCHED_VTIME && c->vtime_cost != RT_VTIME_MODEL)
+			args_opt(args, "--vtime-cost", "%s", rt_vtime_cost_name(c->vtime_cost));
+		if (c->sched == RT_SCHED_VTIME && c->vtime_transfer_ns)
+			args_opt(args, "--vtime-transfer", "%" PRIu64, c->vtime_transfer_ns);
 		if (!sched_steps)
 			sched_steps = c->sched_steps;
 	}
@@ -244,9 +249,10 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 		"threads", c->threads,
 		"reclaim_threads", c->reclaim_threads,
 		"seed", (json_int_t)c->seed,
-		"seconds", res->elapsed,
+		"seconds", res->vtime.on ? (double)res->vtime.elapsed_ns * 1e-9 : res->elapsed,
 		"ops", (json_int_t)res->ops,
-		"ops_per_sec", res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
+		"ops_per_sec", res->vtime.on ? rt_vtime_ops_per_sec(&res->vtime) :
+			       res->elapsed > 0 ? (double)res->ops / res->elapsed : 0.0,
 		"ops_by_kind", ops,
 		"lock_stats", locks,
 		"trylock_fallbacks", fb,
@@ -264,6 +270,9 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 		"sched_steps", (json_int_t)res->stop_step,
 		"pages", (json_int_t)c->params.pages,
 		"swap_slots", (json_int_t)c->params.swap_slots));
+	json_object_set_new(rec, "sched", json_string(rt_sched_name(c->sched)));
+	if (res->vtime.on)
+		json_object_set_new(rec, "vtime", rt_vtime_json(res));
 	return rec;
 }
 

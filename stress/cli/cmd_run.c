@@ -23,6 +23,7 @@
 #include "rt_time.h"
 #include "run_opts.h"
 #include "run_record.h"
+#include "rt_vtime_report.h"
 
 static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode mode,
 			  const struct rt_run_result *r)
@@ -73,6 +74,7 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		r->oops ? "not run (a task died in BUG holding locks)" :
 		r->hang ? "not run (hung tasks hold locks)" :
 		r->teardown_violations ? "LEAKS" : "clean");
+	rt_vtime_print_summary(f, r);
 }
 
 /*

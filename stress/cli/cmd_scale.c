@@ -24,6 +24,7 @@
 #include "run_child.h"
 #include "run_opts.h"
 #include "rt_opt.h"
+#include "rt_vtime_report.h"
 
 #define MAX_LIST	32
 #define MAX_REPEAT	64
@@ -59,6 +60,9 @@ static void usage(FILE *f)
 	      "  -h, --help          this text\n"
 	      "Every other option is passed to each `run` (e.g. --scenario shm --reclaim-threads 2);\n"
 	      "--json and --rmap all inside run are the harness's own business and refused.\n"
+	      "With --sched vtime the runs are in virtual time (README, \"Virtual time\"): threads\n"
+	      "are virtual CPUs, --seconds virtual (default 0.01), ops/s virtual, and each point\n"
+	      "also names the lock class its CPUs waited for most and the real time it took.\n"
 	      "Exit status: 0, 1 when a run found a failure (its directory is kept under\n"
 	      "DIR/failed/), 2 bad usage (also a run option a run refused), 3 a run that\n"
 	      "crashed or timed out, 130 interrupted.\n", f);
@@ -75,6 +79,8 @@ struct scale_opts {
 	const char *pass[MAX_ARGS];
 	int npass;
 	const char *scenario;
+	const char *vtime;	/* --sched vtime: its cost source (rt_vtime.h) */
+	bool seconds_set;
 };
 
 /* Option @i of argv with its value: "--opt=V" or "--opt V". Return: the value or NULL. */
@@ -119,6 +125,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			o->repeat = (int)rt_opt_int("--repeat", v, 1, MAX_REPEAT);
 		} else if ((v = opt_value(argc, argv, &i, "--seconds")) || (v = opt_value(argc, argv, &i, "-s"))) {
 			o->seconds = rt_opt_seconds("--seconds", v, 0, 86400);
+			o->seconds_set = true;
 		} else if ((v = opt_value(argc, argv, &i, "--seed"))) {
 			o->seed = rt_opt_u64("--seed", v);
 		} else if ((v = opt_value(argc, argv, &i, "--out")) || (v = opt_value(argc, argv, &i, "-o"))) {
@@ -149,6 +156,10 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			}
 		}
 	}
+	/* Virtual seconds: a 32-CPU point of 0.01 s takes seconds of real time. */
+	o->vtime = rt_vtime_in_args(o->pass, o->npass);
+	if (o->vtime && !o->seconds_set)
+		o->seconds = 0.01;
 }
 
 /* ---- one point's samples ---- */
@@ -156,6 +167,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 struct sample {
 	double ops_per_sec, fb_per_scan, fb_per_kop;
 	json_t *locks;		/* the run's lock_stats (owned) */
+	json_t *vtime;		/* --sched vtime: the run's "vtime" (owned), or NULL */
 	bool failed;
 };
 
@@ -215,6 +227,13 @@ static json_t *point_json(const struct scale_opts *o, int m, int t, struct sampl
 	json_object_set_new(p, "contention", cont);
 	json_object_set_new(p, "acquired", acq);
 	json_object_set_new(p, "failures", json_integer(failures));
+	if (o->vtime) {
+		json_t *vt[MAX_REPEAT];
+
+		for (int k = 0; k < n; k++)
+			vt[k] = s[k].vtime;
+		rt_vtime_point_json(p, vt, n);
+	}
 	return p;
 }
 
@@ -283,9 +302,13 @@ static void print_header(const struct sweep *w)
 	const struct scale_opts *o = &w->o;
 
 	printf("rmaptorture scale: %s, %d cores (%s); scenario %s, %d designs x %d"
-	       " thread counts x %d repeats of %g s, interleaved\n", rt_version(),
-	       w->cores, rt_machine_model(), o->scenario, o->nm, o->nt, o->repeat, o->seconds);
-	if (o->threads[o->nt - 1] > w->cores)
+	       " thread counts x %d repeats of %g %ss, interleaved\n", rt_version(),
+	       w->cores, rt_machine_model(), o->scenario, o->nm, o->nt, o->repeat, o->seconds,
+	       o->vtime ? "virtual " : "");
+	if (o->vtime)
+		printf("virtual time (--sched vtime, %s costs): threads are virtual CPUs,"
+		       " ops/s virtual\n", o->vtime);
+	else if (o->threads[o->nt - 1] > w->cores)
 		printf("note: %d cores: above %d threads, speedup measures"
 		       " oversubscription, not scaling\n", w->cores, w->cores);
 	fflush(stdout);
@@ -317,8 +340,9 @@ static void take_sample(struct sweep *w, json_t *recs, int crc, const char *dir,
 	if (!s->locks)
 		s->locks = json_object();
 	s->failed = crc == RT_EXIT_FAILURE;
-	fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f ops/s%s\n", w->done, w->total,
-		w->o.modes[m], w->o.threads[t], k, s->ops_per_sec,
+	s->vtime = json_incref(json_object_get(r, "vtime"));
+	fprintf(stderr, "[%d/%d] %-8s %3d threads, repeat %d: %.0f %sops/s%s\n", w->done, w->total,
+		w->o.modes[m], w->o.threads[t], k, s->ops_per_sec, w->o.vtime ? "virtual " : "",
 		s->failed ? "  FAILURE (run directory kept)" : "");
 	if (s->failed) {
 		if (w->rc == RT_EXIT_OK)
@@ -353,7 +377,9 @@ static bool sweep_point(struct sweep *w, int k, int t, int m)
 		args[n++] = o->pass[i];
 	args[n] = NULL;
 	snprintf(dir, sizeof(dir), "%s/%s-t%d-r%d", w->workdir, o->modes[m], o->threads[t], k);
-	crc = rt_run_child_records(args, dir, o->seconds * 4 + 120, &recs, line, sizeof(line));
+	/* vtime: a virtual second of many CPUs takes thousands of real ones. */
+	crc = rt_run_child_records(args, dir, o->vtime ? 120 + o->seconds * 3000 * o->threads[t] :
+				   o->seconds * 4 + 120, &recs, line, sizeof(line));
 	/* After the first run: a run option it refused is then the only output. */
 	if (++w->done == 1 && crc != RT_EXIT_USAGE)
 		print_header(w);
@@ -414,8 +440,10 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 		for (int t = 0; t < o->nt; t++) {
 			json_array_append_new(points, point_json(o, m, t, w->samples[m][t], w->ns[m][t],
 								 b.median));
-			for (int k = 0; k < w->ns[m][t]; k++)
+			for (int k = 0; k < w->ns[m][t]; k++) {
 				json_decref(w->samples[m][t][k].locks);
+				json_decref(w->samples[m][t][k].vtime);
+			}
 		}
 	}
 	jcmd = str_array((const char *const *)argv, argc);
@@ -434,10 +462,15 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 		"run_args", str_array(o->pass, o->npass),
 		"base_threads", o->threads[0],
 		"cores", w->cores,
-		"note", "speedup above the number of cores measures oversubscription, not scaling",
+		"note", o->vtime ? "virtual time (--sched vtime): threads are virtual CPUs" :
+			"speedup above the number of cores measures oversubscription, not scaling",
 		"points", points,
 		"load_average_end", rt_load_average(),
 		"interleaved", 1));
+	if (o->vtime) {
+		json_object_set_new(rec, "virtual", json_true());
+		json_object_set_new(rec, "vtime_cost", json_string(o->vtime));
+	}
 }
 
 int cmd_scale(int argc, char **argv)

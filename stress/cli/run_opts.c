@@ -51,6 +51,15 @@ static void run_usage(FILE *f)
 	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
 	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
 	      "                          (default 20000)\n"
+	      "      --sched vtime       one thread at a time in virtual time: every CPU has a\n"
+	      "                          clock, the earliest runs; --seconds are virtual\n"
+	      "                          (default 0.01); reports virtual ops/s (README)\n"
+	      "      --vtime-cost KIND   vtime: model (calibrated table, deterministic; default)\n"
+	      "                          | measured (thread CPU time between points)\n"
+	      "      --vtime-calibrate F measured: append the segment costs to F\n"
+	      "                          (scripts/vtime-calibrate.sh)\n"
+	      "      --vtime-transfer NS vtime: add NS after taking a lock another CPU held\n"
+	      "                          last (its cache line moving; default 0)\n"
 	      "      --sched-steps N     random/pct: stop after N decisions (no time bound\n"
 	      "                          unless --seconds is given)\n"
 	      "      --check-determinism random/pct: run twice and compare every thread's\n"
@@ -173,6 +182,9 @@ static const struct option run_options[] = {
 	{ "pct-steps", required_argument, NULL, 'K' },
 	{ "sched-steps", required_argument, NULL, 'Z' },
 	{ "check-determinism", no_argument, NULL, 'C' },
+	{ "vtime-cost", required_argument, NULL, 'V' },
+	{ "vtime-calibrate", required_argument, NULL, 'v' },
+	{ "vtime-transfer", required_argument, NULL, 'x' },
 	{ "inject", required_argument, NULL, 'I' },
 	{ "weights", required_argument, NULL, 'G' },
 	{ "procs", required_argument, NULL, 'U' },
@@ -228,7 +240,7 @@ bool rt_run_option_takes_value(const char *opt)
 struct run_parse {
 	struct rt_run_opts *o;
 	const char *scenario, *weights;
-	bool scenario_set, rmap_set, sched_set, watchdog_set, seed_set;
+	bool scenario_set, rmap_set, sched_set, watchdog_set, seed_set, vtime_set;
 	const struct rt_bug *bug;
 	long long threads, reclaim, pages, swap, procs;
 };
@@ -253,7 +265,7 @@ static void opt_sched(struct run_parse *p, const char *arg)
 	int k = rt_sched_by_name(arg);
 
 	if (k < 0)
-		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct)", arg);
+		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime)", arg);
 	p->o->cfg.sched = (enum rt_sched_kind)k;
 	p->sched_set = true;
 }
@@ -342,6 +354,49 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	return true;
 }
 
+/* --sched vtime's options (stress/rt_vtime.h). Return: taken. */
+static bool opt_vtime(struct run_parse *p, int c, const char *arg)
+{
+	struct rt_run_config *cfg = &p->o->cfg;
+	int k;
+
+	switch (c) {
+	case 'V':
+		k = rt_vtime_cost_by_name(arg);
+		if (k < 0 || k == RT_VTIME_EXPLICIT)
+			rt_usage_error("--vtime-cost: unknown cost source '%s' (model, measured)", arg);
+		cfg->vtime_cost = (enum rt_vtime_cost)k;
+		break;
+	case 'v': cfg->vtime_calibrate = arg; break;
+	case 'x':
+		cfg->vtime_transfer_ns = (uint64_t)rt_opt_int("--vtime-transfer", arg, 0, 1000000);
+		break;
+	default: return false;
+	}
+	p->vtime_set = true;
+	return true;
+}
+
+/* --sched vtime: its options checked, its default length (virtual seconds). */
+static void finish_vtime(struct run_parse *p)
+{
+	struct rt_run_config *cfg = &p->o->cfg;
+
+	if (p->vtime_set && cfg->sched != RT_SCHED_VTIME)
+		rt_usage_error("--vtime-cost/--vtime-calibrate/--vtime-transfer: need --sched vtime");
+	if (cfg->vtime_calibrate && cfg->vtime_cost != RT_VTIME_MEASURED)
+		rt_usage_error("--vtime-calibrate: needs --vtime-cost measured");
+	if (cfg->sched != RT_SCHED_VTIME)
+		return;
+	if (p->o->check_determinism && cfg->vtime_cost == RT_VTIME_MEASURED)
+		rt_usage_error("--check-determinism: --vtime-cost measured is not deterministic; use model");
+	if (p->o->check_determinism && cfg->vtime_transfer_ns)
+		rt_usage_error("--check-determinism: --vtime-transfer follows lock addresses, which"
+			       " the allocator reuses differently from run to run");
+	if (!p->o->seconds_set && !cfg->sched_steps)
+		cfg->seconds = cfg->ops ? 0 : 0.01;	/* virtual: ~3,000 ops a CPU */
+}
+
 /*
  * --inject alone: the bug's own configuration (list --bugs), so that
  * its one-liner reproduces it; anything given explicitly still wins.
@@ -412,7 +467,7 @@ static void finish_opts(struct run_parse *p)
 		if (cfg->sched_steps)
 			rt_usage_error("--sched-steps: needs --sched random or pct");
 		if (p->o->check_determinism)
-			rt_usage_error("--check-determinism: needs --sched random or pct");
+			rt_usage_error("--check-determinism: needs --sched random, pct or vtime");
 	} else {
 		if (cfg->perturb || cfg->long_hold_mask)
 			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",
@@ -468,7 +523,8 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 			run_usage(stdout);
 			exit(RT_EXIT_OK);
 		}
-		if (!opt_size(&p, c, optarg) && !opt_drive(&p, c, optarg))
+		if (!opt_size(&p, c, optarg) && !opt_drive(&p, c, optarg) &&
+		    !opt_vtime(&p, c, optarg))
 			rt_opt_bad("run", optopt, argv[optind - 1]);
 	}
 	if (optind < argc)
@@ -478,4 +534,5 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 		bug_defaults(&p);
 	scenario_opts(&p);
 	finish_opts(&p);
+	finish_vtime(&p);
 }

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Check suite "vtime": --sched vtime, the discrete-event schedule in
+ * virtual time (stress/rt_vtime.h), against answers known in advance.
+ *
+ * known: two emulated CPUs that do all their work under one lock, held
+ * for a known cost, give efficiency 0.5 (speedup 1 over one CPU); with a
+ * lock each they give speedup 2.0. The cost is charged explicitly
+ * (rt_vtime_charge(): exact answers), then with each of the two real
+ * cost sources around it: the calibrated model (the segments between the
+ * lock operations add a little) and measured thread CPU time of a busy
+ * loop of known length (within a tolerance).
+ * trylock: a trylock at virtual time t fails exactly when another CPU's
+ * hold [a, a + h) covers t, for t on both sides of both ends.
+ * cli: a vtime run of the model is deterministic (--check-determinism) in
+ * every design and reports virtual ops/s and per-class wait and hold in
+ * its record; scale --sched vtime titles its tables as virtual.
+ */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lockdep.h"
+#include "rt_check.h"
+#include "rt_cli.h"
+#include "rt_sched.h"
+#include "spinlock.h"
+#include "task.h"
+
+#define HOLD_NS		200000ULL	/* 200 virtual us under the lock */
+#define ITERS		20
+
+struct cpu {
+	int slot;
+	spinlock_t *lock;
+	enum rt_vtime_cost cost;
+	pthread_t thread;
+};
+
+static void no_audit(void *arg)
+{
+	(void)arg;
+}
+
+/* Burn @ns of this thread's CPU time (what the measured cost source sees). */
+static void busy_ns(uint64_t ns)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	do {
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	} while ((uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ULL + (uint64_t)b.tv_nsec <
+		 (uint64_t)a.tv_nsec + ns);
+}
+
+static void *cpu_main(void *arg)
+{
+	struct cpu *c = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "vcpu-%d", c->slot);
+	rt_task_attach(name);
+	rt_sched_enter(c->slot);
+	for (int i = 0; i < ITERS; i++) {
+		spin_lock(c->lock);
+		if (c->cost == RT_VTIME_MEASURED)
+			busy_ns(HOLD_NS);
+		else
+			rt_vtime_charge(HOLD_NS);
+		spin_unlock(c->lock);
+		rt_vtime_op_done();
+	}
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+/* @nr CPUs (all on one lock if @shared), each ITERS holds: virtual ops/s. */
+static double vtime_ops_per_sec(int nr, bool shared, enum rt_vtime_cost cost,
+				struct rt_vtime_result *res)
+{
+	struct rt_sched_config sc = {
+		.kind = RT_SCHED_VTIME,
+		.seed = 1,
+		.vtime = { .cost = cost, .design = 0, .nr_workers = nr },
+	};
+	spinlock_t locks[4];
+	struct cpu cpus[4];
+
+	ck_assert_int_le(nr, 4);
+	for (int i = 0; i < nr; i++) {
+		spin_lock_init(&locks[i], LOCK_CLASS_PAGE_TABLE_LOCK);
+		cpus[i] = (struct cpu){ .slot = i, .lock = shared ? &locks[0] : &locks[i], .cost = cost };
+	}
+	rt_sched_init(&sc, nr, no_audit, NULL);
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_create(&cpus[i].thread, NULL, cpu_main, &cpus[i]), 0);
+	rt_sched_start();
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_join(cpus[i].thread, NULL), 0);
+	rt_sched_fini();
+	rt_vtime_result_read(res);
+	ck_assert_int_eq(res->ops, (uint64_t)nr * ITERS);
+	return rt_vtime_ops_per_sec(res);
+}
+
+static void check_shape(enum rt_vtime_cost cost, double tol)
+{
+	struct rt_vtime_result one, two, ind;
+	double r1 = vtime_ops_per_sec(1, true, cost, &one);
+	double r2 = vtime_ops_per_sec(2, true, cost, &two);
+	double ri = vtime_ops_per_sec(2, false, cost, &ind);
+	double eff = r2 / r1 / 2, sp = ri / r1;
+
+	ck_assert_msg(eff > 0.5 - tol && eff < 0.5 + tol,
+		      "%s: one shared lock: efficiency %.4f, want 0.5 +- %.2f (%.0f, %.0f ops/s)",
+		      rt_vtime_cost_name(cost), eff, tol, r1, r2);
+	ck_assert_msg(sp > 2.0 - 2 * tol && sp < 2.0 + 2 * tol,
+		      "%s: independent locks: speedup %.4f, want 2.0 +- %.2f (%.0f, %.0f ops/s)",
+		      rt_vtime_cost_name(cost), sp, 2 * tol, r1, ri);
+	/* The waiting is where it should be: half the shared run, none apart. */
+	ck_assert_msg(two.cls[LOCK_CLASS_PAGE_TABLE_LOCK].wait_spin_ns > 0, "no wait counted");
+	ck_assert_msg(ind.cls[LOCK_CLASS_PAGE_TABLE_LOCK].wait_spin_ns == 0, "a wait without sharing");
+	ck_assert_msg(two.cls[LOCK_CLASS_PAGE_TABLE_LOCK].holds == 2 * ITERS, "holds %lu",
+		      (unsigned long)two.cls[LOCK_CLASS_PAGE_TABLE_LOCK].holds);
+}
+
+START_TEST(test_known_explicit)
+{
+	check_shape(RT_VTIME_EXPLICIT, 0.001);
+}
+END_TEST
+
+START_TEST(test_known_model)
+{
+	check_shape(RT_VTIME_MODEL, 0.02);
+}
+END_TEST
+
+START_TEST(test_known_measured)
+{
+	check_shape(RT_VTIME_MEASURED, RT_TSAN ? 0.15 : 0.08);
+}
+END_TEST
+
+/* ---- trylock ---- */
+
+struct try_case {
+	uint64_t a, h, t;	/* the holder takes at a for h; the taker tries at t */
+	spinlock_t lock;
+	int ok;
+};
+
+static void *holder_main(void *arg)
+{
+	struct try_case *k = arg;
+
+	rt_task_attach("holder");
+	rt_sched_enter(0);
+	rt_vtime_charge(k->a);
+	spin_lock(&k->lock);
+	rt_vtime_charge(k->h);
+	spin_unlock(&k->lock);
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+static void *taker_main(void *arg)
+{
+	struct try_case *k = arg;
+
+	rt_task_attach("taker");
+	rt_sched_enter(1);
+	rt_vtime_charge(k->t);
+	k->ok = spin_trylock(&k->lock);
+	if (k->ok)
+		spin_unlock(&k->lock);
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+START_TEST(test_trylock_interval)
+{
+	/* t on both sides of both ends of [a, a + h); t == a ties (FIFO). */
+	static const struct { uint64_t a, h; long long dt; } cases[] = {
+		{ 1000, 5000, -1 }, { 1000, 5000, 1 }, { 1000, 5000, 2500 },
+		{ 1000, 5000, 4999 }, { 1000, 5000, 5000 }, { 1000, 5000, 5001 },
+		{ 0, 1, 1 }, { 0, 1000000, 999999 }, { 7, 3, 3 }, { 7, 3, 2 },
+		{ 500, 500, -500 }, { 500, 500, 100000 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct try_case k = { .a = cases[i].a, .h = cases[i].h,
+				      .t = (uint64_t)((long long)cases[i].a + cases[i].dt) };
+		struct rt_sched_config sc = {
+			.kind = RT_SCHED_VTIME,
+			.vtime = { .cost = RT_VTIME_EXPLICIT, .nr_workers = 2 },
+		};
+		pthread_t h, t;
+		bool covered = k.t >= k.a && k.t < k.a + k.h;
+
+		spin_lock_init(&k.lock, LOCK_CLASS_PAGE_TABLE_LOCK);
+		rt_sched_init(&sc, 2, no_audit, NULL);
+		ck_assert_int_eq(pthread_create(&h, NULL, holder_main, &k), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, taker_main, &k), 0);
+		rt_sched_start();
+		ck_assert_int_eq(pthread_join(h, NULL), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		rt_sched_fini();
+		ck_assert_msg(k.ok == !covered,
+			      "hold [%llu, %llu), trylock at %llu: %s, want %s",
+			      (unsigned long long)k.a, (unsigned long long)(k.a + k.h),
+			      (unsigned long long)k.t, k.ok ? "taken" : "failed",
+			      covered ? "failed" : "taken");
+	}
+}
+END_TEST
+
+/* ---- through the binary ---- */
+
+static char out[1 << 20];
+
+static const char *tail(void)
+{
+	size_t n = strlen(out);
+
+	return n > 3000 ? out + n - 3000 : out;
+}
+
+#define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
+
+START_TEST(test_cli_deterministic)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+	int rc = RUN("run", "--scenario", "mixed32", "--rmap", rmaps[_i], "--sched", "vtime",
+		     "--threads", "4", "--reclaim-threads", "1", "--seed", "7",
+		     "--seconds", RT_TSAN ? "0.0005" : "0.002", "--check-determinism",
+		     "--no-progress");
+
+	ck_assert_msg(rc == 0, "%s: exit %d\n%s", rmaps[_i], rc, tail());
+	ck_assert_msg(strstr(out, "determinism: OK"), "%s", tail());
+	ck_assert_msg(strstr(out, "virtual ops/s"), "%s", tail());
+	ck_assert_msg(strstr(out, "END: SUCCESS"), "%s", tail());
+}
+END_TEST
+
+START_TEST(test_cli_record)
+{
+	int rc = RUN("run", "--scenario", "shm", "--sched", "vtime", "--threads", "4",
+		     "--seed", "3", "--seconds", "0.001", "--json", "--no-progress");
+	const char *brace = strchr(out, '{');
+	json_t *rec, *v;
+	json_error_t err;
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(brace, "%s", tail());
+	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_msg(rec, "%s: %s", err.text, tail());
+	v = json_object_get(rec, "vtime");
+	ck_assert_msg(json_is_object(v), "no vtime object");
+	ck_assert_str_eq(json_string_value(json_object_get(v, "cost")), "model");
+	ck_assert(json_number_value(json_object_get(v, "virtual_seconds")) == 0.001);
+	ck_assert(json_number_value(json_object_get(v, "virtual_ops_per_sec")) > 0);
+	ck_assert(json_number_value(json_object_get(rec, "ops_per_sec")) ==
+		  json_number_value(json_object_get(v, "virtual_ops_per_sec")));
+	ck_assert(json_number_value(json_object_get(v, "real_seconds")) > 0);
+	ck_assert(json_is_object(json_object_get(v, "locks")));
+	json_decref(rec);
+}
+END_TEST
+
+START_TEST(test_cli_bad_options)
+{
+	ck_assert_int_eq(RUN("run", "--vtime-cost", "model"), 2);
+	ck_assert_msg(strstr(out, "need --sched vtime"), "%s", tail());
+	ck_assert_int_eq(RUN("run", "--sched", "vtime", "--vtime-cost", "wrong"), 2);
+	ck_assert_int_eq(RUN("run", "--sched", "vtime", "--vtime-cost", "measured",
+			     "--check-determinism"), 2);
+	ck_assert_msg(strstr(out, "not deterministic"), "%s", tail());
+}
+END_TEST
+
+START_TEST(test_cli_scale)
+{
+	int rc = RUN("scale", "--sched", "vtime", "--threads", "1,2", "--rmap", "objfile",
+		     "--repeat", "1", "--seconds", "0.0005", "--scenario", "sdet32");
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "virtual"), "%s", tail());
+	ck_assert_msg(strstr(out, "dominant waiting lock"), "%s", tail());
+	ck_assert_msg(!strstr(out, "oversubscription"), "%s", tail());
+}
+END_TEST
+
+static Suite *vtime_suite(void)
+{
+	Suite *s = suite_create("vtime");
+	TCase *tc = tcase_create("known");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_known_explicit);
+	tcase_add_test(tc, test_known_model);
+	tcase_add_test(tc, test_known_measured);
+	tcase_add_test(tc, test_trylock_interval);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cli");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_cli_deterministic, 0, 3);
+	tcase_add_test(tc, test_cli_record);
+	tcase_add_test(tc, test_cli_bad_options);
+	tcase_add_test(tc, test_cli_scale);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(vtime_suite());
+}
