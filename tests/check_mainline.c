@@ -462,14 +462,17 @@ START_TEST(test_mainline9_lock_tree_matches_lockdep)
 }
 END_TEST
 
-static void add_design_cases(Suite *s, const char *suffix, void (*fixture)(void))
+struct design_cases {
+	const char *names[3];	/* TCase names: Check keeps the pointers */
+	void (*fixture)(void);
+};
+
+static void add_design_cases(Suite *s, const struct design_cases *d)
 {
-	char name[32];
 	TCase *tc;
 
-	snprintf(name, sizeof(name), "anon_vma%s", suffix);
-	tc = tcase_create(strdup(name));
-	tcase_add_checked_fixture(tc, fixture, teardown);
+	tc = tcase_create(d->names[0]);
+	tcase_add_checked_fixture(tc, d->fixture, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mainline_first_fault_prepares_and_adopts);
 	tcase_add_test(tc, test_mainline_fork_chain_reclaim_and_free);
@@ -477,17 +480,15 @@ static void add_design_cases(Suite *s, const char *suffix, void (*fixture)(void)
 	tcase_add_test(tc, test_mainline_mprotect_merge_without_importer_caught);
 	suite_add_tcase(s, tc);
 
-	snprintf(name, sizeof(name), "file%s", suffix);
-	tc = tcase_create(strdup(name));
-	tcase_add_checked_fixture(tc, fixture, teardown);
+	tc = tcase_create(d->names[1]);
+	tcase_add_checked_fixture(tc, d->fixture, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mainline_try_to_unmap_visits_only_the_offset);
 	tcase_add_test(tc, test_mainline_nonlinear_cluster_reclaim);
 	suite_add_tcase(s, tc);
 
-	snprintf(name, sizeof(name), "audit%s", suffix);
-	tc = tcase_create(strdup(name));
-	tcase_add_checked_fixture(tc, fixture, teardown);
+	tc = tcase_create(d->names[2]);
+	tcase_add_checked_fixture(tc, d->fixture, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_mainline_audit_catches_anon_page_without_mapping);
 	tcase_add_test(tc, test_mainline_audit_catches_pte_outside_its_anon_vma);
@@ -499,8 +500,11 @@ static Suite *mainline_suite(void)
 	Suite *s = suite_create("mainline");
 	TCase *tc;
 
-	add_design_cases(s, "8", setup8);
-	add_design_cases(s, "9", setup9);
+	static const struct design_cases ml8 = { { "anon_vma8", "file8", "audit8" }, setup8 };
+	static const struct design_cases ml9 = { { "anon_vma9", "file9", "audit9" }, setup9 };
+
+	add_design_cases(s, &ml8);
+	add_design_cases(s, &ml9);
 	tc = tcase_create("order");
 	tcase_add_test(tc, test_mainline_lock_tree_matches_lockdep);
 	tcase_add_test(tc, test_mainline9_lock_tree_matches_lockdep);
