@@ -131,7 +131,7 @@ static void report_at(enum vm_report_kind kind, const char *file, int line,
 	vm_report_emit(r);
 }
 
-void __vm_bug(const char *file, int line, const char *cond)
+void _vm_bug(const char *file, int line, const char *cond)
 {
 	vm_oops_fn oops;
 	struct vm_report r;
@@ -148,7 +148,7 @@ void __vm_bug(const char *file, int line, const char *cond)
 	abort();
 }
 
-bool __vm_warn(const char *file, int line, const char *cond)
+bool _vm_warn(const char *file, int line, const char *cond)
 {
 	struct vm_report r;
 

@@ -117,20 +117,20 @@ typedef void (*vm_oops_fn)(const struct vm_report *report, void *arg)
 void vm_oops_set_handler(vm_oops_fn fn, void *arg);
 
 __attribute__((noreturn))
-void __vm_bug(const char *file, int line, const char *cond);
-bool __vm_warn(const char *file, int line, const char *cond);
+void _vm_bug(const char *file, int line, const char *cond);
+bool _vm_warn(const char *file, int line, const char *cond);
 
-#define BUG() __vm_bug(__FILE__, __LINE__, "BUG()")
+#define BUG() _vm_bug(__FILE__, __LINE__, "BUG()")
 #define BUG_ON(cond) do {						\
 	if (unlikely(cond))						\
-		__vm_bug(__FILE__, __LINE__, #cond);			\
+		_vm_bug(__FILE__, __LINE__, #cond);			\
 } while (0)
 #define VM_BUG_ON(cond) BUG_ON(cond)
 /* Reports once per occurrence and evaluates to the condition. */
 #define WARN_ON(cond) ({						\
 	bool __w = !!(cond);						\
 	if (unlikely(__w))						\
-		__vm_warn(__FILE__, __LINE__, #cond);			\
+		_vm_warn(__FILE__, __LINE__, #cond);			\
 	__w;								\
 })
 

@@ -3,6 +3,31 @@
  * Compiler and sanitizer glue shared by every core file: branch hints,
  * cache-line alignment, ONCE accessors and the ThreadSanitizer annotation
  * entry points (no-ops outside a TSan build).
+ *
+ * Names in core/ (STYLE.md: the kernel's names for emulated kernel code;
+ * "foo() takes the lock, __foo() expects the caller to hold it"):
+ *
+ *   foo()    takes the locks it needs.
+ *   __foo()  the same operation for a caller that already holds the lock
+ *            foo() would take, and asserts it (assert_spin_locked(),
+ *            BUG_ON(!PageLocked())): __remove_from_page_cache() under
+ *            tree_lock and the page lock, __anon_vma_link() under
+ *            anon_vma->lock. __ means this and nothing else.
+ *   _foo()   the implementation behind the macro or inline foo(), never
+ *            called by name outside the file that defines it (the lock
+ *            suites excepted): either it takes the caller's site, as
+ *            _spin_lock(l, 0, __FILE__, __LINE__) behind spin_lock(l)
+ *            (_down_read(), _down(), _lock_page(), _bit_spin_lock(),
+ *            _alloc_page(), _might_sleep(), _vm_bug(), _rt_die()), or
+ *            it is foo()'s out-of-line slow path (_spin_lock_contended(),
+ *            _bit_spin_wait(), _flight_record(), _rt_rcu_read_lock(),
+ *            _rt_task_attach_lazy()).
+ *
+ * Kernel names that begin with __ for another reason, kept as the kernel
+ * spells them so a diff against 2.6 reads line for line: type
+ * constructors (__pte(), __pgprot()), list.h's __list_add(),
+ * __free_page(), __iget() (fs/inode.c's, with the i_count held); and
+ * variables private to an inline (__lockdep_on, __rt_rcu_depth).
  */
 #ifndef RT_CORE_COMPILER_H
 #define RT_CORE_COMPILER_H
@@ -11,6 +36,14 @@
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/*
+ * Inlined at every call, whatever gcc's size estimate: the lock fast paths
+ * and the lock_events.h steps they are built from. The kernel's
+ * __always_inline, under a name that neither glibc (sys/cdefs.h) nor an
+ * __attribute__((always_inline)) elsewhere can collide with.
+ */
+#define force_inline	inline __attribute__((__always_inline__))
 
 #define SMP_CACHE_BYTES	64
 #define ____cacheline_aligned __attribute__((aligned(SMP_CACHE_BYTES)))

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void __rt_die(const char *file, const char *func, int line, const char *fmt, ...)
+void _rt_die(const char *file, const char *func, int line, const char *fmt, ...)
 {
 	va_list ap;
 

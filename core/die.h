@@ -10,16 +10,16 @@
 #include <stddef.h>
 
 __attribute__((noreturn, format(printf, 4, 5)))
-void __rt_die(const char *file, const char *func, int line, const char *fmt, ...);
+void _rt_die(const char *file, const char *func, int line, const char *fmt, ...);
 
-#define rt_die(...) __rt_die(__FILE__, __func__, __LINE__, __VA_ARGS__)
+#define rt_die(...) _rt_die(__FILE__, __func__, __LINE__, __VA_ARGS__)
 
 /* Check a pthread_* return code: 0 or die naming the call and the errno. */
 #define RT_PTHREAD(call) do {						\
 	int __rc = (call);						\
 	if (__rc)							\
-		__rt_die(__FILE__, __func__, __LINE__, "%s: %s", #call,	\
-			 rt_strerror(__rc));				\
+		_rt_die(__FILE__, __func__, __LINE__, "%s: %s", #call,	\
+			rt_strerror(__rc));				\
 } while (0)
 
 const char *rt_strerror(int err);

@@ -27,8 +27,8 @@ static const char *const event_names[FL_NR_EVENTS] = {
 	[FL_SCHED] = "sched",
 };
 
-void __flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
-		     int line, long arg)
+void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
+		    int line, long arg)
 {
 	unsigned long h = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 	struct flight_entry *e = &ring->e[h & (FLIGHT_RING - 1)];
@@ -43,7 +43,7 @@ void __flight_record(struct flight_ring *ring, enum flight_event ev, const char 
 
 void flight_yield(const char *where)
 {
-	__flight_record(&current->flight, FL_YIELD, where, 0, 0);
+	_flight_record(&current->flight, FL_YIELD, where, 0, 0);
 }
 
 static const char *base_name(const char *file)

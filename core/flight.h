@@ -46,8 +46,8 @@ struct flight_ring {
 
 extern int flight_enabled;	/* relaxed; on unless --no-flight */
 
-void __flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
-		     int line, long arg);
+void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
+		    int line, long arg);
 
 /* Record a yield point (FL_YIELD) for the current task; @where is static. */
 void flight_yield(const char *where);

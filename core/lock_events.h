@@ -17,6 +17,7 @@
  *             lock_ev_try_failed()  (a trylock that failed: stop here)
  *             lock_ev_acquired()    acquired, FL_LOCK / FL_TRYLOCK
  *             lock_ev_held()        lockdep acquire, [lock_hold_point()]
+ *             (a trylock ends with lock_ev_try_done(): the last three)
  *
  *   release:  lock_ev_pre_unlock()  sched_point(SP_RELEASE), lockdep release,
  *                                   TSan pre_unlock
@@ -28,8 +29,13 @@
  * The TSan pre/post pair brackets exactly the atomic op (and any wait):
  * TSan ignores the accesses in between and synchronises at post_lock and
  * pre_unlock, so a step may not move across them; this is why the steps
- * are separate functions and not one lock_ev_lock(). All are static inline
- * and cost a relaxed load or two when nothing is switched on.
+ * are separate and not one lock_ev_lock(). The four steps that call TSan
+ * are macros, the rest static inline functions: TSan's stacks then show
+ * the lock function (spin_lock's implementation, ...) right under the
+ * annotation, where an inline function would add a frame of its own and
+ * change the signature a report is keyed on (sanitizers/san_report.c
+ * takes the top frames). Every step costs a relaxed load or two when
+ * nothing is switched on.
  *
  * @key names the lock everywhere: the lock's address, or for a bit lock
  * a distinct address per (word, bit) (page_lock_key()). The same key is
@@ -49,7 +55,7 @@
 /* lockdep's validator switch (lockdep_set_enabled()); relaxed. */
 extern bool __lockdep_on;
 
-static inline bool lock_ev_lockdep_on(void)
+static force_inline bool lock_ev_lockdep_on(void)
 {
 	return unlikely(__atomic_load_n(&__lockdep_on, __ATOMIC_RELAXED));
 }
@@ -58,6 +64,22 @@ static inline unsigned int lock_ev_tsan_flags(enum lock_acquire_mode mode, bool 
 {
 	return (read ? RT_TSAN_MUTEX_READ_LOCK : 0) |
 	       (mode == LOCK_ACQ_TRY ? RT_TSAN_MUTEX_TRY_LOCK : 0);
+}
+
+/**
+ * lock_ev_before() - the part of lock_ev_pre_lock() before TSan's pre_lock
+ * @key, @cls, @mode, @preempt: as given to lock_ev_pre_lock()
+ *
+ * Context: any; the deterministic scheduler may switch threads here.
+ */
+static force_inline void lock_ev_before(const void *key, int cls, enum lock_acquire_mode mode,
+				  bool preempt)
+{
+	sched_point(SP_LOCK, key, cls);
+	if (mode == LOCK_ACQ_TRY)
+		lock_stat_add(&current->stats[cls].try_attempts);
+	if (preempt)
+		preempt_disable();
 }
 
 /**
@@ -70,20 +92,15 @@ static inline unsigned int lock_ev_tsan_flags(enum lock_acquire_mode mode, bool 
  * @tsan: annotate for TSan (false only for counting semaphores)
  *
  * A scheduler switch point (SP_LOCK), then the TSan pre_lock annotation.
+ * A macro, as are the other steps that call TSan (see the top of the file).
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
-static inline void lock_ev_pre_lock(void *key, int cls, enum lock_acquire_mode mode,
-				    bool read, bool preempt, bool tsan)
-{
-	sched_point(SP_LOCK, key, cls);
-	if (mode == LOCK_ACQ_TRY)
-		lock_stat_add(&current->stats[cls].try_attempts);
-	if (preempt)
-		preempt_disable();
-	if (tsan)
-		tsan_mutex_pre_lock(key, lock_ev_tsan_flags(mode, read));
-}
+#define lock_ev_pre_lock(key, cls, mode, read, preempt, tsan) do {		\
+	lock_ev_before((key), (cls), (mode), (preempt));			\
+	if (tsan)								\
+		tsan_mutex_pre_lock((key), lock_ev_tsan_flags((mode), (read)));	\
+} while (0)
 
 /**
  * lock_ev_contended() - the lock was busy; the caller waits next
@@ -95,7 +112,7 @@ static inline void lock_ev_pre_lock(void *key, int cls, enum lock_acquire_mode m
  *
  * Context: any.
  */
-static inline void lock_ev_contended(int cls, const char *file, int line)
+static force_inline void lock_ev_contended(int cls, const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].contended);
 	flight_record(FL_WAIT, file, line, cls);
@@ -108,13 +125,11 @@ static inline void lock_ev_contended(int cls, const char *file, int line)
  *
  * Context: any.
  */
-static inline void lock_ev_post_lock(void *key, enum lock_acquire_mode mode,
-				     bool read, bool ok, bool tsan)
-{
-	if (tsan)
-		tsan_mutex_post_lock(key, lock_ev_tsan_flags(mode, read) |
-				     (ok ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));
-}
+#define lock_ev_post_lock(key, mode, read, ok, tsan) do {			\
+	if (tsan)								\
+		tsan_mutex_post_lock((key), lock_ev_tsan_flags((mode), (read)) |	\
+				     ((ok) ? 0 : RT_TSAN_MUTEX_TRY_LOCK_FAILED));	\
+} while (0)
 
 /**
  * lock_ev_try_failed() - a trylock found the lock busy
@@ -126,7 +141,7 @@ static inline void lock_ev_post_lock(void *key, enum lock_acquire_mode mode,
  *
  * Context: any.
  */
-static inline void lock_ev_try_failed(int cls, bool preempt, const char *file, int line)
+static force_inline void lock_ev_try_failed(int cls, bool preempt, const char *file, int line)
 {
 	if (preempt)
 		preempt_enable();
@@ -142,7 +157,7 @@ static inline void lock_ev_try_failed(int cls, bool preempt, const char *file, i
  *
  * Context: the caller now holds the lock.
  */
-static inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
+static force_inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
 				    const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].acquired);
@@ -161,7 +176,7 @@ static inline void lock_ev_acquired(int cls, enum lock_acquire_mode mode,
  *
  * Context: the caller now holds the lock.
  */
-static inline void lock_ev_held(void *key, int cls, int subclass,
+static force_inline void lock_ev_held(void *key, int cls, int subclass,
 				enum lock_acquire_mode mode, bool read,
 				const char *file, int line)
 {
@@ -169,6 +184,40 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
 		lock_acquire(key, cls, subclass, mode, read, file, line);
 	if (mode == LOCK_ACQ_BLOCKING)
 		lock_hold_point(cls);
+}
+
+/**
+ * lock_ev_try_done() - the end of a trylock, after lock_ev_post_lock()
+ * @key, @cls: the lock
+ * @read, @preempt: as given to lock_ev_pre_lock()
+ * @ok: the lock was taken
+ * @tracked: tell lockdep (false only for counting semaphores)
+ * @file, @line: the trylock's site
+ *
+ * lock_ev_try_failed() when @ok is false; else lock_ev_acquired(), then
+ * lock_ev_held() for a tracked lock (a trylock: no long hold).
+ *
+ * Context: any.
+ * Return: @ok.
+ */
+static force_inline bool lock_ev_try_done(void *key, int cls, bool read, bool ok, bool preempt,
+				    bool tracked, const char *file, int line)
+{
+	if (!ok) {
+		lock_ev_try_failed(cls, preempt, file, line);
+		return false;
+	}
+	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
+	if (tracked)
+		lock_ev_held(key, cls, 0, LOCK_ACQ_TRY, read, file, line);
+	return true;
+}
+
+/* The lockdep half of lock_ev_pre_unlock(). Context: the caller holds the lock. */
+static force_inline void lock_ev_release(const void *key, int cls, const char *file, int line)
+{
+	if (lock_ev_lockdep_on())
+		lock_release(key, cls, file, line);
 }
 
 /**
@@ -187,23 +236,19 @@ static inline void lock_ev_held(void *key, int cls, int subclass,
  * Context: the caller holds the lock; the vtime scheduler may switch
  * threads here.
  */
-static inline void lock_ev_pre_unlock(void *key, int cls, bool read, bool tracked,
-				      const char *file, int line)
-{
-	sched_point(SP_RELEASE, key, cls);
-	if (!tracked)
-		return;
-	if (lock_ev_lockdep_on())
-		lock_release(key, cls, file, line);
-	tsan_mutex_pre_unlock(key, read ? RT_TSAN_MUTEX_READ_LOCK : 0);
-}
+#define lock_ev_pre_unlock(key, cls, read, tracked, file, line) do {		\
+	sched_point(SP_RELEASE, (key), (cls));					\
+	if (tracked) {								\
+		lock_ev_release((key), (cls), (file), (line));			\
+		tsan_mutex_pre_unlock((key), (read) ? RT_TSAN_MUTEX_READ_LOCK : 0); \
+	}									\
+} while (0)
 
 /* TSan post_unlock, right after the releasing atomic op. Context: any. */
-static inline void lock_ev_post_unlock(void *key, bool read, bool tracked)
-{
-	if (tracked)
-		tsan_mutex_post_unlock(key, read ? RT_TSAN_MUTEX_READ_LOCK : 0);
-}
+#define lock_ev_post_unlock(key, read, tracked) do {				\
+	if (tracked)								\
+		tsan_mutex_post_unlock((key), (read) ? RT_TSAN_MUTEX_READ_LOCK : 0); \
+} while (0)
 
 /**
  * lock_ev_released() - the last step of a release
@@ -215,7 +260,7 @@ static inline void lock_ev_post_unlock(void *key, bool read, bool tracked)
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
-static inline void lock_ev_released(const void *key, int cls, bool preempt,
+static force_inline void lock_ev_released(const void *key, int cls, bool preempt,
 				    const char *file, int line)
 {
 	if (preempt)

@@ -27,17 +27,17 @@
 #define PG_LOCKED_MASK	page_flag_mask(PG_locked)
 
 /**
- * __lock_page() - take the page lock, sleeping while another task holds it
+ * _lock_page() - take the page lock, sleeping while another task holds it
  * @page: the page
  * @file, @line: the caller's site, for lockdep and atomic-sleep reports
  *
- * Mirrors mm/filemap.c:lock_page() / __lock_page().
+ * Mirrors mm/filemap.c:lock_page() / _lock_page().
  *
  * Context: process context, may sleep: reported (VM_REPORT_ATOMIC_SLEEP)
  * when called in atomic context. Blocking acquisition of
  * LOCK_CLASS_PG_LOCKED: below mmap_sem, above i_shared_sem.
  */
-void __lock_page(struct page *page, const char *file, int line)
+void _lock_page(struct page *page, const char *file, int line)
 {
 	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
@@ -46,10 +46,10 @@ void __lock_page(struct page *page, const char *file, int line)
 
 	/* might_sleep(), with the caller's site in the report. */
 	if (unlikely(in_atomic()))
-		__might_sleep("lock_page", file, line);
+		_might_sleep("lock_page", file, line);
 
 	lock_ev_pre_lock(key, cls, LOCK_ACQ_BLOCKING, false, false, true);
-	/* Acquire pairs with the release in __unlock_page(). */
+	/* Acquire pairs with the release in _unlock_page(). */
 	while (unlikely(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK,
 					  __ATOMIC_ACQUIRE) & PG_LOCKED_MASK)) {
 		if (!contended) {
@@ -69,7 +69,7 @@ void __lock_page(struct page *page, const char *file, int line)
 }
 
 /**
- * __trylock_page() - take the page lock if it is free, never wait
+ * _trylock_page() - take the page lock if it is free, never wait
  * @page: the page
  * @file, @line: the caller's site, for lockdep
  *
@@ -82,28 +82,22 @@ void __lock_page(struct page *page, const char *file, int line)
  * Context: any; never sleeps.
  * Return: true when the caller now holds the page lock.
  */
-bool __trylock_page(struct page *page, const char *file, int line)
+bool _trylock_page(struct page *page, const char *file, int line)
 {
 	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
 	bool ok;
 
 	lock_ev_pre_lock(key, cls, LOCK_ACQ_TRY, false, false, true);
-	/* Acquire pairs with the release in __unlock_page(). */
+	/* Acquire pairs with the release in _unlock_page(). */
 	ok = !(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK, __ATOMIC_ACQUIRE) &
 	       PG_LOCKED_MASK);
 	lock_ev_post_lock(key, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(key, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(key, cls, false, ok, false, true, file, line);
 }
 
 /**
- * __unlock_page() - release the page lock
+ * _unlock_page() - release the page lock
  * @page: a page the current task locked
  * @file, @line: the caller's site, for lockdep
  *
@@ -114,7 +108,7 @@ bool __trylock_page(struct page *page, const char *file, int line)
  *
  * Context: any; never sleeps. The caller holds the page lock.
  */
-void __unlock_page(struct page *page, const char *file, int line)
+void _unlock_page(struct page *page, const char *file, int line)
 {
 	const int cls = LOCK_CLASS_PG_LOCKED;
 	void *key = page_lock_key(page, PG_locked);
@@ -122,7 +116,7 @@ void __unlock_page(struct page *page, const char *file, int line)
 
 	lock_ev_pre_unlock(key, cls, false, true, file, line);
 	/*
-	 * Release pairs with the acquire in __lock_page()/__trylock_page():
+	 * Release pairs with the acquire in _lock_page()/_trylock_page():
 	 * what we did under the page lock is seen by its next holder.
 	 */
 	old = __atomic_fetch_and(&page->flags, ~PG_LOCKED_MASK, __ATOMIC_RELEASE);

@@ -150,40 +150,40 @@ void put_page(struct page *page);
 
 /* ---- PG_locked: the sleeping page lock ---- */
 
-void __lock_page(struct page *page, const char *file, int line);
-bool __trylock_page(struct page *page, const char *file, int line);
-void __unlock_page(struct page *page, const char *file, int line);
+void _lock_page(struct page *page, const char *file, int line);
+bool _trylock_page(struct page *page, const char *file, int line);
+void _unlock_page(struct page *page, const char *file, int line);
 
 /* Sleeps until the page lock is ours. Context: may sleep; not atomic. */
-#define lock_page(p)		__lock_page((p), __FILE__, __LINE__)
-#define unlock_page(p)		__unlock_page((p), __FILE__, __LINE__)
+#define lock_page(p)		_lock_page((p), __FILE__, __LINE__)
+#define unlock_page(p)		_unlock_page((p), __FILE__, __LINE__)
 /*
  * Kernel convention: true when the page was already locked (we did NOT
  * get it). Reclaim's way to lock a page against the order.
  */
-#define TestSetPageLocked(p)	(!__trylock_page((p), __FILE__, __LINE__))
+#define TestSetPageLocked(p)	(!_trylock_page((p), __FILE__, __LINE__))
 
 /* ---- PG_chainlock / PG_maplock: bit spinlocks ---- */
 
 #define pte_chain_lock(p) \
-	__bit_spin_lock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
-			LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
+	_bit_spin_lock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+		       LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
 #define pte_chain_trylock(p) \
-	__bit_spin_trylock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
-			   LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
-#define pte_chain_unlock(p) \
-	__bit_spin_unlock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+	_bit_spin_trylock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
 			  LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
+#define pte_chain_unlock(p) \
+	_bit_spin_unlock(PG_chainlock, &(p)->flags, page_lock_key((p), PG_chainlock), \
+			 LOCK_CLASS_PG_CHAINLOCK, __FILE__, __LINE__)
 
 #define page_map_lock(p) \
-	__bit_spin_lock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
-			LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
+	_bit_spin_lock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+		       LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
 #define page_map_trylock(p) \
-	__bit_spin_trylock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
-			   LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
-#define page_map_unlock(p) \
-	__bit_spin_unlock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+	_bit_spin_trylock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
 			  LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
+#define page_map_unlock(p) \
+	_bit_spin_unlock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
+			 LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
 
 /* ---- the data word: the emulated page contents ---- */
 

@@ -151,7 +151,7 @@ static void wakeup_low_hook(struct zone *zone)
 }
 
 /**
- * __alloc_page() - take a free page, count 1, flags clear
+ * _alloc_page() - take a free page, count 1, flags clear
  * @gfp: GFP_KERNEL (may sleep: reported in atomic context) or GFP_ATOMIC;
  *	__GFP_ZERO is accepted and changes nothing
  * @file, @line: the caller's site, for the atomic-sleep report
@@ -182,7 +182,7 @@ static void wakeup_low_hook(struct zone *zone)
  * below pages_min, the locks of try_to_free_pages().
  * Return: the page, or NULL when memory is exhausted (nr_alloc_fail).
  */
-struct page *__alloc_page(gfp_t gfp, const char *file, int line)
+struct page *_alloc_page(gfp_t gfp, const char *file, int line)
 {
 	struct zone *zone = &contig_zone;
 	struct page *page = NULL;
@@ -190,7 +190,7 @@ struct page *__alloc_page(gfp_t gfp, const char *file, int line)
 	bool may_reclaim = gfp & __GFP_WAIT;
 
 	if ((gfp & __GFP_WAIT) && unlikely(in_atomic())) {
-		__might_sleep("alloc_page(GFP_KERNEL)", file, line);
+		_might_sleep("alloc_page(GFP_KERNEL)", file, line);
 		may_reclaim = false;
 	}
 	if (may_reclaim && (current->flags & PF_MEMALLOC))

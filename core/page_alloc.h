@@ -106,8 +106,8 @@ void zone_set_low_hook(struct zone *zone, zone_low_hook_fn fn, void *arg);
  * Context: takes zone->lock.
  * Return: the page, or NULL when memory is exhausted.
  */
-#define alloc_page(gfp) __alloc_page((gfp), __FILE__, __LINE__)
-struct page *__alloc_page(gfp_t gfp, const char *file, int line);
+#define alloc_page(gfp) _alloc_page((gfp), __FILE__, __LINE__)
+struct page *_alloc_page(gfp_t gfp, const char *file, int line);
 
 /* Free a page whose count has dropped to 0 (the last put_page). */
 void __free_page(struct page *page);

@@ -350,7 +350,7 @@ static inline void ptep_set_wrprotect(pte_t *ptep)
  * NULL) receives the pte as found: the one the access went through, or the
  * one that faulted it.
  */
-static inline bool __ptep_mmu_update(pte_t *ptep, pte_t need, pte_t set, pte_t *orig)
+static inline bool ptep_mmu_update(pte_t *ptep, pte_t need, pte_t set, pte_t *orig)
 {
 	/* Acquire pairs with set_pte()'s release: the page behind it is ready. */
 	pte_t old = __atomic_load_n(ptep, __ATOMIC_ACQUIRE);
@@ -387,7 +387,7 @@ static inline bool __ptep_mmu_update(pte_t *ptep, pte_t need, pte_t set, pte_t *
  */
 static inline bool ptep_mkyoung(pte_t *ptep, pte_t *orig)
 {
-	return __ptep_mmu_update(ptep, _PAGE_PRESENT, _PAGE_ACCESSED, orig);
+	return ptep_mmu_update(ptep, _PAGE_PRESENT, _PAGE_ACCESSED, orig);
 }
 
 /*
@@ -404,7 +404,7 @@ static inline bool ptep_mkyoung(pte_t *ptep, pte_t *orig)
  */
 static inline bool ptep_mkdirty(pte_t *ptep, pte_t *orig)
 {
-	return __ptep_mmu_update(ptep, _PAGE_PRESENT | _PAGE_RW,
+	return ptep_mmu_update(ptep, _PAGE_PRESENT | _PAGE_RW,
 				 _PAGE_DIRTY | _PAGE_ACCESSED, orig);
 }
 

@@ -71,12 +71,12 @@ static inline struct urcu_lib_rcu_head *lib_head(struct rcu_head *head)
 	return (struct urcu_lib_rcu_head *)(void *)head->__urcu;
 }
 
-void __rt_rcu_read_lock(void)
+void _rt_rcu_read_lock(void)
 {
 	urcu_memb_read_lock();
 }
 
-void __rt_rcu_read_unlock(void)
+void _rt_rcu_read_unlock(void)
 {
 	/*
 	 * Everything this section read happens before any grace period that
@@ -93,7 +93,7 @@ void synchronize_rcu(void)
 	BUG_ON(rcu_in_callback);
 	might_sleep("synchronize_rcu()");
 	urcu_memb_synchronize_rcu();
-	/* Pairs with the release in __rt_rcu_read_unlock(). */
+	/* Pairs with the release in _rt_rcu_read_unlock(). */
 	tsan_acquire(&rcu_gp_token);
 	stat_inc(&nr_grace_periods);
 }
@@ -110,7 +110,7 @@ static void rcu_callback_trampoline(struct urcu_lib_rcu_head *lh)
 	__rt_rcu_registered = true;
 	/* Pairs with the release in call_rcu(): the caller's accesses. */
 	tsan_acquire(head);
-	/* Pairs with the release in __rt_rcu_read_unlock(): the readers'. */
+	/* Pairs with the release in _rt_rcu_read_unlock(): the readers'. */
 	tsan_acquire(&rcu_gp_token);
 	rcu_in_callback = true;
 	head->func(head);

@@ -45,8 +45,8 @@ extern _Thread_local unsigned int __rt_rcu_depth
 	__attribute__((tls_model("initial-exec")));
 
 /* Enter/leave liburcu's read side (outermost level only). */
-void __rt_rcu_read_lock(void);
-void __rt_rcu_read_unlock(void);
+void _rt_rcu_read_lock(void);
+void _rt_rcu_read_unlock(void);
 
 /**
  * rcu_read_lock() - enter an RCU read-side critical section
@@ -64,7 +64,7 @@ static inline void rcu_read_lock(void)
 {
 	BUG_ON(!__rt_rcu_registered);
 	if (__rt_rcu_depth++ == 0)
-		__rt_rcu_read_lock();
+		_rt_rcu_read_lock();
 }
 
 /**
@@ -76,7 +76,7 @@ static inline void rcu_read_unlock(void)
 {
 	BUG_ON(__rt_rcu_depth == 0);
 	if (--__rt_rcu_depth == 0)
-		__rt_rcu_read_unlock();
+		_rt_rcu_read_unlock();
 }
 
 /**

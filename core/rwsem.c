@@ -24,7 +24,7 @@ static inline bool read_trylock_once(struct rw_semaphore *sem)
 {
 	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
-	/* Acquire pairs with the release in __up_write()/__downgrade_write(). */
+	/* Acquire pairs with the release in _up_write()/_downgrade_write(). */
 	return !(c & (RWSEM_WRITER | RWSEM_WAITING)) &&
 	       __atomic_compare_exchange_n(&sem->count, &c, c + 1, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
@@ -34,22 +34,22 @@ static inline bool write_trylock_once(struct rw_semaphore *sem)
 {
 	long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
-	/* Acquire pairs with the release in __up_read()/__up_write(). */
+	/* Acquire pairs with the release in _up_read()/_up_write(). */
 	return (c & ~RWSEM_WAITING) == 0 &&
 	       __atomic_compare_exchange_n(&sem->count, &c, RWSEM_WRITER, false,
 					   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 /**
- * __down_read() - take @sem shared; sleeps while a writer holds or waits
+ * _down_read() - take @sem shared; sleeps while a writer holds or waits
  * Context: may sleep: reported in atomic context.
  */
-void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int line)
+void _down_read(struct rw_semaphore *sem, int subclass, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 
 	if (unlikely(current->preempt_count))
-		__might_sleep(lock_class_name(cls), file, line);
+		_might_sleep(lock_class_name(cls), file, line);
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, true, false, true);
 	if (unlikely(!read_trylock_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
@@ -63,7 +63,7 @@ void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int l
 	lock_ev_held(sem, cls, subclass, LOCK_ACQ_BLOCKING, true, file, line);
 }
 
-bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
+bool _down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 	bool ok;
@@ -71,16 +71,10 @@ bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, true, false, true);
 	ok = read_trylock_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, true, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);
-	return true;
+	return lock_ev_try_done(sem, cls, true, ok, false, true, file, line);
 }
 
-void __up_read(struct rw_semaphore *sem, const char *file, int line)
+void _up_read(struct rw_semaphore *sem, const char *file, int line)
 {
 	/* Read before the release: the rwsem's memory may be freed right after. */
 	int cls = sem->dep_map.class_id;
@@ -95,15 +89,15 @@ void __up_read(struct rw_semaphore *sem, const char *file, int line)
 }
 
 /**
- * __down_write() - take @sem exclusively; new readers wait meanwhile
+ * _down_write() - take @sem exclusively; new readers wait meanwhile
  * Context: may sleep: reported in atomic context.
  */
-void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int line)
+void _down_write(struct rw_semaphore *sem, int subclass, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 
 	if (unlikely(current->preempt_count))
-		__might_sleep(lock_class_name(cls), file, line);
+		_might_sleep(lock_class_name(cls), file, line);
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, false, false, true);
 	if (unlikely(!write_trylock_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
@@ -123,7 +117,7 @@ void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int 
 	lock_ev_held(sem, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
-bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
+bool _down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 	bool ok;
@@ -131,18 +125,12 @@ bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, true);
 	ok = write_trylock_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(sem, cls, false, ok, false, true, file, line);
 }
 
-void __up_write(struct rw_semaphore *sem, const char *file, int line)
+void _up_write(struct rw_semaphore *sem, const char *file, int line)
 {
-	int cls = sem->dep_map.class_id;	/* before the release, as in __up_read() */
+	int cls = sem->dep_map.class_id;	/* before the release, as in _up_read() */
 	long old;
 
 	lock_ev_pre_unlock(sem, cls, false, true, file, line);
@@ -158,7 +146,7 @@ void __up_write(struct rw_semaphore *sem, const char *file, int line)
  * scheduler point, no statistics and no flight event; lockdep and TSan
  * see the write hold end and a read hold (a trylock: no new edge) begin.
  */
-void __downgrade_write(struct rw_semaphore *sem, const char *file, int line)
+void _downgrade_write(struct rw_semaphore *sem, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 	long old;

@@ -25,24 +25,24 @@ struct rw_semaphore {
 
 void init_rwsem(struct rw_semaphore *sem, int class_id);
 
-void __down_read(struct rw_semaphore *sem, int subclass, const char *file, int line);
-bool __down_read_trylock(struct rw_semaphore *sem, const char *file, int line);
-void __up_read(struct rw_semaphore *sem, const char *file, int line);
-void __down_write(struct rw_semaphore *sem, int subclass, const char *file, int line);
-bool __down_write_trylock(struct rw_semaphore *sem, const char *file, int line);
-void __up_write(struct rw_semaphore *sem, const char *file, int line);
-void __downgrade_write(struct rw_semaphore *sem, const char *file, int line);
+void _down_read(struct rw_semaphore *sem, int subclass, const char *file, int line);
+bool _down_read_trylock(struct rw_semaphore *sem, const char *file, int line);
+void _up_read(struct rw_semaphore *sem, const char *file, int line);
+void _down_write(struct rw_semaphore *sem, int subclass, const char *file, int line);
+bool _down_write_trylock(struct rw_semaphore *sem, const char *file, int line);
+void _up_write(struct rw_semaphore *sem, const char *file, int line);
+void _downgrade_write(struct rw_semaphore *sem, const char *file, int line);
 
-#define down_read(s)		__down_read((s), 0, __FILE__, __LINE__)
-#define down_read_nested(s, n)	__down_read((s), (n), __FILE__, __LINE__)
+#define down_read(s)		_down_read((s), 0, __FILE__, __LINE__)
+#define down_read_nested(s, n)	_down_read((s), (n), __FILE__, __LINE__)
 /* Kernel convention: 1 when acquired, 0 when not. */
-#define down_read_trylock(s)	__down_read_trylock((s), __FILE__, __LINE__)
-#define up_read(s)		__up_read((s), __FILE__, __LINE__)
-#define down_write(s)		__down_write((s), 0, __FILE__, __LINE__)
-#define down_write_nested(s, n)	__down_write((s), (n), __FILE__, __LINE__)
-#define down_write_trylock(s)	__down_write_trylock((s), __FILE__, __LINE__)
-#define up_write(s)		__up_write((s), __FILE__, __LINE__)
-#define downgrade_write(s)	__downgrade_write((s), __FILE__, __LINE__)
+#define down_read_trylock(s)	_down_read_trylock((s), __FILE__, __LINE__)
+#define up_read(s)		_up_read((s), __FILE__, __LINE__)
+#define down_write(s)		_down_write((s), 0, __FILE__, __LINE__)
+#define down_write_nested(s, n)	_down_write((s), (n), __FILE__, __LINE__)
+#define down_write_trylock(s)	_down_write_trylock((s), __FILE__, __LINE__)
+#define up_write(s)		_up_write((s), __FILE__, __LINE__)
+#define downgrade_write(s)	_downgrade_write((s), __FILE__, __LINE__)
 
 static inline bool rwsem_is_locked(struct rw_semaphore *sem)
 {

@@ -26,22 +26,22 @@ static inline bool down_once(struct semaphore *sem)
 {
 	int c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 
-	/* Acquire pairs with the release in __up(). */
+	/* Acquire pairs with the release in _up(). */
 	return c > 0 && __atomic_compare_exchange_n(&sem->count, &c, c - 1, false,
 						    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 /**
- * __down() - take one unit of @sem, sleeping until one is free
+ * _down() - take one unit of @sem, sleeping until one is free
  * Context: may sleep: reported in atomic context (the seeded bug
  * reclaim-down-ishared is exactly this, under a page's rmap bit lock).
  */
-void __down(struct semaphore *sem, int subclass, const char *file, int line)
+void _down(struct semaphore *sem, int subclass, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 
 	if (unlikely(current->preempt_count))
-		__might_sleep(lock_class_name(cls), file, line);
+		_might_sleep(lock_class_name(cls), file, line);
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_BLOCKING, false, false, sem->mutex);
 	if (unlikely(!down_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
@@ -58,11 +58,11 @@ void __down(struct semaphore *sem, int subclass, const char *file, int line)
 }
 
 /**
- * __down_trylock() - take one unit of @sem if one is free
+ * _down_trylock() - take one unit of @sem if one is free
  * Context: any; never sleeps.
  * Return: 0 when taken, 1 when not (the kernel's convention).
  */
-int __down_trylock(struct semaphore *sem, const char *file, int line)
+int _down_trylock(struct semaphore *sem, const char *file, int line)
 {
 	int cls = sem->dep_map.class_id;
 	bool ok;
@@ -70,17 +70,10 @@ int __down_trylock(struct semaphore *sem, const char *file, int line)
 	lock_ev_pre_lock(sem, cls, LOCK_ACQ_TRY, false, false, sem->mutex);
 	ok = down_once(sem);
 	lock_ev_post_lock(sem, LOCK_ACQ_TRY, false, ok, sem->mutex);
-	if (!ok) {
-		lock_ev_try_failed(cls, false, file, line);
-		return 1;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	if (sem->mutex)
-		lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return 0;
+	return !lock_ev_try_done(sem, cls, false, ok, false, sem->mutex, file, line);
 }
 
-void __up(struct semaphore *sem, const char *file, int line)
+void _up(struct semaphore *sem, const char *file, int line)
 {
 	/* Read before the release: the semaphore may be freed right after. */
 	bool mutex = sem->mutex;

@@ -21,14 +21,14 @@ struct semaphore {
 
 void sema_init(struct semaphore *sem, int val, int class_id);
 
-void __down(struct semaphore *sem, int subclass, const char *file, int line);
-int __down_trylock(struct semaphore *sem, const char *file, int line);
-void __up(struct semaphore *sem, const char *file, int line);
+void _down(struct semaphore *sem, int subclass, const char *file, int line);
+int _down_trylock(struct semaphore *sem, const char *file, int line);
+void _up(struct semaphore *sem, const char *file, int line);
 
-#define down(s)			__down((s), 0, __FILE__, __LINE__)
-#define down_nested(s, n)	__down((s), (n), __FILE__, __LINE__)
-#define down_trylock(s)		__down_trylock((s), __FILE__, __LINE__)
-#define up(s)			__up((s), __FILE__, __LINE__)
+#define down(s)			_down((s), 0, __FILE__, __LINE__)
+#define down_nested(s, n)	_down((s), (n), __FILE__, __LINE__)
+#define down_trylock(s)		_down_trylock((s), __FILE__, __LINE__)
+#define up(s)			_up((s), __FILE__, __LINE__)
 
 static inline int sema_count(struct semaphore *sem)
 {

@@ -66,20 +66,20 @@ void spin_lock_init(spinlock_t *lock, int class_id)
 	tsan_mutex_create(lock, RT_TSAN_MUTEX_NOT_STATIC);
 }
 
-void __spin_lock_contended(spinlock_t *lock, int cls)
+void _spin_lock_contended(spinlock_t *lock, int cls)
 {
 	struct lock_wait w = LOCK_WAIT(lock, cls);
 
 	for (;;) {
 		while (__atomic_load_n(&lock->locked, __ATOMIC_RELAXED))
 			lock_wait_relax(&w);
-		/* Acquire pairs with the release in __spin_unlock(). */
+		/* Acquire pairs with the release in _spin_unlock(). */
 		if (!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
 			return;
 	}
 }
 
-void __bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls)
+void _bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls)
 {
 	struct lock_wait w = LOCK_WAIT(tsan_key, cls);
 

@@ -46,50 +46,44 @@ void lock_wait_relax(struct lock_wait *w);
 void lock_wait_sleep(struct lock_wait *w);
 
 void spin_lock_init(spinlock_t *lock, int class_id);
-void __spin_lock_contended(spinlock_t *lock, int cls);
+void _spin_lock_contended(spinlock_t *lock, int cls);
 
-static inline void __spin_lock(spinlock_t *lock, int subclass,
-			       const char *file, int line)
+static force_inline void _spin_lock(spinlock_t *lock, int subclass,
+			      const char *file, int line)
 {
 	int cls = lock->dep_map.class_id;
 
 	lock_ev_pre_lock(lock, cls, LOCK_ACQ_BLOCKING, false, true, true);
 	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
-		/* Pairs with the release in __spin_unlock(). */
+		/* Pairs with the release in _spin_unlock(). */
 		lock_ev_contended(cls, file, line);
-		__spin_lock_contended(lock, cls);
+		_spin_lock_contended(lock, cls);
 	}
 	lock_ev_post_lock(lock, LOCK_ACQ_BLOCKING, false, true, true);
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
 	lock_ev_held(lock, cls, subclass, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
-static inline bool __spin_trylock(spinlock_t *lock, const char *file, int line)
+static force_inline bool _spin_trylock(spinlock_t *lock, const char *file, int line)
 {
 	int cls = lock->dep_map.class_id;
 	bool ok;
 
 	lock_ev_pre_lock(lock, cls, LOCK_ACQ_TRY, false, true, true);
-	/* Acquire pairs with the release in __spin_unlock(). */
+	/* Acquire pairs with the release in _spin_unlock(). */
 	ok = !__atomic_load_n(&lock->locked, __ATOMIC_RELAXED) &&
 	     !__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE);
 	lock_ev_post_lock(lock, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, true, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(lock, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(lock, cls, false, ok, true, true, file, line);
 }
 
-static inline void __spin_unlock(spinlock_t *lock, const char *file, int line)
+static force_inline void _spin_unlock(spinlock_t *lock, const char *file, int line)
 {
 	/* Read before the release: the lock's memory may be freed right after. */
 	int cls = lock->dep_map.class_id;
 
 	lock_ev_pre_unlock(lock, cls, false, true, file, line);
-	/* Pairs with the acquire in __spin_lock()/__spin_trylock(). */
+	/* Pairs with the acquire in _spin_lock()/_spin_trylock(). */
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELEASE);
 	lock_ev_post_unlock(lock, false, true);
 	lock_ev_released(lock, cls, true, file, line);
@@ -100,10 +94,10 @@ static inline bool spin_is_locked(const spinlock_t *lock)
 	return __atomic_load_n(&lock->locked, __ATOMIC_RELAXED) != 0;
 }
 
-#define spin_lock(l)		__spin_lock((l), 0, __FILE__, __LINE__)
-#define spin_lock_nested(l, s)	__spin_lock((l), (s), __FILE__, __LINE__)
-#define spin_trylock(l)		__spin_trylock((l), __FILE__, __LINE__)
-#define spin_unlock(l)		__spin_unlock((l), __FILE__, __LINE__)
+#define spin_lock(l)		_spin_lock((l), 0, __FILE__, __LINE__)
+#define spin_lock_nested(l, s)	_spin_lock((l), (s), __FILE__, __LINE__)
+#define spin_trylock(l)		_spin_trylock((l), __FILE__, __LINE__)
+#define spin_unlock(l)		_spin_unlock((l), __FILE__, __LINE__)
 
 /*
  * Assert the current task holds @l (lockdep on), or at least that someone
@@ -118,28 +112,28 @@ static inline bool spin_is_locked(const spinlock_t *lock)
  * @tsan_key is a distinct address per (word, bit) for TSan: never the
  * word's own address, where the other flag atomics live.
  */
-void __bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls);
+void _bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls);
 
-static inline void __bit_spin_lock(unsigned int bitnr, unsigned long *addr,
-				   void *tsan_key, int cls,
-				   const char *file, int line)
+static force_inline void _bit_spin_lock(unsigned int bitnr, unsigned long *addr,
+				  void *tsan_key, int cls,
+				  const char *file, int line)
 {
 	unsigned long mask = 1UL << bitnr;
 
 	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_BLOCKING, false, true, true);
-	/* Acquire pairs with the release in __bit_spin_unlock(). */
+	/* Acquire pairs with the release in _bit_spin_unlock(). */
 	while (unlikely(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask)) {
 		lock_ev_contended(cls, file, line);
-		__bit_spin_wait(bitnr, addr, tsan_key, cls);
+		_bit_spin_wait(bitnr, addr, tsan_key, cls);
 	}
 	lock_ev_post_lock(tsan_key, LOCK_ACQ_BLOCKING, false, true, true);
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
 	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
 }
 
-static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
-				      void *tsan_key, int cls,
-				      const char *file, int line)
+static force_inline bool _bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
+				     void *tsan_key, int cls,
+				     const char *file, int line)
 {
 	unsigned long mask = 1UL << bitnr;
 	bool ok;
@@ -147,21 +141,15 @@ static inline bool __bit_spin_trylock(unsigned int bitnr, unsigned long *addr,
 	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_TRY, false, true, true);
 	ok = !(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask);
 	lock_ev_post_lock(tsan_key, LOCK_ACQ_TRY, false, ok, true);
-	if (!ok) {
-		lock_ev_try_failed(cls, true, file, line);
-		return false;
-	}
-	lock_ev_acquired(cls, LOCK_ACQ_TRY, file, line);
-	lock_ev_held(tsan_key, cls, 0, LOCK_ACQ_TRY, false, file, line);
-	return true;
+	return lock_ev_try_done(tsan_key, cls, false, ok, true, true, file, line);
 }
 
-static inline void __bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
-				     void *tsan_key, int cls,
-				     const char *file, int line)
+static force_inline void _bit_spin_unlock(unsigned int bitnr, unsigned long *addr,
+				    void *tsan_key, int cls,
+				    const char *file, int line)
 {
 	lock_ev_pre_unlock(tsan_key, cls, false, true, file, line);
-	/* Pairs with the acquire in __bit_spin_lock()/__bit_spin_trylock(). */
+	/* Pairs with the acquire in _bit_spin_lock()/_bit_spin_trylock(). */
 	__atomic_fetch_and(addr, ~(1UL << bitnr), __ATOMIC_RELEASE);
 	lock_ev_post_unlock(tsan_key, false, true);
 	lock_ev_released(tsan_key, cls, true, file, line);

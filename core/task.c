@@ -122,7 +122,7 @@ static void lazy_key_init(void)
 	RT_PTHREAD(pthread_key_create(&lazy_key, lazy_destructor));
 }
 
-struct task_struct *__rt_task_attach_lazy(void)
+struct task_struct *_rt_task_attach_lazy(void)
 {
 	struct task_struct *t;
 	char name[TASK_COMM_LEN];
@@ -190,7 +190,7 @@ void lock_stats_reset(void)
 	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
 }
 
-void __might_sleep(const char *what, const char *file, int line)
+void _might_sleep(const char *what, const char *file, int line)
 {
 	struct task_struct *t = current;
 	struct vm_report r;

@@ -50,14 +50,14 @@ struct task_struct {
 extern _Thread_local struct task_struct *current_task
 	__attribute__((tls_model("initial-exec")));
 
-struct task_struct *__rt_task_attach_lazy(void);
+struct task_struct *_rt_task_attach_lazy(void);
 
 static inline struct task_struct *get_current(void)
 {
 	struct task_struct *t = current_task;
 
 	if (unlikely(!t))
-		t = __rt_task_attach_lazy();
+		t = _rt_task_attach_lazy();
 	return t;
 }
 #define current get_current()
@@ -96,7 +96,7 @@ bool rt_task_for_each_try(void (*fn)(struct task_struct *t, void *arg), void *ar
 static inline void flight_record(enum flight_event ev, const char *what, int line, long arg)
 {
 	if (likely(__atomic_load_n(&flight_enabled, __ATOMIC_RELAXED)))
-		__flight_record(&current->flight, ev, what, line, arg);
+		_flight_record(&current->flight, ev, what, line, arg);
 }
 
 /* Name the operation in flight; NULL when idle. */
@@ -135,7 +135,7 @@ static inline void lock_stat_add(unsigned long *counter)
 }
 
 /**
- * __might_sleep() - report sleeping in atomic context
+ * _might_sleep() - report sleeping in atomic context
  * @what: the sleeping operation ("down(i_shared_sem)", "alloc_page(GFP_KERNEL)")
  * @file, @line: where it was called
  *
@@ -144,10 +144,10 @@ static inline void lock_stat_add(unsigned long *counter)
  *
  * Context: any.
  */
-void __might_sleep(const char *what, const char *file, int line);
+void _might_sleep(const char *what, const char *file, int line);
 #define might_sleep(what) do {						\
 	if (unlikely(in_atomic()))					\
-		__might_sleep((what), __FILE__, __LINE__);		\
+		_might_sleep((what), __FILE__, __LINE__);		\
 } while (0)
 
 #endif /* RT_CORE_TASK_H */

@@ -10,24 +10,11 @@
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
-
-static void setup(void)
-{
-	lockdep_set_enabled(true);
-	lockdep_reset_graph();
-	rt_reports_capture();
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-	ck_assert_int_eq(current->preempt_count, 0);
-	ck_assert_int_eq(lockdep_depth(), 0);
-}
 
 START_TEST(test_atomic_preempt_count_nests)
 {
@@ -163,24 +150,18 @@ START_TEST(test_atomic_sleeping_allocation)
 }
 END_TEST
 
-static Suite *atomic_suite(void)
-{
-	Suite *s = suite_create("atomic");
-	TCase *tc = tcase_create("might_sleep");
-
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_atomic_preempt_count_nests);
-	tcase_add_test(tc, test_atomic_down_under_spinlock);
-	tcase_add_test(tc, test_atomic_down_trylock_under_spinlock_is_fine);
-	tcase_add_test(tc, test_atomic_rwsem_under_bit_spinlock);
-	tcase_add_test(tc, test_atomic_lock_page_under_spinlock);
-	tcase_add_test(tc, test_atomic_sleeping_allocation);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(atomic_suite());
+	const struct rt_tcase tcs[] = {
+		{ "might_sleep", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_atomic_preempt_count_nests,
+			test_atomic_down_under_spinlock,
+			test_atomic_down_trylock_under_spinlock_is_fine,
+			test_atomic_rwsem_under_bit_spinlock,
+			test_atomic_lock_page_under_spinlock,
+			test_atomic_sleeping_allocation,
+		} },
+	};
+
+	return rt_check_main(rt_suite("atomic", tcs, (int)ARRAY_SIZE(tcs)));
 }

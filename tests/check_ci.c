@@ -458,7 +458,7 @@ START_TEST(test_ci_tiny_gate_passes)
 	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "the tiny gate failed (exit %d)", rc);
 	json_decref(rec);
 	free(xml);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -490,7 +490,7 @@ START_TEST(test_ci_coverage_is_judged)
 	ck_assert_int_ge(count(xml, "<failure"), (int)json_array_size(never));
 	free(xml);
 	json_decref(rec);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -535,7 +535,7 @@ START_TEST(test_ci_failing_configuration)
 	/* Coverage is not judged on a restricted gate: its testcases are skipped. */
 	ck_assert_msg(strstr(xml, "coverage not judged"), "coverage judged on a restricted gate");
 	free(xml);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -568,7 +568,7 @@ START_TEST(test_ci_interrupt_exits_130)
 	check_junit(xml, "rmaptorture." RT_BUILD_KIND);
 	ck_assert_msg(strstr(xml, "<skipped message=\"interrupted\"/>"), "nothing marked interrupted");
 	free(xml);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -645,7 +645,7 @@ START_TEST(test_ci_merge_stored_shards)
 	free(xml);
 	json_decref(a);
 	json_decref(b);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -685,7 +685,7 @@ START_TEST(test_ci_merge_refuses_bad_shards)
 	expect_usage_error((const char *const[]){ "ci-merge", NULL }, "no shard given");
 	BAD_MERGE("--junit", "--junit", "/nonexistent-dir/ci.xml", SHARDS "/shard-1-of-2.json");
 	json_decref(b);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -753,7 +753,7 @@ START_TEST(test_ci_merge_equals_unsharded)
 	json_decref(r2);
 	json_decref(ra);
 	json_decref(rm);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 

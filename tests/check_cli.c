@@ -232,7 +232,7 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 	}
 	ck_assert_int_eq(listed, locks);
 	json_decref(art);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -274,7 +274,7 @@ START_TEST(test_cli_bug_ends_the_run)
 		json_object_get(rec, "failures"), 0), "signature")), sig);
 	json_decref(rec);
 	json_decref(art);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -345,7 +345,7 @@ START_TEST(test_cli_paths_from_any_build_dir)
 				break;
 		ck_assert_msg(*q, "this build lacks %.*s", (int)n, p);
 	}
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -388,7 +388,7 @@ START_TEST(test_cli_out_creates_parents)
 	/* A file in the way: one line, exit 2. */
 	snprintf(d, sizeof(d), "%s/report/a/b/report.md/x", dir);
 	BAD("--out", "run", "--seconds", "1", "--out", d);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 

@@ -324,7 +324,7 @@ START_TEST(test_inject_matrix_one_bug)
 	json_decref(rec);
 	snprintf(path, sizeof(path), "%s/matrix.md", dir);
 	ck_assert_int_eq(access(path, R_OK), 0);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 

@@ -10,6 +10,7 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -21,19 +22,6 @@ static int new_class(const char *name)
 
 	ck_assert_int_ge(c, LOCK_CLASS_NR_STATIC);
 	return c;
-}
-
-static void setup(void)
-{
-	lockdep_set_enabled(true);
-	lockdep_reset_graph();
-	rt_reports_capture();
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-	ck_assert_int_eq(lockdep_depth(), 0);
 }
 
 static bool has_site(const struct vm_report *r, const char *file_suffix, int line)
@@ -403,47 +391,31 @@ START_TEST(test_lockdep_many_threads_in_order)
 }
 END_TEST
 
-static Suite *lockdep_suite(void)
-{
-	Suite *s = suite_create("lockdep");
-	TCase *tc;
-
-	tc = tcase_create("cycles");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_lockdep_abba_reported_with_both_sites);
-	tcase_add_test(tc, test_lockdep_three_class_cycle);
-	tcase_add_test(tc, test_lockdep_trylock_against_order_is_silent);
-	tcase_add_test(tc, test_lockdep_trylocked_lock_is_source_of_edges);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("order");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_lockdep_documented_order_silent);
-	tcase_add_test(tc, test_lockdep_documented_order_violation);
-	tcase_add_test(tc, test_lockdep_order_table);
-	tcase_add_test(tc, test_lockdep_comment_tree_matches_table);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("bookkeeping");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_lockdep_nested_subclass);
-	tcase_add_test(tc, test_lockdep_unheld_release);
-	tcase_add_test(tc, test_lockdep_switched_off);
-	tcase_add_test(tc, test_lockdep_held_stack_records_sites);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("concurrency");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, test_lockdep_many_threads_in_order);
-	suite_add_tcase(s, tc);
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(lockdep_suite());
+	const struct rt_tcase tcs[] = {
+		{ "cycles", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_abba_reported_with_both_sites,
+			test_lockdep_three_class_cycle,
+			test_lockdep_trylock_against_order_is_silent,
+			test_lockdep_trylocked_lock_is_source_of_edges,
+		} },
+		{ "order", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_documented_order_silent,
+			test_lockdep_documented_order_violation,
+			test_lockdep_order_table,
+			test_lockdep_comment_tree_matches_table,
+		} },
+		{ "bookkeeping", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_nested_subclass,
+			test_lockdep_unheld_release,
+			test_lockdep_switched_off,
+			test_lockdep_held_stack_records_sites,
+		} },
+		{ "concurrency", 60, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_many_threads_in_order,
+		} },
+	};
+
+	return rt_check_main(rt_suite("lockdep", tcs, (int)ARRAY_SIZE(tcs)));
 }

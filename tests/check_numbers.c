@@ -115,7 +115,7 @@ static void make_outputs(void)
 
 static void remove_outputs(void)
 {
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 
 START_TEST(test_numbers_scale_output)

@@ -13,6 +13,7 @@
 #include "lockdep.h"
 #include "page.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -37,16 +38,6 @@ static void sleep_ms(long ms)
 	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
-}
-
-static int test_lock_class(void)
-{
-	static int cls = -1;
-
-	if (cls < 0)
-		cls = lockdep_register_class("pagelock_test_lock", -1);
-	ck_assert_int_ge(cls, 0);
-	return cls;
 }
 
 /* ---- semantics ---- */
@@ -277,7 +268,7 @@ START_TEST(test_pagelock_lock_page_in_atomic_reported)
 	spinlock_t lock;
 	struct vm_report r;
 
-	spin_lock_init(&lock, test_lock_class());
+	spin_lock_init(&lock, rt_lockval_class("pagelock_test_lock"));
 	rt_reports_capture();
 
 	spin_lock(&lock);
@@ -332,43 +323,26 @@ START_TEST(test_pagelock_stats)
 }
 END_TEST
 
-static Suite *pagelock_suite(void)
-{
-	Suite *s = suite_create("pagelock");
-	TCase *tc;
-
-	tc = tcase_create("semantics");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_lock_unlock);
-	tcase_add_test(tc, test_pagelock_testset_true_when_already_locked);
-	tcase_add_test(tc, test_pagelock_keeps_other_flags);
-	tcase_add_test(tc, test_pagelock_waiter_blocks_until_unlock);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("exclusion");
-	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_mutual_exclusion_32_threads);
-	tcase_add_test(tc, test_pagelock_independent_of_other_flag_bits);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("atomic_sleep");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_lock_page_in_atomic_reported);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("stats");
-	tcase_set_timeout(tc, 10);
-	tcase_add_checked_fixture(tc, setup_pages, teardown_pages);
-	tcase_add_test(tc, test_pagelock_stats);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(pagelock_suite());
+	const struct rt_tcase tcs[] = {
+		{ "semantics", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_lock_unlock,
+			test_pagelock_testset_true_when_already_locked,
+			test_pagelock_keeps_other_flags,
+			test_pagelock_waiter_blocks_until_unlock,
+		} },
+		{ "exclusion", 60, setup_pages, teardown_pages, .tests = {
+			test_pagelock_mutual_exclusion_32_threads,
+			test_pagelock_independent_of_other_flag_bits,
+		} },
+		{ "atomic_sleep", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_lock_page_in_atomic_reported,
+		} },
+		{ "stats", 10, setup_pages, teardown_pages, .tests = {
+			test_pagelock_stats,
+		} },
+	};
+
+	return rt_check_main(rt_suite("pagelock", tcs, (int)ARRAY_SIZE(tcs)));
 }

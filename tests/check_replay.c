@@ -314,7 +314,7 @@ START_TEST(test_replay_free_hang_reproduces_and_minimizes)
 	}
 	json_decref(min);
 	json_decref(art);
-	rt_cli_remove_tree(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 

@@ -15,13 +15,10 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "rwsem.h"
 #include "spinlock.h"
 #include "task.h"
-
-/* Plain accesses the compiler must perform; TSan sees them as plain. */
-#define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
-#define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
 static bool flag_is_set(const int *flag)
 {
@@ -46,35 +43,11 @@ static bool wait_writer_waiting(struct rw_semaphore *sem)
 	return true;
 }
 
-static int test_class(const char *name)
-{
-	int cls = lock_class_by_name(name);
-
-	if (cls < 0)
-		cls = lockdep_register_class(name, -1);
-	ck_assert_int_ge(cls, LOCK_CLASS_NR_STATIC);
-	return cls;
-}
-
-static void setup(void)
-{
-	rt_failure_reset();
-	lockdep_set_enabled(true);
-	lock_stats_reset();
-	ck_assert_int_eq(current->preempt_count, 0);
-	ck_assert_int_eq(lockdep_depth(), 0);
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-}
-
 /* ---- trylocks and state ---- */
 
 START_TEST(test_rwsem_trylock)
 {
-	int cls = test_class("test_rwsem_try");
+	int cls = rt_lockval_class("test_rwsem_try");
 	struct rw_semaphore sem;
 	struct lock_class_stats st;
 
@@ -114,7 +87,7 @@ END_TEST
 
 START_TEST(test_rwsem_blocking_uncontended)
 {
-	int cls = test_class("test_rwsem_try");
+	int cls = rt_lockval_class("test_rwsem_try");
 	struct rw_semaphore sem;
 	struct lock_class_stats st;
 
@@ -174,7 +147,7 @@ START_TEST(test_rwsem_readers_share)
 {
 	struct share s = { 0 };
 
-	init_rwsem(&s.sem, test_class("test_rwsem_share"));
+	init_rwsem(&s.sem, rt_lockval_class("test_rwsem_share"));
 	rt_run_threads(2, share_worker, &s);
 	ck_assert_no_worker_failure();
 	ck_assert(flag_is_set(&s.b_in));
@@ -261,7 +234,7 @@ static void mix_worker(int idx, void *arg)
 
 START_TEST(test_rwsem_writer_excludes)
 {
-	int cls = test_class("test_rwsem_mix");
+	int cls = rt_lockval_class("test_rwsem_mix");
 	struct mix m = { .iters = 2000, .w0 = 0, .w1 = ~0UL };
 	struct lock_class_stats st;
 
@@ -352,7 +325,7 @@ static void pref_worker(int idx, void *arg)
 
 START_TEST(test_rwsem_waiting_writer_blocks_readers)
 {
-	int cls = test_class("test_rwsem_pref");
+	int cls = rt_lockval_class("test_rwsem_pref");
 	struct pref p = { .cls = cls };
 	struct lock_class_stats st;
 
@@ -437,7 +410,7 @@ START_TEST(test_rwsem_downgrade_write)
 {
 	struct down d = { 0 };
 
-	init_rwsem(&d.sem, test_class("test_rwsem_downgrade"));
+	init_rwsem(&d.sem, rt_lockval_class("test_rwsem_downgrade"));
 	rt_run_threads(3, down_worker, &d);
 	ck_assert_no_worker_failure();
 	ck_assert_int_eq(d.count_after & ~RWSEM_WAITING, 1);	/* one reader, no writer */
@@ -453,7 +426,7 @@ START_TEST(test_rwsem_downgrade_single)
 {
 	struct rw_semaphore sem;
 
-	init_rwsem(&sem, test_class("test_rwsem_downgrade"));
+	init_rwsem(&sem, rt_lockval_class("test_rwsem_downgrade"));
 	down_write(&sem);
 	downgrade_write(&sem);
 	ck_assert(!rwsem_is_write_locked(&sem));
@@ -473,8 +446,8 @@ END_TEST
 
 START_TEST(test_rwsem_down_read_atomic_reported)
 {
-	int scls = test_class("test_rwsem_outer_spin");
-	int rcls = test_class("test_rwsem_atomic");
+	int scls = rt_lockval_class("test_rwsem_outer_spin");
+	int rcls = rt_lockval_class("test_rwsem_atomic");
 	struct rw_semaphore sem;
 	struct vm_report r;
 	spinlock_t l;
@@ -517,8 +490,8 @@ START_TEST(test_rwsem_trylock_atomic_not_reported)
 	struct rw_semaphore sem;
 	spinlock_t l;
 
-	spin_lock_init(&l, test_class("test_rwsem_outer_spin"));
-	init_rwsem(&sem, test_class("test_rwsem_atomic"));
+	spin_lock_init(&l, rt_lockval_class("test_rwsem_outer_spin"));
+	init_rwsem(&sem, rt_lockval_class("test_rwsem_atomic"));
 	rt_reports_capture();
 	spin_lock(&l);
 	ck_assert(down_read_trylock(&sem));
@@ -531,49 +504,29 @@ START_TEST(test_rwsem_trylock_atomic_not_reported)
 }
 END_TEST
 
-static Suite *rwsem_suite(void)
-{
-	Suite *s = suite_create("rwsem");
-	TCase *tc;
-
-	tc = tcase_create("trylock");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_rwsem_trylock);
-	tcase_add_test(tc, test_rwsem_blocking_uncontended);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("sharing");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_readers_share);
-	tcase_add_test(tc, test_rwsem_writer_excludes);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("writer_preference");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_waiting_writer_blocks_readers);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("downgrade");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_rwsem_downgrade_write);
-	tcase_add_test(tc, test_rwsem_downgrade_single);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("atomic");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_rwsem_down_read_atomic_reported);
-	tcase_add_test(tc, test_rwsem_trylock_atomic_not_reported);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(rwsem_suite());
+	const struct rt_tcase tcs[] = {
+		{ "trylock", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_trylock,
+			test_rwsem_blocking_uncontended,
+		} },
+		{ "sharing", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_readers_share,
+			test_rwsem_writer_excludes,
+		} },
+		{ "writer_preference", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_waiting_writer_blocks_readers,
+		} },
+		{ "downgrade", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_downgrade_write,
+			test_rwsem_downgrade_single,
+		} },
+		{ "atomic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_down_read_atomic_reported,
+			test_rwsem_trylock_atomic_not_reported,
+		} },
+	};
+
+	return rt_check_main(rt_suite("rwsem", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -15,13 +15,10 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
-
-/* Plain accesses the compiler must perform; TSan sees them as plain. */
-#define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
-#define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 
 /* Wait until *@v reaches @target; false on timeout. */
 static bool wait_value(const int *v, int target)
@@ -36,37 +33,13 @@ static bool wait_value(const int *v, int target)
 	return true;
 }
 
-static int test_class(const char *name)
-{
-	int cls = lock_class_by_name(name);
-
-	if (cls < 0)
-		cls = lockdep_register_class(name, -1);
-	ck_assert_int_ge(cls, LOCK_CLASS_NR_STATIC);
-	return cls;
-}
-
-static void setup(void)
-{
-	rt_failure_reset();
-	lockdep_set_enabled(true);
-	lock_stats_reset();
-	ck_assert_int_eq(current->preempt_count, 0);
-	ck_assert_int_eq(lockdep_depth(), 0);
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-}
-
 /* ---- counting ---- */
 
 START_TEST(test_semaphore_counting)
 {
 	struct semaphore sem;
 
-	sema_init(&sem, 3, test_class("test_sem_count"));
+	sema_init(&sem, 3, rt_lockval_class("test_sem_count"));
 	ck_assert(!sem.mutex);
 	ck_assert_int_eq(sema_count(&sem), 3);
 	down(&sem);
@@ -133,7 +106,7 @@ START_TEST(test_semaphore_counting_threads)
 {
 	struct count_run c = { .fourth_try = -1 };
 
-	sema_init(&c.sem, COUNT_HOLDERS, test_class("test_sem_count"));
+	sema_init(&c.sem, COUNT_HOLDERS, rt_lockval_class("test_sem_count"));
 	rt_run_threads(COUNT_HOLDERS + 1, count_worker, &c);
 	ck_assert_no_worker_failure();
 	ck_assert_int_eq(c.fourth_try, 1);
@@ -178,7 +151,7 @@ START_TEST(test_semaphore_counting_bound)
 {
 	struct bound_run b = { .iters = 1000 };
 
-	sema_init(&b.sem, COUNT_HOLDERS, test_class("test_sem_bound"));
+	sema_init(&b.sem, COUNT_HOLDERS, rt_lockval_class("test_sem_bound"));
 	rt_run_threads(16, bound_worker, &b);
 	ck_assert_no_worker_failure();
 	printf("# counting bound: at most %d inside\n", b.max_inside);
@@ -195,7 +168,7 @@ START_TEST(test_semaphore_mutex_tracked)
 {
 	struct semaphore sem;
 
-	sema_init(&sem, 1, test_class("test_sem_mutex"));
+	sema_init(&sem, 1, rt_lockval_class("test_sem_mutex"));
 	ck_assert(sem.mutex);
 	down(&sem);
 	ck_assert_int_eq(sema_count(&sem), 0);
@@ -211,52 +184,21 @@ END_TEST
 
 #define MUTEX_THREADS	32
 
-struct mutex_run {
-	struct semaphore sem;
-	int iters;
-	unsigned long counter;	/* sem */
-	int holder;		/* sem: id + 1, or 0 */
-};
-
-static void mutex_worker(int idx, void *arg)
-{
-	struct mutex_run *m = arg;
-	uint64_t rng = rt_thread_rng(idx);
-	int me = idx + 1;
-
-	for (int i = 0; i < m->iters; i++) {
-		unsigned long v;
-		int h;
-
-		down(&m->sem);
-		h = PLAIN_LOAD(m->holder);
-		if (h)
-			rt_fail("t%d entered while t%d holds the semaphore", idx, h - 1);
-		PLAIN_STORE(m->holder, me);
-		v = PLAIN_LOAD(m->counter);
-		if (rt_rand(&rng) % 4 == 0)
-			sched_yield();
-		PLAIN_STORE(m->counter, v + 1);
-		h = PLAIN_LOAD(m->holder);
-		if (h != me)
-			rt_fail("t%d: holder changed to t%d inside", idx, h - 1);
-		PLAIN_STORE(m->holder, 0);
-		up(&m->sem);
-	}
-}
-
 START_TEST(test_semaphore_mutex_exclusion)
 {
-	int cls = test_class("test_sem_excl");
-	struct mutex_run m = { .iters = 1000 };
+	int cls = rt_lockval_class("test_sem_excl");
+	struct semaphore sem;
+	struct rt_lockval_excl m = {
+		.type = &rt_lock_semaphore, .lock = &sem, .iters = 1000, .yield_one_in = 4,
+	};
 	struct lock_class_stats st;
 
-	sema_init(&m.sem, 1, cls);
-	rt_run_threads(MUTEX_THREADS, mutex_worker, &m);
+	sema_init(&sem, 1, cls);
+	rt_lockval_excl_run(&m, MUTEX_THREADS);
 	ck_assert_no_worker_failure();
 	ck_assert_uint_eq(m.counter, (unsigned long)MUTEX_THREADS * (unsigned long)m.iters);
 	ck_assert_int_eq(m.holder, 0);
-	ck_assert_int_eq(sema_count(&m.sem), 1);
+	ck_assert_int_eq(sema_count(&sem), 1);
 
 	lock_stats_read(cls, &st);
 	printf("# semaphore mutex: %d threads x %d, contended %lu\n",
@@ -273,7 +215,7 @@ START_TEST(test_semaphore_trylock_convention)
 {
 	struct semaphore sem;
 
-	sema_init(&sem, 1, test_class("test_sem_try"));
+	sema_init(&sem, 1, rt_lockval_class("test_sem_try"));
 	/* 0 when taken, exactly 1 when not: not a boolean "success". */
 	ck_assert_int_eq(down_trylock(&sem), 0);
 	ck_assert_int_eq(sema_count(&sem), 0);
@@ -284,7 +226,7 @@ START_TEST(test_semaphore_trylock_convention)
 	ck_assert_int_eq(sema_count(&sem), 1);
 	ck_assert(!lock_is_held(&sem));
 
-	sema_init(&sem, 0, test_class("test_sem_try"));
+	sema_init(&sem, 0, rt_lockval_class("test_sem_try"));
 	ck_assert_int_eq(down_trylock(&sem), 1);
 	ck_assert_int_eq(sema_count(&sem), 0);
 	up(&sem);
@@ -313,7 +255,7 @@ START_TEST(test_semaphore_trylock_other_thread)
 	struct semaphore sem;
 	struct try_other t = { .sem = &sem, .result = -1 };
 
-	sema_init(&sem, 1, test_class("test_sem_try"));
+	sema_init(&sem, 1, rt_lockval_class("test_sem_try"));
 	down(&sem);
 	rt_run_threads(1, try_other_worker, &t);
 	ck_assert_int_eq(t.result, 1);
@@ -330,7 +272,7 @@ END_TEST
 
 START_TEST(test_semaphore_down_atomic_reported)
 {
-	int scls = test_class("test_sem_outer_spin");
+	int scls = rt_lockval_class("test_sem_outer_spin");
 	const char *sem_name = lock_class_name(LOCK_CLASS_I_SHARED_SEM);
 	struct semaphore sem;
 	struct vm_report r;
@@ -382,8 +324,8 @@ START_TEST(test_semaphore_trylock_atomic_not_reported)
 	struct semaphore sem;
 	spinlock_t l;
 
-	spin_lock_init(&l, test_class("test_sem_outer_spin"));
-	sema_init(&sem, 1, test_class("test_sem_try"));
+	spin_lock_init(&l, rt_lockval_class("test_sem_outer_spin"));
+	sema_init(&sem, 1, rt_lockval_class("test_sem_try"));
 	rt_reports_capture();
 	spin_lock(&l);
 	ck_assert_int_eq(down_trylock(&sem), 0);
@@ -398,7 +340,7 @@ END_TEST
 
 START_TEST(test_semaphore_stats_trylock)
 {
-	int cls = test_class("test_sem_stats");
+	int cls = rt_lockval_class("test_sem_stats");
 	struct lock_class_stats st;
 	struct semaphore sem;
 
@@ -430,103 +372,50 @@ START_TEST(test_semaphore_stats_trylock)
 }
 END_TEST
 
-struct contend_one {
-	struct semaphore sem;
-	int cls;
-	int held;
-	int seen_contended;
-};
-
-static void contend_one_worker(int idx, void *arg)
-{
-	struct contend_one *c = arg;
-
-	if (idx == 0) {
-		struct lock_class_stats st;
-		double deadline;
-
-		down(&c->sem);
-		rt_set_flag(&c->held);
-		/* The waiter counts its contention before it sleeps. */
-		deadline = rt_now() + RT_WAIT_LIMIT_S;
-		do {
-			sched_yield();
-			lock_stats_read(c->cls, &st);
-		} while (st.contended == 0 && rt_now() < deadline);
-		__atomic_store_n(&c->seen_contended, (int)st.contended, __ATOMIC_RELAXED);
-		up(&c->sem);
-	} else {
-		if (!rt_wait_flag(&c->held)) {
-			rt_fail("holder never took the semaphore");
-			return;
-		}
-		down(&c->sem);
-		up(&c->sem);
-	}
-}
-
 START_TEST(test_semaphore_stats_contended)
 {
-	struct contend_one c = { .cls = test_class("test_sem_contend") };
+	int cls = rt_lockval_class("test_sem_contend");
+	struct semaphore sem;
 	struct lock_class_stats st;
+	int seen_contended;
 
-	sema_init(&c.sem, 1, c.cls);
-	rt_run_threads(2, contend_one_worker, &c);
+	sema_init(&sem, 1, cls);
+	seen_contended = rt_lockval_contend_one(&rt_lock_semaphore, &sem, cls);
 	ck_assert_no_worker_failure();
-	ck_assert_int_eq(c.seen_contended, 1);
-	lock_stats_read(c.cls, &st);
+	ck_assert_int_eq(seen_contended, 1);
+	lock_stats_read(cls, &st);
 	ck_assert_uint_eq(st.acquired, 2);
 	ck_assert_uint_eq(st.contended, 1);
 	ck_assert_uint_eq(st.try_attempts, 0);
-	ck_assert_int_eq(sema_count(&c.sem), 1);
+	ck_assert_int_eq(sema_count(&sem), 1);
 }
 END_TEST
 
-static Suite *semaphore_suite(void)
-{
-	Suite *s = suite_create("semaphore");
-	TCase *tc;
-
-	tc = tcase_create("counting");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_counting);
-	tcase_add_test(tc, test_semaphore_counting_threads);
-	tcase_add_test(tc, test_semaphore_counting_bound);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("mutex");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_mutex_tracked);
-	tcase_add_test(tc, test_semaphore_mutex_exclusion);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("trylock");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_semaphore_trylock_convention);
-	tcase_add_test(tc, test_semaphore_trylock_other_thread);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("atomic");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_semaphore_down_atomic_reported);
-	tcase_add_test(tc, test_semaphore_trylock_atomic_not_reported);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("stats");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_semaphore_stats_trylock);
-	tcase_add_test(tc, test_semaphore_stats_contended);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(semaphore_suite());
+	const struct rt_tcase tcs[] = {
+		{ "counting", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_counting,
+			test_semaphore_counting_threads,
+			test_semaphore_counting_bound,
+		} },
+		{ "mutex", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_mutex_tracked,
+			test_semaphore_mutex_exclusion,
+		} },
+		{ "trylock", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_trylock_convention,
+			test_semaphore_trylock_other_thread,
+		} },
+		{ "atomic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_down_atomic_reported,
+			test_semaphore_trylock_atomic_not_reported,
+		} },
+		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_stats_trylock,
+			test_semaphore_stats_contended,
+		} },
+	};
+
+	return rt_check_main(rt_suite("semaphore", tcs, (int)ARRAY_SIZE(tcs)));
 }

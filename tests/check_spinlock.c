@@ -16,29 +16,11 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "rt_lockval.h"
 #include "spinlock.h"
 #include "task.h"
 
-/*
- * Plain (non-atomic) accesses that the compiler may not fold or cache, so
- * the checks really re-read memory and TSan still sees a data race if the
- * lock fails to exclude.
- */
-#define PLAIN_LOAD(x)		(*(volatile __typeof__(x) *)&(x))
-#define PLAIN_STORE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
-
 /* Bounded waits (rt_wait_flag): a broken lock fails the test instead of hanging it. */
-
-/* A test-only class, outside the documented order; reused by name. */
-static int test_class(const char *name)
-{
-	int cls = lock_class_by_name(name);
-
-	if (cls < 0)
-		cls = lockdep_register_class(name, -1);
-	ck_assert_int_ge(cls, LOCK_CLASS_NR_STATIC);
-	return cls;
-}
 
 /* Pin the calling thread (and the threads it starts) to two CPUs. */
 static int pin_two_cpus(cpu_set_t *saved)
@@ -63,26 +45,11 @@ static void unpin(const cpu_set_t *saved)
 	ck_assert_int_eq(sched_setaffinity(0, sizeof(*saved), saved), 0);
 }
 
-static void setup(void)
-{
-	rt_failure_reset();
-	lockdep_set_enabled(true);
-	lock_stats_reset();
-	ck_assert_int_eq(current->preempt_count, 0);
-	ck_assert_int_eq(lockdep_depth(), 0);
-}
-
-static void teardown(void)
-{
-	rt_reports_release();
-	lockdep_set_enabled(true);
-}
-
 /* ---- basic: lock, unlock, trylock ---- */
 
 START_TEST(test_spinlock_lock_unlock)
 {
-	int cls = test_class("test_spin_basic");
+	int cls = rt_lockval_class("test_spin_basic");
 	spinlock_t l;
 	spinlock_t s = __SPIN_LOCK_UNLOCKED(LOCK_CLASS_LRU_LOCK);
 
@@ -109,7 +76,7 @@ END_TEST
 
 START_TEST(test_spinlock_trylock_own)
 {
-	int cls = test_class("test_spin_basic");
+	int cls = rt_lockval_class("test_spin_basic");
 	spinlock_t l;
 
 	spin_lock_init(&l, cls);
@@ -151,7 +118,7 @@ static void try_other_worker(int idx, void *arg)
 
 START_TEST(test_spinlock_trylock_other_thread)
 {
-	int cls = test_class("test_spin_basic");
+	int cls = rt_lockval_class("test_spin_basic");
 	spinlock_t l;
 	struct try_other t = { .lock = &l };
 
@@ -177,7 +144,7 @@ END_TEST
 
 START_TEST(test_spinlock_preempt_count)
 {
-	int cls = test_class("test_spin_preempt");
+	int cls = rt_lockval_class("test_spin_preempt");
 	spinlock_t a, b;
 	int base = current->preempt_count;
 
@@ -200,7 +167,7 @@ END_TEST
 
 START_TEST(test_spinlock_preempt_count_trylock)
 {
-	int cls = test_class("test_spin_preempt");
+	int cls = rt_lockval_class("test_spin_preempt");
 	spinlock_t l;
 	int base = current->preempt_count;
 
@@ -218,63 +185,27 @@ END_TEST
 
 /* ---- mutual exclusion, oversubscribed ---- */
 
-struct excl_run {
-	spinlock_t lock;
-	int iters;
-	unsigned int yield_one_in;	/* yield in ~1/N of the sections */
-	unsigned long counter;		/* lock */
-	int holder;			/* lock: id + 1 of the holder, 0 when free */
-};
-
-static void excl_worker(int idx, void *arg)
-{
-	struct excl_run *r = arg;
-	uint64_t rng = rt_thread_rng(idx);
-	int me = idx + 1;
-
-	for (int i = 0; i < r->iters; i++) {
-		unsigned long v;
-		int h;
-
-		spin_lock(&r->lock);
-		h = PLAIN_LOAD(r->holder);
-		if (h != 0)
-			rt_fail("t%d entered while t%d holds the lock", idx, h - 1);
-		PLAIN_STORE(r->holder, me);
-		if (current->preempt_count != 1)
-			rt_fail("t%d: preempt_count %d inside", idx, current->preempt_count);
-		v = PLAIN_LOAD(r->counter);
-		if (r->yield_one_in && rt_rand(&rng) % r->yield_one_in == 0)
-			sched_yield();
-		PLAIN_STORE(r->counter, v + 1);
-		h = PLAIN_LOAD(r->holder);
-		if (h != me)
-			rt_fail("t%d: holder changed to t%d inside the section", idx, h - 1);
-		PLAIN_STORE(r->holder, 0);
-		spin_unlock(&r->lock);
-		if (current->preempt_count != 0)
-			rt_fail("t%d: preempt_count %d after unlock", idx, current->preempt_count);
-	}
-}
-
 static void run_excl(const char *cls_name, int nthreads, int iters, bool expect_contended)
 {
-	int cls = test_class(cls_name);
-	struct excl_run r = { .iters = iters, .yield_one_in = 4 };
+	int cls = rt_lockval_class(cls_name);
+	spinlock_t lock;
+	struct rt_lockval_excl r = {
+		.type = &rt_lock_spinlock, .lock = &lock, .iters = iters, .yield_one_in = 4,
+	};
 	struct lock_class_stats st;
 	cpu_set_t saved;
 	int ncpu;
 	double t0;
 
-	spin_lock_init(&r.lock, cls);
+	spin_lock_init(&lock, cls);
 	ncpu = pin_two_cpus(&saved);
 	t0 = rt_now();
-	rt_run_threads(nthreads, excl_worker, &r);
+	rt_lockval_excl_run(&r, nthreads);
 	unpin(&saved);
 	ck_assert_no_worker_failure();
 	ck_assert_uint_eq(r.counter, (unsigned long)nthreads * (unsigned long)iters);
 	ck_assert_int_eq(r.holder, 0);
-	ck_assert(!spin_is_locked(&r.lock));
+	ck_assert(!spin_is_locked(&lock));
 
 	lock_stats_read(cls, &st);
 	printf("# %s: %d threads x %d on %d cpus: %.2fs, acquired %lu, contended %lu\n",
@@ -331,7 +262,7 @@ static void hammer_worker(int idx, void *arg)
 
 START_TEST(test_spinlock_oversubscribed_completes)
 {
-	int cls = test_class("test_spin_hammer");
+	int cls = rt_lockval_class("test_spin_hammer");
 	struct hammer_run r = { .iters = 20000 };
 	struct lock_class_stats st;
 	cpu_set_t saved;
@@ -355,7 +286,7 @@ END_TEST
 
 START_TEST(test_spinlock_stats_trylock)
 {
-	int cls = test_class("test_spin_stats");
+	int cls = rt_lockval_class("test_spin_stats");
 	struct lock_class_stats st;
 	spinlock_t l;
 
@@ -381,52 +312,19 @@ START_TEST(test_spinlock_stats_trylock)
 }
 END_TEST
 
-struct contend_one {
-	spinlock_t lock;
-	int cls;
-	int held;
-	int seen_contended;
-};
-
-static void contend_one_worker(int idx, void *arg)
-{
-	struct contend_one *c = arg;
-
-	if (idx == 0) {
-		struct lock_class_stats st;
-		double deadline;
-
-		spin_lock(&c->lock);
-		rt_set_flag(&c->held);
-		/* The waiter counts its contention before it waits. */
-		deadline = rt_now() + RT_WAIT_LIMIT_S;
-		do {
-			sched_yield();
-			lock_stats_read(c->cls, &st);
-		} while (st.contended == 0 && rt_now() < deadline);
-		__atomic_store_n(&c->seen_contended, (int)st.contended, __ATOMIC_RELAXED);
-		spin_unlock(&c->lock);
-	} else {
-		if (!rt_wait_flag(&c->held)) {
-			rt_fail("holder never took the lock");
-			return;
-		}
-		spin_lock(&c->lock);
-		spin_unlock(&c->lock);
-	}
-}
-
 START_TEST(test_spinlock_stats_contended)
 {
-	struct contend_one c = { .cls = test_class("test_spin_contend") };
+	int cls = rt_lockval_class("test_spin_contend");
+	spinlock_t lock;
 	struct lock_class_stats st;
+	int seen_contended;
 
-	spin_lock_init(&c.lock, c.cls);
-	rt_run_threads(2, contend_one_worker, &c);
+	spin_lock_init(&lock, cls);
+	seen_contended = rt_lockval_contend_one(&rt_lock_spinlock, &lock, cls);
 	ck_assert_no_worker_failure();
-	ck_assert_int_eq(c.seen_contended, 1);
+	ck_assert_int_eq(seen_contended, 1);
 	/* Exited tasks' statistics are kept. */
-	lock_stats_read(c.cls, &st);
+	lock_stats_read(cls, &st);
 	ck_assert_uint_eq(st.acquired, 2);
 	ck_assert_uint_eq(st.contended, 1);
 	ck_assert_uint_eq(st.try_attempts, 0);
@@ -468,15 +366,15 @@ static void bit_locker(struct bit_run *r, int idx, int which)
 
 		if (i % 4 == 3) {
 			attempts++;
-			while (!__bit_spin_trylock(bit, &r->word, &r->key[which], r->cls,
-						   __FILE__, __LINE__)) {
+			while (!_bit_spin_trylock(bit, &r->word, &r->key[which], r->cls,
+						  __FILE__, __LINE__)) {
 				failures++;
 				attempts++;
 				sched_yield();
 			}
 		} else {
-			__bit_spin_lock(bit, &r->word, &r->key[which], r->cls,
-					__FILE__, __LINE__);
+			_bit_spin_lock(bit, &r->word, &r->key[which], r->cls,
+				       __FILE__, __LINE__);
 		}
 		if (!(__atomic_load_n(&r->word, __ATOMIC_RELAXED) & mask))
 			rt_fail("t%d holds bit %u but it is clear", idx, bit);
@@ -492,7 +390,7 @@ static void bit_locker(struct bit_run *r, int idx, int which)
 		if (h != me)
 			rt_fail("t%d: bit %u holder changed to t%d", idx, bit, h - 1);
 		PLAIN_STORE(r->holder[which], 0);
-		__bit_spin_unlock(bit, &r->word, &r->key[which], r->cls, __FILE__, __LINE__);
+		_bit_spin_unlock(bit, &r->word, &r->key[which], r->cls, __FILE__, __LINE__);
 	}
 	__atomic_fetch_add(&r->try_attempts, attempts, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&r->try_failures, failures, __ATOMIC_RELAXED);
@@ -533,7 +431,7 @@ static void bit_worker(int idx, void *arg)
 
 START_TEST(test_spinlock_bit_locks_shared_word)
 {
-	struct bit_run r = { .cls = test_class("test_spin_bit"), .iters = 1500, .flips = 20000 };
+	struct bit_run r = { .cls = rt_lockval_class("test_spin_bit"), .iters = 1500, .flips = 20000 };
 	unsigned long expect = 0;
 	struct lock_class_stats st;
 	cpu_set_t saved;
@@ -560,24 +458,24 @@ END_TEST
 
 START_TEST(test_spinlock_bit_trylock_preempt)
 {
-	int cls = test_class("test_spin_bit");
+	int cls = rt_lockval_class("test_spin_bit");
 	unsigned long word = 1UL << 40;	/* another flag, left alone */
 	char key;
 	int base = current->preempt_count;
 
-	ck_assert(__bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
+	ck_assert(_bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
 	ck_assert_uint_eq(word, (1UL << 40) | (1UL << 5));
 	ck_assert_int_eq(current->preempt_count, base + 1);
 	ck_assert(lock_is_held(&key));
-	ck_assert(!__bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
+	ck_assert(!_bit_spin_trylock(5, &word, &key, cls, __FILE__, __LINE__));
 	ck_assert_int_eq(current->preempt_count, base + 1);
-	__bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, 1UL << 40);
 	ck_assert_int_eq(current->preempt_count, base);
 	ck_assert(!lock_is_held(&key));
-	__bit_spin_lock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_lock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, (1UL << 40) | (1UL << 5));
-	__bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
+	_bit_spin_unlock(5, &word, &key, cls, __FILE__, __LINE__);
 	ck_assert_uint_eq(word, 1UL << 40);
 }
 END_TEST
@@ -586,7 +484,7 @@ END_TEST
 
 START_TEST(test_spinlock_nested_annotation)
 {
-	int cls = test_class("test_spin_nested");
+	int cls = rt_lockval_class("test_spin_nested");
 	spinlock_t a, b;
 
 	spin_lock_init(&a, cls);
@@ -618,7 +516,7 @@ END_TEST
 
 START_TEST(test_spinlock_assert_locked)
 {
-	int cls = test_class("test_spin_assert");
+	int cls = rt_lockval_class("test_spin_assert");
 	spinlock_t l;
 
 	spin_lock_init(&l, cls);
@@ -641,59 +539,36 @@ START_TEST(test_spinlock_assert_locked)
 }
 END_TEST
 
-static Suite *spinlock_suite(void)
-{
-	Suite *s = suite_create("spinlock");
-	TCase *tc;
-
-	tc = tcase_create("basic");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_lock_unlock);
-	tcase_add_test(tc, test_spinlock_trylock_own);
-	tcase_add_test(tc, test_spinlock_trylock_other_thread);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("preempt");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_preempt_count);
-	tcase_add_test(tc, test_spinlock_preempt_count_trylock);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("exclusion");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_exclusion_32);
-	tcase_add_test(tc, test_spinlock_exclusion_64);
-	tcase_add_test(tc, test_spinlock_oversubscribed_completes);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("stats");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_stats_trylock);
-	tcase_add_test(tc, test_spinlock_stats_contended);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("bitlock");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(30));
-	tcase_add_test(tc, test_spinlock_bit_locks_shared_word);
-	tcase_add_test(tc, test_spinlock_bit_trylock_preempt);
-	suite_add_tcase(s, tc);
-
-	tc = tcase_create("lockdep");
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, rt_tmo(10));
-	tcase_add_test(tc, test_spinlock_nested_annotation);
-	tcase_add_test(tc, test_spinlock_assert_locked);
-	suite_add_tcase(s, tc);
-
-	return s;
-}
-
 int main(void)
 {
-	return rt_check_main(spinlock_suite());
+	const struct rt_tcase tcs[] = {
+		{ "basic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_lock_unlock,
+			test_spinlock_trylock_own,
+			test_spinlock_trylock_other_thread,
+		} },
+		{ "preempt", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_preempt_count,
+			test_spinlock_preempt_count_trylock,
+		} },
+		{ "exclusion", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_exclusion_32,
+			test_spinlock_exclusion_64,
+			test_spinlock_oversubscribed_completes,
+		} },
+		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_stats_trylock,
+			test_spinlock_stats_contended,
+		} },
+		{ "bitlock", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_bit_locks_shared_word,
+			test_spinlock_bit_trylock_preempt,
+		} },
+		{ "lockdep", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_nested_annotation,
+			test_spinlock_assert_locked,
+		} },
+	};
+
+	return rt_check_main(rt_suite("spinlock", tcs, (int)ARRAY_SIZE(tcs)));
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "rt_cli.h"
 
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -26,18 +25,4 @@ int rt_cli_run(const char *const *args, char *out, size_t len)
 	argv[n] = NULL;
 	st = rt_run_capture(argv, NULL, out, len);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-void rt_cli_remove_tree(const char *path)
-{
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }

@@ -5,6 +5,9 @@
 
 #include <stddef.h>
 
+/* A test's output directory goes with the harness's own rt_remove_tree(). */
+#include "rt_child.h"
+
 /* The binary under test: $RT_BINARY, else the build's stress/rmaptorture. */
 const char *rt_cli_binary(void);
 
@@ -13,8 +16,5 @@ const char *rt_cli_binary(void);
  * @out. Return: the exit status (-1 if it did not exit normally).
  */
 int rt_cli_run(const char *const *args, char *out, size_t len);
-
-/* Remove @path and everything below it (a test's output directory); errors are ignored. */
-void rt_cli_remove_tree(const char *path);
 
 #endif /* RT_TESTS_RT_CLI_H */

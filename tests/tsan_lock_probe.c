@@ -3,7 +3,7 @@
  * TSan probe: proves that ThreadSanitizer sees the emulated locks.
  *   abba     two threads take two spinlock_t in opposite orders, one
  *            after the other: TSan's deadlock detector must report a
- *            lock-order-inversion naming __spin_lock.
+ *            lock-order-inversion naming _spin_lock.
  *   race     two threads write a word, one under a bit spinlock and one
  *            without: TSan must report a data race.
  *   clean    the same as race with both writers locked: no report.
