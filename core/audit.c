@@ -123,6 +123,12 @@ static void check_present(struct pte_walk *w, pte_t pte, unsigned long addr)
 		violation(a, AUDIT_NO_MAPPING,
 			  "mm %d %#lx maps anonymous pfn %lu with neither vma nor anon_vma",
 			  w->mm->id, addr, pfn);
+	/* The design's own: mainline, an anonymous page's pte in a vma on its anon_vma. */
+	if (rmap->audit_pte && rmap->audit_pte(page, vma))
+		violation(a, AUDIT_ANON_VMA,
+			  "mm %d %#lx maps pfn %lu (%s, owner %p) from vma %d, not on its anon_vma",
+			  w->mm->id, addr, pfn, PageAnon(page) ? "anonymous" : "file",
+			  (void *)page->as.mapping, vma->id);
 
 	s = shadow_slot_lookup(w->mm, addr);
 	private_copy = !vma->vm_file ||

@@ -393,6 +393,10 @@ COVER_NOTSAN void __cover_lock(const void *lock, int cls, int op, const char *fi
 		obj = p - offsetof(struct address_space, tree_lock);
 		kind = COVER_MAPPING;
 		break;
+	case LOCK_CLASS_I_MMAP_LOCK:
+		obj = p - offsetof(struct address_space, i_mmap_lock);
+		kind = COVER_MAPPING;
+		break;
 	case LOCK_CLASS_ANON_VMA_LOCK:
 		obj = p - offsetof(struct anon_vma, lock);
 		kind = COVER_ANON_VMA;

@@ -89,6 +89,8 @@ struct address_space *file_create(const char *name, unsigned long size,
 	INIT_LIST_HEAD(&mapping->i_mmap);
 	INIT_LIST_HEAD(&mapping->i_mmap_shared);
 	INIT_LIST_HEAD(&mapping->i_mmap_nonlinear);
+	INIT_PRIO_TREE_ROOT(&mapping->i_mmap_tree);
+	spin_lock_init(&mapping->i_mmap_lock, LOCK_CLASS_I_MMAP_LOCK);
 	mapping->id = __atomic_fetch_add(&file_next_id, 1, __ATOMIC_RELAXED);
 	snprintf(mapping->name, sizeof(mapping->name), "%s", name ? name : "file");
 	mapping->i_count = 1;		/* the name's */
@@ -544,6 +546,7 @@ static void generic_delete_inode(struct address_space *mapping)
 	BUG_ON(!list_empty(&mapping->i_mmap));
 	BUG_ON(!list_empty(&mapping->i_mmap_shared));
 	BUG_ON(!list_empty(&mapping->i_mmap_nonlinear));
+	BUG_ON(!prio_tree_empty(&mapping->i_mmap_tree));
 	truncate_inode_pages_range(mapping, 0, mapping->max_pages);
 	/*
 	 * The last lookup under tree_lock, as 2.6's truncate_inode_pages()

@@ -9,6 +9,7 @@
  */
 #include "cover.h"
 #include "inject.h"
+#include "i_mmap.h"
 #include "mm-internal.h"
 #include "perturb.h"
 #include "tlbflush.h"
@@ -49,10 +50,10 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 			}
 		}
 		if (mapping) {
-			down(&mapping->i_shared_sem);
+			i_mmap_lock_file(mapping);
 			/* Right after the parent's vma: truncate visits it first. */
-			list_add(&tmp->shared, &vma->shared);
-			up(&mapping->i_shared_sem);
+			__vma_link_file_after(tmp, vma);
+			i_mmap_unlock_file(mapping);
 		}
 		spin_lock(&mm->page_table_lock);
 		if (prev)

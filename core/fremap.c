@@ -16,6 +16,7 @@
  * taken the page meanwhile.
  */
 #include "inject.h"
+#include "i_mmap.h"
 #include "mm-internal.h"
 
 #include <errno.h>
@@ -203,13 +204,16 @@ static void vma_make_nonlinear(struct mm_struct *mm, struct vm_area_struct *vma)
 {
 	struct address_space *mapping = vma->vm_file;
 
-	down(&mapping->i_shared_sem);
+	i_mmap_lock_file(mapping);
+	__vma_unlink_file(vma);
 	spin_lock(&mm->page_table_lock);
 	WRITE_ONCE(vma->vm_flags, vma->vm_flags | VM_NONLINEAR);
 	spin_unlock(&mm->page_table_lock);
-	list_del(&vma->shared);
-	list_add_tail(&vma->shared, &mapping->i_mmap_nonlinear);
-	up(&mapping->i_shared_sem);
+	if (rmap->i_mmap_tree)
+		__vma_link_file(vma);	/* on i_mmap_nonlinear */
+	else
+		list_add_tail(&vma->shared, &mapping->i_mmap_nonlinear);
+	i_mmap_unlock_file(mapping);
 }
 
 int remap_file_pages(struct mm_struct *mm, unsigned long start, unsigned long size,

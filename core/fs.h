@@ -15,6 +15,7 @@
 #include "list.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "prio_tree.h"
 #include "rcu.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -45,6 +46,15 @@ struct address_space {
 	struct list_head i_mmap;		/* private vmas: i_shared_sem */
 	struct list_head i_mmap_shared;		/* shared vmas: i_shared_sem */
 	struct list_head i_mmap_nonlinear;	/* VM_NONLINEAR vmas: i_shared_sem */
+	/*
+	 * The mainline designs (2.6.8 on; rmap_ops.i_mmap_tree): every
+	 * linear vma of the file, private or shared, in one priority search
+	 * tree by its range of file pages, and the nonlinear ones on
+	 * i_mmap_nonlinear, all under the i_mmap_lock spinlock, which they
+	 * take wherever the others take i_shared_sem (core/i_mmap.h).
+	 */
+	struct prio_tree_root i_mmap_tree;	/* i_mmap_lock */
+	spinlock_t i_mmap_lock;
 	/*
 	 * Bumped (under i_shared_sem) by every truncate before it unmaps;
 	 * do_no_page() samples it before the lookup and re-checks it under

@@ -22,6 +22,11 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_FILE_FREE_NOW] = "file-free-now",
 	[INJECT_TLB_FLUSH_SKIP] = "tlb-flush-skip",
 	[INJECT_COW_ESTABLISH] = "cow-establish",
+	[INJECT_ANON_VMA_ADOPT_UNLOCKED] = "anon-vma-adopt-unlocked",
+	[INJECT_RECLAIM_LOCK_IMMAP] = "reclaim-lock-immap",
+	[INJECT_REMOVE_RMAP_CLEARS_MAPPING] = "remove-rmap-clears-mapping",
+	[INJECT_ANON_VMA_NEW_UNLOCKED] = "anon-vma-new-unlocked",
+	[INJECT_VMA_ADJUST_NO_IMPORTER] = "vma-adjust-no-importer",
 };
 
 const char *inject_name(enum inject_bug bug)

@@ -47,6 +47,16 @@ enum inject_bug {
 	INJECT_TLB_FLUSH_SKIP,
 	/* COW installs the copy's pte first and flushes the old one after. */
 	INJECT_COW_ESTABLISH,
+	/* mainline8: anon_vma_prepare() adopts a neighbour's anon_vma without its lock. */
+	INJECT_ANON_VMA_ADOPT_UNLOCKED,
+	/* mainline8: reclaim takes i_mmap_lock with spin_lock, not spin_trylock. */
+	INJECT_RECLAIM_LOCK_IMMAP,
+	/* mainline9: the last page_remove_rmap() clears page->mapping, as 2.6.8 did. */
+	INJECT_REMOVE_RMAP_CLEARS_MAPPING,
+	/* mainline9: anon_vma_prepare() links a new anon_vma without its lock (2.6.9-2.6.26). */
+	INJECT_ANON_VMA_NEW_UNLOCKED,
+	/* mainline: mprotect's merge moves a boundary without vma_adjust()'s importer. */
+	INJECT_VMA_ADJUST_NO_IMPORTER,
 	INJECT_NR_BUGS,
 };
 

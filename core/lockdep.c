@@ -20,6 +20,12 @@
  *           PG_maplock
  *             anon_vma->lock
  *             lru_lock
+ *       i_mmap_lock
+ *         page_table_lock
+ *
+ * i_mmap_lock is the spinlock that replaced i_shared_sem in 2.6.8 (the
+ * mainline designs take one or the other, never both); below it the same
+ * tree as below i_shared_sem.
  *
  * i_sem is 2.6's inode semaphore, held by truncate (and by a write whose
  * copy_from_user() faults, hence above mmap_sem). zone->lock and
@@ -87,7 +93,9 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { LOCK_CLASS_I_SEM, -1 }, false },
 	{ LOCK_CLASS_PG_LOCKED, "PG_locked", { LOCK_CLASS_MMAP_SEM, -1 }, false },
 	{ LOCK_CLASS_I_SHARED_SEM, "i_shared_sem", { LOCK_CLASS_PG_LOCKED, -1 }, false },
-	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock", { LOCK_CLASS_I_SHARED_SEM, -1 }, false },
+	{ LOCK_CLASS_I_MMAP_LOCK, "i_mmap_lock", { LOCK_CLASS_PG_LOCKED, -1 }, false },
+	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock",
+	  { LOCK_CLASS_I_SHARED_SEM, LOCK_CLASS_I_MMAP_LOCK }, false },
 	{ LOCK_CLASS_PG_CHAINLOCK, "PG_chainlock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
 	{ LOCK_CLASS_PG_MAPLOCK, "PG_maplock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
 	{ LOCK_CLASS_ANON_VMA_LOCK, "anon_vma->lock",
@@ -100,19 +108,49 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
 };
 
-static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+/*
+ * 2.6.9's order (the mainline9 design: the rmaplock series), from the
+ * comment at the top of its mm/rmap.c: no PG_maplock; anon_vma->lock
+ * outside page_table_lock (anon_vma_prepare(), and reclaim, which takes
+ * page_table_lock blocking under it); i_mmap_lock outside anon_vma->lock.
+ * The tree, and its twin at the top of core/rmap_mainline.c:
+ *
+ *   i_sem > mmap_sem > PG_locked > i_shared_sem | i_mmap_lock;
+ *   i_mmap_lock > anon_vma->lock > page_table_lock > PG_chainlock,
+ *   PG_maplock (unused), lru_lock, swap_lock > tree_lock
+ */
+static const struct order_entry order_table_269[] = {
+	{ LOCK_CLASS_I_SEM, "i_sem", { -1, -1 }, false },
+	{ LOCK_CLASS_MMAP_SEM, "mmap_sem", { LOCK_CLASS_I_SEM, -1 }, false },
+	{ LOCK_CLASS_PG_LOCKED, "PG_locked", { LOCK_CLASS_MMAP_SEM, -1 }, false },
+	{ LOCK_CLASS_I_SHARED_SEM, "i_shared_sem", { LOCK_CLASS_PG_LOCKED, -1 }, false },
+	{ LOCK_CLASS_I_MMAP_LOCK, "i_mmap_lock", { LOCK_CLASS_PG_LOCKED, -1 }, false },
+	{ LOCK_CLASS_ANON_VMA_LOCK, "anon_vma->lock", { LOCK_CLASS_I_MMAP_LOCK, -1 }, false },
+	{ LOCK_CLASS_PAGE_TABLE_LOCK, "page_table_lock",
+	  { LOCK_CLASS_I_SHARED_SEM, LOCK_CLASS_ANON_VMA_LOCK }, false },
+	{ LOCK_CLASS_PG_CHAINLOCK, "PG_chainlock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_PG_MAPLOCK, "PG_maplock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_LRU_LOCK, "lru_lock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_SWAP_LOCK, "swap_lock", { LOCK_CLASS_PAGE_TABLE_LOCK, -1 }, false },
+	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
+	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
+	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
+};
 
-static void classes_init(void)
+static pthread_once_t classes_once = PTHREAD_ONCE_INIT;
+static enum lockdep_order cur_order;	/* graph_lock; read before threads run */
+
+/* Parents and ancestors of every class from @t. graph_lock held, or at init. */
+static void load_order(const struct order_entry *t, size_t n)
 {
-	_Static_assert(ARRAY_SIZE(order_table) == LOCK_CLASS_NR_STATIC,
-		       "every static class is in the order table");
-	for (size_t i = 0; i < ARRAY_SIZE(order_table); i++) {
-		const struct order_entry *e = &order_table[i];
+	for (size_t i = 0; i < n; i++) {
+		const struct order_entry *e = &t[i];
 		struct lock_class *c = &classes[e->cls];
 
 		c->name = e->name;
 		c->in_order = true;
 		c->innermost = e->innermost;
+		c->parents = 0;
 		for (int p = 0; p < 2; p++)
 			if (e->parents[p] >= 0)
 				c->parents |= 1ULL << e->parents[p];
@@ -134,12 +172,44 @@ static void classes_init(void)
 			}
 		}
 	}
+	/* Classes registered at run time: one parent each, below the static ones. */
+	for (int c = LOCK_CLASS_NR_STATIC; c < __atomic_load_n(&nr_classes, __ATOMIC_RELAXED); c++)
+		if (classes[c].in_order && classes[c].parents)
+			classes[c].ancestors = classes[c].parents |
+				classes[__builtin_ctzll(classes[c].parents)].ancestors;
+}
+
+static void classes_init(void)
+{
+	_Static_assert(ARRAY_SIZE(order_table) == LOCK_CLASS_NR_STATIC,
+		       "every static class is in the order table");
+	_Static_assert(ARRAY_SIZE(order_table_269) == LOCK_CLASS_NR_STATIC,
+		       "every static class is in 2.6.9's order table");
+	load_order(order_table, ARRAY_SIZE(order_table));
 	__atomic_store_n(&nr_classes, LOCK_CLASS_NR_STATIC, __ATOMIC_RELEASE);
 }
 
 static inline void ensure_classes(void)
 {
 	RT_PTHREAD(pthread_once(&classes_once, classes_init));
+}
+
+static void reset_graph_locked(void);
+
+void lockdep_set_order(enum lockdep_order order)
+{
+	ensure_classes();
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	if (order != cur_order) {
+		if (order == LOCKDEP_ORDER_2_6_9)
+			load_order(order_table_269, ARRAY_SIZE(order_table_269));
+		else
+			load_order(order_table, ARRAY_SIZE(order_table));
+		cur_order = order;
+		/* Edges learnt under the other order say nothing about this one. */
+		reset_graph_locked();
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
 }
 
 void lockdep_set_enabled(bool on)
@@ -266,15 +336,20 @@ bool lockdep_has_edge(int a, int b)
 	return false;
 }
 
-void lockdep_reset_graph(void)
+static void reset_graph_locked(void)
 {
-	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
 	for (int a = 0; a < NR_NODES; a++)
 		for (int w = 0; w < NODE_WORDS; w++) {
 			__atomic_store_n(&dep[a][w], 0, __ATOMIC_RELAXED);
 			reported[a][w] = 0;
 		}
 	memset(edge_sites, 0, sizeof(edge_sites));
+}
+
+void lockdep_reset_graph(void)
+{
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	reset_graph_locked();
 	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
 }
 

@@ -34,6 +34,7 @@ enum lock_class_id {
 	LOCK_CLASS_LRU_LOCK,		/* zone->lru_lock */
 	LOCK_CLASS_SWAP_LOCK,		/* swap_lock */
 	LOCK_CLASS_TREE_LOCK,		/* mapping->tree_lock */
+	LOCK_CLASS_I_MMAP_LOCK,		/* mapping->i_mmap_lock: mainline designs */
 	LOCK_CLASS_ZONE_LOCK,		/* zone->lock (buddy free lists) */
 	LOCK_CLASS_SLAB_LOCK,		/* kmem_cache->lock */
 	LOCK_CLASS_NR_STATIC,
@@ -109,6 +110,21 @@ bool lockdep_order_allows(int outer, int inner);
 int lockdep_order_parent(int class_id);
 /* All documented parents of @class_id, as a mask of class bits. */
 uint64_t lockdep_order_parents_mask(int class_id);
+
+/* Which documented order lockdep enforces: the tree at the top of lockdep.c, or 2.6.9's. */
+enum lockdep_order {
+	LOCKDEP_ORDER_DEFAULT,
+	LOCKDEP_ORDER_2_6_9,	/* mainline9: anon_vma->lock outside page_table_lock */
+};
+
+/**
+ * lockdep_set_order() - enforce @order from now on; a change forgets the
+ * dependency graph learnt so far
+ * @order: the order
+ *
+ * Context: before any thread takes an emulated lock (rmap_select()).
+ */
+void lockdep_set_order(enum lockdep_order order);
 
 /**
  * lock_acquire() - record an acquisition in the task's held-lock stack

@@ -17,6 +17,7 @@
  */
 #include "cover.h"
 #include "inject.h"
+#include "i_mmap.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -231,39 +232,45 @@ void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 	spin_unlock(&mm->page_table_lock);
 }
 
+struct unmap_range {
+	unsigned long first, last;
+};
+
+/* unmap_mapping_range_list()'s body for one vma: zap its part of the range. */
+static int unmap_mapping_range_vma(struct vm_area_struct *vma, void *arg)
+{
+	const struct unmap_range *r = arg;
+	unsigned long vstart = vma->vm_pgoff;
+	unsigned long vend = vstart + vma_pages(vma) - 1;
+	unsigned long zs, ze;
+
+	zs = r->first > vstart ? r->first : vstart;
+	ze = r->last < vend ? r->last : vend;
+	/* Private vmas lose their COWed copies too, as in 2.6. */
+	zap_page_range(vma, vma->vm_start + ((zs - vstart) << PAGE_SHIFT),
+		       (ze - zs + 1) << PAGE_SHIFT);
+	return 0;
+}
+
 void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
 			 unsigned long nr)
 {
-	unsigned long last = pgoff + nr - 1;
-	struct list_head *lists[2] = { &mapping->i_mmap, &mapping->i_mmap_shared };
+	struct unmap_range r = { pgoff, pgoff + nr - 1 };
 	struct vm_area_struct *vma;
 
 	if (!nr)
 		return;
-	down(&mapping->i_shared_sem);
+	i_mmap_lock_file(mapping);
 	/*
 	 * Release pairs with the acquire in do_no_page(): a fault that
 	 * sampled the old count before this truncate retries.
 	 */
 	__atomic_fetch_add(&mapping->truncate_count, 1, __ATOMIC_RELEASE);
-	for (int l = 0; l < 2; l++) {
-		list_for_each_entry(vma, lists[l], shared) {
-			unsigned long vstart = vma->vm_pgoff;
-			unsigned long vend = vstart + vma_pages(vma) - 1;
-			unsigned long zs, ze;
-
-			if (vend < pgoff || vstart > last)
-				continue;
-			zs = pgoff > vstart ? pgoff : vstart;
-			ze = last < vend ? last : vend;
-			/* Private vmas lose their COWed copies too, as in 2.6. */
-			zap_page_range(vma, vma->vm_start + ((zs - vstart) << PAGE_SHIFT),
-				       (ze - zs + 1) << PAGE_SHIFT);
-		}
-	}
+	/* The overlapping vmas: i_mmap and i_mmap_shared, or the prio tree (2.6.8). */
+	vma_prio_tree_foreach(mapping, r.first, r.last, unmap_mapping_range_vma, &r);
 	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared)
-		zap_nonlinear_range(vma, pgoff, last);
-	up(&mapping->i_shared_sem);
+		zap_nonlinear_range(vma, r.first, r.last);
+	i_mmap_unlock_file(mapping);
 }
 
 /* ---- faults ---- */
@@ -344,6 +351,9 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	}
 	spin_unlock(&mm->page_table_lock);
 
+	/* 2.6.8 on: the vma's anon_vma, at its first anonymous page. */
+	if (anon_vma_prepare_fault(vma))
+		return VM_FAULT_OOM;
 	if (chain_needed() && !(chain = chain_alloc()))
 		return VM_FAULT_OOM;
 	page = alloc_page(GFP_KERNEL);
@@ -426,6 +436,11 @@ retry:
 	}
 	if (write && !shared) {
 		/* Private write: copy-on-write right away (break_cow). */
+		if (anon_vma_prepare_fault(vma)) {
+			chain_free(chain);
+			put_page(page);
+			return VM_FAULT_OOM;
+		}
 		new_page = alloc_page(GFP_KERNEL);
 		if (!new_page) {
 			chain_free(chain);
@@ -555,6 +570,8 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		get_page(old_page);
 	spin_unlock(&mm->page_table_lock);
 
+	if (anon_vma_prepare_fault(vma))
+		goto out_oom;
 	if (chain_needed() && !(chain = chain_alloc()))
 		goto out_oom;
 	new_page = alloc_page(GFP_KERNEL);

@@ -27,6 +27,7 @@
 #include "list.h"
 #include "page.h"
 #include "pgtable.h"
+#include "prio_tree.h"
 #include "rcu.h"
 #include "rwsem.h"
 #include "spinlock.h"
@@ -68,8 +69,17 @@ struct vm_area_struct {
 	/* mmap_sem: the mm's sorted list; page_table_lock too in ptechain, objfile */
 	struct vm_area_struct *vm_next;
 	struct address_space *vm_file;	/* the mapped file, NULL if anonymous */
-	/* On i_mmap, i_mmap_shared or i_mmap_nonlinear: i_shared_sem. */
+	/*
+	 * On i_mmap, i_mmap_shared or i_mmap_nonlinear: i_shared_sem. In
+	 * the mainline designs (i_mmap_lock): on i_mmap_nonlinear, or the
+	 * ring of the vmas sharing one node of i_mmap_tree (2.6.7's vm_set).
+	 */
 	struct list_head shared;
+	/* mainline: this vma's node in i_mmap_tree, when it holds one: i_mmap_lock */
+	struct prio_tree_node prio_tree_node;
+	bool prio_in_tree;		/* i_mmap_lock */
+	/* mainline: try_to_unmap_cluster()'s cursor in a nonlinear vma: i_mmap_lock */
+	unsigned long vm_private_data;
 	/* anonvma only (seed 002): mmap_sem (write), or read plus page_table_lock; anon_vma->lock. */
 	struct anon_vma *anon_vma;
 	struct list_head anon_vma_node;	/* anon_vma->lock */

@@ -22,6 +22,7 @@
  */
 #include "cover.h"
 #include "inject.h"
+#include "i_mmap.h"
 #include "mm-internal.h"
 #include "perturb.h"
 
@@ -240,8 +241,8 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
 	bool ptl = vma_lock_taken(VMA_LOCK_LINK_PTL, INJECT_VMA_LINK_UNLOCKED);
 
 	if (mapping) {
-		down(&mapping->i_shared_sem);
-		list_add_tail(&vma->shared, vma_file_list(vma));
+		i_mmap_lock_file(mapping);
+		__vma_link_file(vma);
 	}
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
@@ -249,7 +250,7 @@ void vma_link(struct mm_struct *mm, struct vm_area_struct *vma,
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
 	if (mapping)
-		up(&mapping->i_shared_sem);
+		i_mmap_unlock_file(mapping);
 }
 
 /* Take @vma off its mm's list (file list: remove_vm_struct()). */
@@ -276,9 +277,9 @@ void remove_vm_struct(struct vm_area_struct *vma)
 	struct address_space *mapping = vma->vm_file;
 
 	if (mapping) {
-		down(&mapping->i_shared_sem);
-		list_del_init(&vma->shared);
-		up(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
+		__vma_unlink_file(vma);
+		i_mmap_unlock_file(mapping);
 	}
 	if (rmap->anon_vma_unlink)
 		rmap->anon_vma_unlink(vma);
@@ -309,19 +310,21 @@ void vma_adjust(struct vm_area_struct *vma, unsigned long start,
 	/* What makes it safe without page_table_lock: only vm_end grows. */
 	BUG_ON(start != vma->vm_start || pgoff != vma->vm_pgoff || end < vma->vm_end);
 	if (mapping)
-		down(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
 	/* anonvma: walkers under the anon_vma lock read these bounds too. */
 	anon_vma = vma_lock_anon_vma(vma);
+	vma_file_bounds_begin(vma);
 	WRITE_ONCE(vma->vm_start, start);
 	WRITE_ONCE(vma->vm_end, end);
 	WRITE_ONCE(vma->vm_pgoff, pgoff);
+	vma_file_bounds_end(vma);
 	vma_unlock_anon_vma(anon_vma);
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
 	if (mapping)
-		up(&mapping->i_shared_sem);
+		i_mmap_unlock_file(mapping);
 }
 
 /**
@@ -344,11 +347,11 @@ void move_vma_start(struct vm_area_struct *vma, unsigned long addr)
 	struct address_space *mapping = vma->vm_file;
 
 	if (mapping)
-		list_del(&vma->shared);
+		__vma_unlink_file(vma);
 	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + ((long)(addr - vma->vm_start) >> PAGE_SHIFT));
 	WRITE_ONCE(vma->vm_start, addr);
 	if (mapping)
-		list_add_tail(&vma->shared, vma_file_list(vma));
+		__vma_link_file(vma);
 }
 
 /**
@@ -367,7 +370,7 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 {
 	struct address_space *mapping = vma->vm_file;
 	struct vm_area_struct *new, *prev;
-	struct anon_vma *anon_vma;
+	struct anon_vma *anon_vma = NULL;
 	unsigned long delta;
 	int err;
 
@@ -422,23 +425,34 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		vma->vm_pgoff = vma->vm_pgoff + delta;
 	}
 	if (mapping)
-		down(&mapping->i_shared_sem);
+		i_mmap_lock_file(mapping);
+	/* mainline9: 2.6.9 nests anon_vma->lock outside page_table_lock. */
+	if (rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	spin_lock(&mm->page_table_lock);
-	anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
+	if (!rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);	/* anonvma: bounds under its lock */
 	if (new_below && injected(INJECT_VMA_START_UNLOCKED)) {
 		/* Seeded bug: moved above, unlocked. */
+		vma_file_bounds_begin(vma);
+		vma_file_bounds_end(vma);
 	} else if (new_below) {
 		move_vma_start(vma, addr);
 	} else {
+		vma_file_bounds_begin(vma);
 		WRITE_ONCE(vma->vm_end, addr);
+		vma_file_bounds_end(vma);
 	}
-	vma_unlock_anon_vma(anon_vma);
+	if (!rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	__vma_link_list(mm, new, prev);
 	spin_unlock(&mm->page_table_lock);
+	if (rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	if (mapping) {
 		/* Next to the original, as fork does. */
-		list_add(&new->shared, &vma->shared);
-		up(&mapping->i_shared_sem);
+		__vma_link_file_after(new, vma);
+		i_mmap_unlock_file(mapping);
 	}
 	yield_point_on("split_vma:linked", mm, COVER_MM);
 	return 0;
@@ -614,6 +628,65 @@ static int make_pages_present(struct mm_struct *mm, struct vm_area_struct *vma,
 	return 0;
 }
 
+/**
+ * mprotect_merge_prev() - 2.6.8's vma_merge() for mprotect of the head of
+ * @vma: [vm_start, @end) takes @newflags, which @prev already has, so the
+ * boundary moves and @prev grows over it (vma_adjust() with adjust_next)
+ * @prev: the vma just below @vma
+ * @vma: the vma whose head changes
+ * @end: the new boundary, inside @vma
+ * @newflags: the flags of [vm_start, @end)
+ *
+ * Mainline designs only (the others never merged at mprotect in their
+ * sources). The pages of the moved range keep their offsets (the pgoffs
+ * continue), and @prev becomes the vma that maps them: if they are
+ * anonymous, @prev must be on their anon_vma, so @prev imports @vma's
+ * anon_vma when it has none (2.6.8's "importer"; the seeded bug
+ * vma-adjust-no-importer leaves it out, as before 2.6.7's fix).
+ *
+ * Context: mmap_sem held for write; takes the file's i_mmap_lock, then the
+ * anon_vma lock (2.6.8's vma_adjust()).
+ * Return: true when merged.
+ */
+static bool mprotect_merge_prev(struct vm_area_struct *prev, struct vm_area_struct *vma,
+				unsigned long end, unsigned long newflags)
+{
+	struct address_space *mapping = vma->vm_file;
+	struct anon_vma *anon_vma;
+	unsigned long moved;
+
+	if (!rmap->anon_vma_at_fault || !prev || prev->vm_end != vma->vm_start ||
+	    end >= vma->vm_end || prev->vm_flags != newflags || prev->vm_file != mapping ||
+	    ((prev->vm_flags | vma->vm_flags) & (VM_GROWSDOWN | VM_NONLINEAR)) ||
+	    prev->vm_pgoff + vma_pages(prev) != vma->vm_pgoff ||
+	    (prev->anon_vma && vma->anon_vma && prev->anon_vma != vma->anon_vma))
+		return false;
+	moved = (end - vma->vm_start) >> PAGE_SHIFT;
+	anon_vma = vma->anon_vma ? vma->anon_vma : prev->anon_vma;
+	if (mapping)
+		i_mmap_lock_file(mapping);
+	if (anon_vma)
+		spin_lock(&anon_vma->lock);
+	if (vma->anon_vma && !prev->anon_vma && !injected(INJECT_VMA_ADJUST_NO_IMPORTER)) {
+		/* The importer: @prev takes pages of @vma's anon_vma. */
+		WRITE_ONCE(prev->anon_vma, anon_vma);
+		list_add(&prev->anon_vma_node, &anon_vma->head);
+		rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
+	}
+	vma_file_bounds_begin(prev);
+	vma_file_bounds_begin(vma);
+	WRITE_ONCE(prev->vm_end, end);
+	WRITE_ONCE(vma->vm_pgoff, vma->vm_pgoff + moved);
+	WRITE_ONCE(vma->vm_start, end);
+	vma_file_bounds_end(vma);
+	vma_file_bounds_end(prev);
+	if (anon_vma)
+		spin_unlock(&anon_vma->lock);
+	if (mapping)
+		i_mmap_unlock_file(mapping);
+	return true;
+}
+
 int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		unsigned long set, unsigned long clear)
 {
@@ -635,6 +708,16 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		covered = v->vm_end;
 	if (covered < end)
 		return -ENOMEM;
+
+	/* Mainline designs: the head of a vma may merge into the vma below it. */
+	if (vma->vm_start == start && end < vma->vm_end &&
+	    mprotect_merge_prev(prev, vma, end, (vma->vm_flags | set) & ~clear)) {
+		if (clear & VM_WRITE)
+			change_protection(prev, start, end);
+		if (set & VM_LOCKED)
+			return make_pages_present(mm, prev, start, end);
+		return 0;
+	}
 
 	if (vma->vm_start < start) {
 		err = split_vma(mm, vma, start, 0);
@@ -658,7 +741,7 @@ int do_mprotect(struct mm_struct *mm, unsigned long start, unsigned long len,
 		 */
 		if (vma->vm_file && !(vma->vm_flags & VM_SHARED) &&
 		    (vma->vm_flags & VM_WRITE) && !(newflags & VM_WRITE) &&
-		    rmap->anon_vma_prepare) {
+		    rmap->anon_vma_prepare && !rmap->anon_vma_at_fault) {
 			err = rmap->anon_vma_prepare(vma);
 			if (err)
 				return err;
@@ -707,7 +790,7 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	struct mm_struct *mm = vma->vm_mm;
 	bool ptl = vma_lock_taken(VMA_LOCK_STACK_PTL, INJECT_EXPAND_STACK_NO_PTL);
 	struct vm_area_struct *prev;
-	struct anon_vma *anon_vma;
+	struct anon_vma *anon_vma = NULL;
 	unsigned long grow;
 	int ret = 0;
 
@@ -721,10 +804,14 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 		return -ENOMEM;
 	/* Another thread may be growing it under mmap_sem (read) too. */
 	find_vma_prev(mm, READ_ONCE(vma->vm_start), &prev);
+	/* mainline9: 2.6.9 nests anon_vma->lock outside page_table_lock. */
+	if (rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	if (ptl)
 		spin_lock(&mm->page_table_lock);
 	/* anonvma: its walkers read the bounds under this lock. */
-	anon_vma = vma_lock_anon_vma(vma);
+	if (!rmap->anon_vma_outside_ptl)
+		anon_vma = vma_lock_anon_vma(vma);
 	BUG_ON(!ptl && !anon_vma && !injected(INJECT_EXPAND_STACK_NO_PTL));
 	if (address >= READ_ONCE(vma->vm_start))
 		goto out_unlock;		/* another thread grew it */
@@ -742,8 +829,11 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	cover_yield("expand_stack:pgoff_moved", mm, COVER_MM);
 	WRITE_ONCE(vma->vm_start, address);
 out_unlock:
-	vma_unlock_anon_vma(anon_vma);
+	if (!rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	if (ptl)
 		spin_unlock(&mm->page_table_lock);
+	if (rmap->anon_vma_outside_ptl)
+		vma_unlock_anon_vma(anon_vma);
 	return ret;
 }

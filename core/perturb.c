@@ -25,6 +25,7 @@ const char *const yield_point_names[] = {
 	"expand_stack:pgoff_moved",
 	"dup_mm:vma",
 	"igrab:rcu",
+	"page_remove_rmap:last",
 	NULL,
 };
 

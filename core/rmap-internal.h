@@ -19,6 +19,8 @@
 extern const struct rmap_ops rmap_ptechain_ops;	/* rmap_ptechain.c */
 extern const struct rmap_ops rmap_objfile_ops;	/* rmap_objfile.c */
 extern const struct rmap_ops rmap_anonvma_ops;	/* rmap_anonvma.c */
+extern const struct rmap_ops rmap_mainline8_ops;	/* rmap_mainline.c */
+extern const struct rmap_ops rmap_mainline9_ops;	/* rmap_mainline.c */
 
 /*
  * pte_chain blocks: SMP_CACHE_BYTES-aligned, so next_and_idx keeps the

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lockdep.h"
 #include "swap.h"
 #include "tlbflush.h"
 
@@ -28,12 +29,16 @@ static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_PTECHAIN] = &rmap_ptechain_ops,
 	[RMAP_OBJFILE] = &rmap_objfile_ops,
 	[RMAP_ANONVMA] = &rmap_anonvma_ops,
+	[RMAP_MAINLINE8] = &rmap_mainline8_ops,
+	[RMAP_MAINLINE9] = &rmap_mainline9_ops,
 };
 
 static const char *const rmap_mode_names[RMAP_NR_MODES] = {
 	[RMAP_PTECHAIN] = "ptechain",
 	[RMAP_OBJFILE] = "objfile",
 	[RMAP_ANONVMA] = "anonvma",
+	[RMAP_MAINLINE8] = "mainline8",
+	[RMAP_MAINLINE9] = "mainline9",
 };
 
 /* Written by rmap_select() before any thread runs; read-only after. */
@@ -55,6 +60,7 @@ int rmap_select(enum rmap_mode mode)
 		return -EINVAL;
 	rmap = rmap_designs[mode];
 	rmap_mode = mode;
+	lockdep_set_order((enum lockdep_order)rmap->lock_order);
 	return 0;
 }
 
@@ -91,14 +97,16 @@ int rmap_mode_by_name(const char *name)
 
 /**
  * rmap_lock() - take @page's rmap lock: PG_chainlock (ptechain, objfile)
- * or PG_maplock (anonvma)
+ * or PG_maplock (anonvma, mainline8)
  * @page: the page
  *
  * Context: spins; nests inside page_table_lock (core/lockdep.c).
  */
 void rmap_lock(struct page *page)
 {
-	if (rmap_mode == RMAP_ANONVMA)
+	if (rmap->no_rmap_lock)
+		return;		/* mainline9: 2.6.9 has none */
+	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		page_map_lock(page);
 	else
 		pte_chain_lock(page);
@@ -113,7 +121,9 @@ void rmap_lock(struct page *page)
  */
 bool rmap_trylock(struct page *page)
 {
-	if (rmap_mode == RMAP_ANONVMA)
+	if (rmap->no_rmap_lock)
+		return true;
+	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		return page_map_trylock(page);
 	return pte_chain_trylock(page);
 }
@@ -126,7 +136,9 @@ bool rmap_trylock(struct page *page)
  */
 void rmap_unlock(struct page *page)
 {
-	if (rmap_mode == RMAP_ANONVMA)
+	if (rmap->no_rmap_lock)
+		return;
+	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
 		page_map_unlock(page);
 	else
 		pte_chain_unlock(page);
@@ -230,6 +242,10 @@ static const char *const rmap_fallback_names[FB_NR_SITES] = {
 	[FB_PAGE_REFERENCED_ANON_PTL] = "page_referenced_anon_one:page_table_lock",
 	[FB_TRY_TO_UNMAP_ANON_PTL] = "try_to_unmap_anon_one:page_table_lock",
 	[FB_SHRINK_LIST_PAGE_LOCKED] = "shrink_list:PG_locked",
+	[FB_PAGE_REFERENCED_FILE_IMMAP] = "page_referenced_file:i_mmap_lock",
+	[FB_PAGE_REFERENCED_ONE_PTL] = "page_referenced_one:page_table_lock",
+	[FB_TRY_TO_UNMAP_FILE_IMMAP] = "try_to_unmap_file:i_mmap_lock",
+	[FB_TRY_TO_UNMAP_CLUSTER_PTL] = "try_to_unmap_cluster:page_table_lock",
 };
 
 /* Relaxed atomics: statistics, ordered by nothing. */

@@ -30,6 +30,8 @@ enum rmap_mode {
 	RMAP_PTECHAIN,
 	RMAP_OBJFILE,
 	RMAP_ANONVMA,
+	RMAP_MAINLINE8,		/* 2.6.8: core/rmap_mainline.c */
+	RMAP_MAINLINE9,		/* 2.6.9: core/rmap_mainline.c */
 	RMAP_NR_MODES,
 };
 
@@ -63,6 +65,11 @@ enum rmap_fallback_site {
 	FB_PAGE_REFERENCED_ANON_PTL,		/* page_referenced_anon_one:page_table_lock */
 	FB_TRY_TO_UNMAP_ANON_PTL,		/* try_to_unmap_anon_one:page_table_lock */
 	FB_SHRINK_LIST_PAGE_LOCKED,		/* shrink_list:PG_locked */
+	/* mainline (2.6.8's names; try_to_unmap_one's is the first site) */
+	FB_PAGE_REFERENCED_FILE_IMMAP,		/* page_referenced_file:i_mmap_lock */
+	FB_PAGE_REFERENCED_ONE_PTL,		/* page_referenced_one:page_table_lock */
+	FB_TRY_TO_UNMAP_FILE_IMMAP,		/* try_to_unmap_file:i_mmap_lock */
+	FB_TRY_TO_UNMAP_CLUSTER_PTL,		/* try_to_unmap_cluster:page_table_lock */
 	FB_NR_SITES,
 };
 
@@ -155,7 +162,32 @@ struct rmap_ops {
 	 */
 	unsigned int vma_locks;
 	unsigned int vma_locks_source;
+
+	/*
+	 * mainline designs (2.6.8 on): a file's vmas are in a priority
+	 * search tree (core/i_mmap.h) under the i_mmap_lock spinlock, not
+	 * on lists under i_shared_sem; anon_vma_prepare() runs at the first
+	 * anonymous fault of a vma (anon_vma_prepare_fault()).
+	 */
+	bool i_mmap_tree;
+	bool anon_vma_at_fault;
+	/*
+	 * mainline9 (2.6.9's rmaplock series): no rmap lock of the page
+	 * (rmap_lock() takes nothing), anon_vma->lock outside
+	 * page_table_lock wherever both are held (core/mmap.c), and
+	 * lockdep enforces 2.6.9's order (enum lockdep_order).
+	 */
+	bool no_rmap_lock;
+	bool anon_vma_outside_ptl;
+	int lock_order;
+	/*
+	 * The audit's check of one present pte of @page in @vma against the
+	 * design's own state (may be NULL): nonzero if bad. Context: a
+	 * quiescent point; page_table_lock of @vma's mm held.
+	 */
+	int (*audit_pte)(struct page *page, struct vm_area_struct *vma);
 };
+
 
 /* vma_link() takes page_table_lock around the mm's vma list. */
 #define VMA_LOCK_LINK_PTL	0x1u
@@ -169,6 +201,19 @@ struct rmap_ops {
 /* The selected design; set by rmap_select() before any thread runs. */
 extern const struct rmap_ops *rmap;
 extern enum rmap_mode rmap_mode;
+
+/**
+ * anon_vma_prepare_fault() - the anon_vma a fault needs before it maps an
+ * anonymous page in @vma (mainline designs; 0 at once in the others)
+ * @vma: the faulting vma
+ *
+ * Context: mmap_sem held for read; no spinlock held; may sleep.
+ * Return: 0, or -ENOMEM (the fault answers VM_FAULT_OOM).
+ */
+static inline int anon_vma_prepare_fault(struct vm_area_struct *vma)
+{
+	return rmap->anon_vma_at_fault ? rmap->anon_vma_prepare(vma) : 0;
+}
 
 /* Select @mode. Return: 0, or -EINVAL for an unknown or unbuilt mode. */
 int rmap_select(enum rmap_mode mode);

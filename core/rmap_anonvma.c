@@ -107,6 +107,8 @@
  *           PG_maplock (page_map_lock: mapcount, page->as, PG_direct)
  *             anon_vma->lock (the vma list; bounds of listed vmas)
  *             lru_lock
+ *       i_mmap_lock (mainline designs only)
+ *         page_table_lock
  *
  * Reclaim holds PG_locked and PG_maplock (the aging of the active list
  * holds neither across the walk), takes anon_vma->lock, and only *tries* i_shared_sem

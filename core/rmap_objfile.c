@@ -39,6 +39,8 @@
  *           PG_maplock
  *             anon_vma->lock
  *             lru_lock
+ *       i_mmap_lock (mainline designs only)
+ *         page_table_lock
  *
  * Reclaim comes the other way: it holds PG_locked and PG_chainlock and
  * only *tries* i_shared_sem (down_trylock, which never sleeps, so it is

@@ -21,6 +21,8 @@
  *           PG_maplock
  *             anon_vma->lock
  *             lru_lock
+ *       i_mmap_lock (mainline designs only)
+ *         page_table_lock
  *
  * The fault path takes page_table_lock, then PG_chainlock inside
  * page_add_rmap. Reclaim comes the other way: it holds PG_locked and

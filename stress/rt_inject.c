@@ -249,6 +249,88 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "copy already recorded (data integrity); nothing is freed early, so "
 			  "no sanitizer sees it",
 	},
+	[INJECT_ANON_VMA_ADOPT_UNLOCKED] = {
+		.name = "anon-vma-adopt-unlocked",
+		.summary = "anon_vma_prepare() puts the vma on a neighbour's anon_vma "
+			   "(find_mergeable_anon_vma()) under page_table_lock alone, without "
+			   "the anon_vma's lock",
+		.history = "issue 18's account of 2.6.8: the adopted anon_vma was first linked "
+			   "like a new one; 2.6.8 as released locks it (\"if (!allocated) "
+			   "spin_lock(&anon_vma->lock)\"), since other mms' forks and exits "
+			   "and reclaim's walks use its list",
+		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "tsan",
+		.detector = "tsan", .expect = "tsan",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 2,
+		.caveat = "adoption needs a vma next to one with an anon_vma, compatible, "
+			  "faulting first (mprotect splits of fresh memory); the racing "
+			  "list user is another mm's fork or exit, or reclaim's walk",
+	},
+	[INJECT_RECLAIM_LOCK_IMMAP] = {
+		.name = "reclaim-lock-immap",
+		.summary = "page_referenced_file()/try_to_unmap_file() take i_mmap_lock with "
+			   "spin_lock() under PG_maplock, not spin_trylock()",
+		.history = "2.6.8 turned i_shared_sem into the i_mmap_lock spinlock; reclaim "
+			   "holding page_map_lock may only try it, since truncate holds it "
+			   "while zap_pte_range()'s page_remove_rmap() takes page_map_lock "
+			   "(the ABBA that 2.6.9 removed with PG_maplock itself)",
+		.scenario = "truncate-race", .rmap = "mainline8", .sched = "free", .build = "plain",
+		.detector = "lockdep", .expect = "lockdep-order",
+		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 1,
+		.caveat = NULL,
+	},
+	[INJECT_REMOVE_RMAP_CLEARS_MAPPING] = {
+		.name = "remove-rmap-clears-mapping",
+		.summary = "2.6.9's lock-free page_remove_rmap() still clears page->mapping of "
+			   "an anonymous page at its last pte, as 2.6.8's clear_page_anon() did",
+		.history = "Hugh Dickins' rmaplock series (2.6.9): with no page_map_lock to "
+			   "order them, the last unmap's clear could follow another mm's "
+			   "swap-in that already mapped the page again; page_remove_rmap() "
+			   "stopped clearing page->mapping",
+		.scenario = "forkbomb-cow", .rmap = "mainline9", .sched = "free", .build = "plain",
+		.detector = "audit", .expect = "audit|bug",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "page_remove_rmap:last",
+		.caveat = "the page must be in the swap cache, mapped by one mm that unmaps it "
+			  "while another faults it in from its swap pte: the run perturbs the "
+			  "window between the count and the clear",
+	},
+	[INJECT_ANON_VMA_NEW_UNLOCKED] = {
+		.name = "anon-vma-new-unlocked",
+		.summary = "2.6.9's anon_vma_prepare(): a newly allocated anon_vma is linked "
+			   "under page_table_lock without its own lock",
+		.history = "2.6.9 to 2.6.26: with SLAB_DESTROY_BY_RCU a new anon_vma may be "
+			   "memory that a stale page_lock_anon_vma() still locks and walks; "
+			   "Linus' 2008 fix (2.6.27) locks even a new one",
+		.scenario = "mixed32", .rmap = "mainline9", .sched = "free", .build = "tsan",
+		.detector = "tsan", .expect = "tsan",
+		.seed = 1, .sched_steps = 0, .seconds = 45, .threads = 32, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
+		.caveat = "the reader (reclaim's page_referenced) must have checked the page "
+			  "mapped through the anon_vma, then find it freed by the last vma's "
+			  "exit and reused by a new vma's first fault before it takes the "
+			  "lock: a window of a few instructions under rcu_read_lock(), which "
+			  "the run perturbs; forkbomb-cow, reclaim-pressure and sdet32 runs "
+			  "of 20-40 s, and --sched random (4 threads, 40000 steps), missed it",
+	},
+	[INJECT_VMA_ADJUST_NO_IMPORTER] = {
+		.name = "vma-adjust-no-importer",
+		.summary = "mprotect's vma_merge() moves the boundary between two vmas "
+			   "(vma_adjust() with adjust_next) without making the growing vma "
+			   "import the other's anon_vma",
+		.history = "the anon_vma merge of 2.6.7: pages that change vma at a moved "
+			   "boundary keep their anon_vma, so the vma taking them must be on it; "
+			   "vma_adjust()'s importer/exporter (Andrea Arcangeli, Hugh Dickins) "
+			   "fixed the mprotect case",
+		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "plain",
+		.detector = "bug", .expect = "bug|audit",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 2,
+		.caveat = "the mprotect must give the head of a vma with anonymous pages the "
+			  "flags of a neighbour below it that has no anon_vma yet. A swap-in "
+			  "of one of those pages in the neighbour then meets a vma without an "
+			  "anon_vma (2.6.8's BUG_ON(!anon_vma) in page_add_anon_rmap(), the "
+			  "model's too); else the audit finds their ptes outside the "
+			  "anon_vma, unless a first fault in the neighbour adopted it first",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

@@ -210,7 +210,7 @@ END_TEST
 /* Every bug core can inject has an entry, under the same name, that makes sense. */
 START_TEST(test_inject_catalogue_matches_core)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma", NULL };
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9", NULL };
 	static const char *const scheds[] = { "free", "random", "pct", NULL };
 	static const char *const builds[] = { "plain", "tsan", "asan", NULL };
 	static const char *const detectors[] = {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "inject.h"
 #include "lockdep.h"
 #include "mm.h"
 #include "page_alloc.h"
@@ -176,6 +177,10 @@ START_TEST(test_perturb_points_are_reached)
 	memset(hold_hits, 0, sizeof(hold_hits));
 	exercise(RMAP_PTECHAIN);
 	exercise(RMAP_ANONVMA);
+	/* page_remove_rmap:last is on mainline9's seeded bug's path only. */
+	__atomic_store_n(&inject_mask, 1ULL << INJECT_REMOVE_RMAP_CLEARS_MAPPING, __ATOMIC_RELAXED);
+	exercise(RMAP_MAINLINE9);
+	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
 
 	for (int i = 0; yield_point_names[i]; i++)
 		ck_assert_msg(hits[i] > 0, "yield point %s never reached", yield_point_names[i]);

@@ -186,7 +186,7 @@ static void teardown(void)
 
 START_TEST(test_rmap_mode_table)
 {
-	static const char *const names[] = { "ptechain", "objfile", "anonvma" };
+	static const char *const names[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9" };
 
 	for (int m = 0; m < RMAP_NR_MODES; m++) {
 		int ret;
@@ -224,6 +224,10 @@ START_TEST(test_rmap_fallback_names_and_counts)
 		"page_referenced_anon_one:page_table_lock",
 		"try_to_unmap_anon_one:page_table_lock",
 		"shrink_list:PG_locked",
+		"page_referenced_file:i_mmap_lock",
+		"page_referenced_one:page_table_lock",
+		"try_to_unmap_file:i_mmap_lock",
+		"try_to_unmap_cluster:page_table_lock",
 	};
 
 	for (int s = 0; s < FB_NR_SITES; s++) {

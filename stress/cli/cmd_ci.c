@@ -67,7 +67,7 @@ static void ci_usage(FILE *f)
 {
 	fputs("usage: rmaptorture ci --budget SECONDS [OPTIONS]\n"
 	      "\n"
-	      "The merge gate: every scenario x rmap design (ptechain, objfile, anonvma) x\n"
+	      "The merge gate: every scenario x rmap design (ptechain .. mainline9) x\n"
 	      "schedule (free, pct) x build (plain, tsan, asan) is one configuration, run as\n"
 	      "one 'rmaptorture run' child of its build within the budget. Every failure\n"
 	      "leaves its artifact and reproduce command in the log; every trylock fallback\n"
@@ -243,7 +243,7 @@ static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 		int m = rmap_mode_by_name(toks[i]);
 
 		if (m < 0)
-			rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma)",
+			rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9)",
 				       toks[i]);
 		on[m] = true;
 	}

@@ -48,7 +48,8 @@ static void usage(FILE *f)
 	      "count, speedup measures oversubscription, not scaling: every output says so.\n"
 	      "\n"
 	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n"
-	      "  -r, --rmap MODE     ptechain, objfile, anonvma or all (default all)\n"
+	      "  -r, --rmap MODE     ptechain, objfile, anonvma, mainline8, mainline9 or all\n"
+	      "                      (default all)\n"
 	      "  -k, --repeat K      runs per point, 1..64 (default 5)\n"
 	      "  -s, --seconds S     length of each run (default 1)\n"
 	      "      --seed X        seed of repeat 0; repeat k uses X + k (default 1)\n"
@@ -69,7 +70,7 @@ static void usage(FILE *f)
 
 struct scale_opts {
 	int threads[MAX_LIST], nt;
-	const char *modes[3];
+	const char *modes[RMAP_NR_MODES];
 	int nm, repeat;
 	double seconds;
 	unsigned long long seed;
@@ -104,7 +105,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 	memset(o, 0, sizeof(*o));
 	memcpy(o->threads, dflt, sizeof(dflt));
 	o->nt = 6;
-	o->nm = rt_opt_modes("--rmap", "all", o->modes, 3);
+	o->nm = rt_opt_modes("--rmap", "all", o->modes, RMAP_NR_MODES);
 	o->repeat = 5;
 	o->seconds = 1;
 	o->seed = 1;
@@ -119,7 +120,7 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			   (v = opt_value(argc, argv, &i, "-t"))) {
 			o->nt = rt_opt_int_list("--threads", v, 1, 1024, o->threads, MAX_LIST);
 		} else if ((v = opt_value(argc, argv, &i, "--rmap")) || (v = opt_value(argc, argv, &i, "-r"))) {
-			o->nm = rt_opt_modes("--rmap", v, o->modes, 3);
+			o->nm = rt_opt_modes("--rmap", v, o->modes, RMAP_NR_MODES);
 		} else if ((v = opt_value(argc, argv, &i, "--repeat")) || (v = opt_value(argc, argv, &i, "-k"))) {
 			o->repeat = (int)rt_opt_int("--repeat", v, 1, MAX_REPEAT);
 		} else if ((v = opt_value(argc, argv, &i, "--seconds")) || (v = opt_value(argc, argv, &i, "-s"))) {
@@ -271,8 +272,8 @@ static int write_outputs(const struct scale_opts *o, json_t *rec)
 /* A sweep under way: every point's samples, and how it goes. */
 struct sweep {
 	struct scale_opts o;
-	struct sample samples[3][MAX_LIST][MAX_REPEAT];
-	int ns[3][MAX_LIST];
+	struct sample samples[RMAP_NR_MODES][MAX_LIST][MAX_REPEAT];
+	int ns[RMAP_NR_MODES][MAX_LIST];
 	char workdir[4200];
 	int done, total, cores;
 	int rc;				/* the exit status so far */

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rmap.h"
+
 void rt_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -159,14 +161,14 @@ int rt_opt_int_list(const char *opt, const char *arg, long long min, long long m
 
 int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
 {
-	static const char *const all[] = { "ptechain", "objfile", "anonvma" };
 	int n = 0;
 
-	for (int i = 0; i < 3 && n < max; i++)
-		if (!strcmp(arg, "all") || !strcmp(arg, all[i]))
-			modes[n++] = all[i];
+	for (int i = 0; i < RMAP_NR_MODES && n < max; i++)
+		if (!strcmp(arg, "all") || !strcmp(arg, rmap_mode_name((enum rmap_mode)i)))
+			modes[n++] = rmap_mode_name((enum rmap_mode)i);
 	if (!n)
-		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma or all)", opt, arg);
+		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma, mainline8, "
+			       "mainline9 or all)", opt, arg);
 	return n;
 }
 
