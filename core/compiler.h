@@ -90,6 +90,16 @@
 # define RT_TSAN 0
 #endif
 
+/*
+ * Harness bookkeeping that ThreadSanitizer need not watch (flight recorder,
+ * lockdep's tables, lock statistics, interleaving coverage): gcc and clang
+ * then instrument neither its plain nor its atomic accesses. Only for code
+ * that touches no data of the model and whose atomics, instrumented, could
+ * only add happens-before edges the model does not have; each user says
+ * why in a comment. Interceptors (pthread_mutex_lock, ...) still run.
+ */
+#define RT_NOTSAN	__attribute__((no_sanitize_thread))
+
 #if defined(__SANITIZE_ADDRESS__)
 # define RT_ASAN 1
 #elif defined(__has_feature)

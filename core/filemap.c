@@ -21,6 +21,7 @@
  * References: the page cache holds one reference per cached page, taken in
  * add_to_page_cache() and dropped by whoever calls remove_from_page_cache().
  */
+#include "cover.h"
 #include "fs.h"
 #include "inject.h"
 #include "perturb.h"
@@ -481,7 +482,7 @@ void vmtruncate(struct address_space *mapping, unsigned long new_size)
 	}
 	WRITE_ONCE(mapping->i_size, new_size);
 	unmap_mapping_range(mapping, new_size, old_size - new_size);
-	yield_point("vmtruncate:after_unmap");
+	yield_point_on("vmtruncate:after_unmap", mapping, COVER_MAPPING);
 	truncate_inode_pages_range(mapping, new_size, old_size);
 	truncate_backing(mapping, new_size, old_size);
 out_up:
@@ -671,7 +672,7 @@ struct address_space *file_lookup(struct address_space **slot)
 	rcu_read_lock();
 	mapping = rcu_dereference(*slot);
 	/* An unlink may replace the slot and free the file meanwhile. */
-	yield_point("igrab:rcu");
+	yield_point_on("igrab:rcu", mapping, COVER_MAPPING);
 	if (mapping && !igrab(mapping))
 		mapping = NULL;
 	rcu_read_unlock();

@@ -27,8 +27,16 @@ static const char *const event_names[FL_NR_EVENTS] = {
 	[FL_SCHED] = "sched",
 };
 
-void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
-		    int line, long arg)
+/*
+ * Not watched by TSan (RT_NOTSAN): the ring is the recorder's own memory,
+ * written only by its task with relaxed stores, read only by dumps; it
+ * holds pointers to static strings and numbers, never model data. Relaxed
+ * atomics give TSan no happens-before edge, so uninstrumented they hide
+ * none either. A dump that reads a ring being written sees a torn entry,
+ * which flight.h already allows.
+ */
+RT_NOTSAN void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *what,
+			      int line, long arg)
 {
 	unsigned long h = __atomic_load_n(&ring->head, __ATOMIC_RELAXED);
 	struct flight_entry *e = &ring->e[h & (FLIGHT_RING - 1)];
@@ -41,7 +49,7 @@ void _flight_record(struct flight_ring *ring, enum flight_event ev, const char *
 	__atomic_store_n(&ring->head, h + 1, __ATOMIC_RELAXED);
 }
 
-void flight_yield(const char *where)
+RT_NOTSAN void flight_yield(const char *where)
 {
 	_flight_record(&current->flight, FL_YIELD, where, 0, 0);
 }

@@ -7,6 +7,7 @@
  * so a truncate walking the list visits the parent first and cannot miss
  * a pte the child copied from it meanwhile.
  */
+#include "cover.h"
 #include "inject.h"
 #include "i_mmap.h"
 #include "mm-internal.h"
@@ -62,7 +63,7 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 		mm->map_count++;
 		spin_unlock(&mm->page_table_lock);
 		prev = tmp;
-		yield_point("dup_mm:vma");
+		yield_point_on("dup_mm:vma", oldmm, COVER_MM);
 		err = copy_page_range(mm, oldmm, tmp, vma);
 		if (err)
 			break;

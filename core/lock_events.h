@@ -19,6 +19,11 @@
  *             lock_ev_held()        lockdep acquire, [lock_hold_point()]
  *             (a trylock ends with lock_ev_try_done(): the last three)
  *
+ * Interleaving coverage (cover.h) records the lock's site and object at
+ * lock_ev_held() (taken), lock_ev_contended() and lock_ev_try_failed()
+ * (found busy: the key comes from lock_ev_pre_lock()) and
+ * lock_ev_released(), before its switch point.
+ *
  *   release:  lock_ev_pre_unlock()  sched_point(SP_RELEASE), lockdep release,
  *                                   TSan pre_unlock
  *             -- the atomic op that releases the lock --
@@ -47,6 +52,7 @@
 #include <stdbool.h>
 
 #include "compiler.h"
+#include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
 #include "perturb.h"
@@ -76,6 +82,7 @@ static force_inline void lock_ev_before(const void *key, int cls, enum lock_acqu
 				  bool preempt)
 {
 	sched_point(SP_LOCK, key, cls);
+	cover_lock_intent(key, cls);
 	if (mode == LOCK_ACQ_TRY)
 		lock_stat_add(&current->stats[cls].try_attempts);
 	if (preempt)
@@ -116,6 +123,7 @@ static force_inline void lock_ev_contended(int cls, const char *file, int line)
 {
 	lock_stat_add(&current->stats[cls].contended);
 	flight_record(FL_WAIT, file, line, cls);
+	cover_lock_busy(COVER_OP_CONTENDED, file, line);
 }
 
 /**
@@ -147,6 +155,7 @@ static force_inline void lock_ev_try_failed(int cls, bool preempt, const char *f
 		preempt_enable();
 	lock_stat_add(&current->stats[cls].try_failures);
 	flight_record(FL_TRYFAIL, file, line, cls);
+	cover_lock_busy(COVER_OP_TRYFAIL, file, line);
 }
 
 /**
@@ -182,6 +191,7 @@ static force_inline void lock_ev_held(void *key, int cls, int subclass,
 {
 	if (lock_ev_lockdep_on())
 		lock_acquire(key, cls, subclass, mode, read, file, line);
+	cover_lock(key, cls, mode == LOCK_ACQ_TRY ? COVER_OP_TRYLOCK : COVER_OP_LOCK, file, line);
 	if (mode == LOCK_ACQ_BLOCKING)
 		lock_hold_point(cls);
 }
@@ -266,6 +276,7 @@ static force_inline void lock_ev_released(const void *key, int cls, bool preempt
 	if (preempt)
 		preempt_enable();
 	flight_record(FL_UNLOCK, file, line, cls);
+	cover_lock(key, cls, COVER_OP_UNLOCK, file, line);
 	sched_point(SP_UNLOCK, key, cls);
 }
 

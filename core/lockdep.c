@@ -308,7 +308,21 @@ static inline int node_of(int cls, int sub)
 	return cls * LOCKDEP_MAX_SUBCLASS + sub;
 }
 
-static inline bool edge_present(int a, int b)
+/*
+ * TSan and lockdep. lock_acquire(), lock_release(), lock_is_held() and
+ * edge_present() are not watched by TSan (RT_NOTSAN): they touch only
+ * lockdep's tables (the dependency bits, the edge sites, the task's
+ * held-lock stack), never model data (instance is compared, never
+ * dereferenced). Watched, the acquire load of a dependency word would
+ * pair with the release that published the edge and hand TSan a
+ * happens-before edge from the first task that took two classes in some
+ * order to every later task that takes them: an order the model does not
+ * have, which could hide a race of the model. Unwatched, TSan sees only
+ * the model's own synchronisation (and graph_lock, a pthread mutex taken
+ * only when an edge is new: its interceptor still runs). check_new_edge()
+ * and the reports it emits stay instrumented.
+ */
+static inline RT_NOTSAN bool edge_present(int a, int b)
 {
 	return __atomic_load_n(&dep[a][b / 64], __ATOMIC_ACQUIRE) & (1ULL << (b % 64));
 }
@@ -462,9 +476,9 @@ static void check_new_edge(const struct held_lock *h, int cls, int sub,
 	__atomic_fetch_or(&dep[a][b / 64], 1ULL << (b % 64), __ATOMIC_RELEASE);
 }
 
-void lock_acquire(const void *instance, int class_id, int subclass,
-		  enum lock_acquire_mode mode, bool read,
-		  const char *file, int line)
+RT_NOTSAN void lock_acquire(const void *instance, int class_id, int subclass,
+			    enum lock_acquire_mode mode, bool read,
+			    const char *file, int line)
 {
 	struct task_struct *t = current;
 	int depth = t->lockdep_depth;
@@ -500,7 +514,7 @@ void lock_acquire(const void *instance, int class_id, int subclass,
 	WRITE_ONCE(t->lockdep_depth, depth + 1);
 }
 
-void lock_release(const void *instance, int class_id, const char *file, int line)
+RT_NOTSAN void lock_release(const void *instance, int class_id, const char *file, int line)
 {
 	struct task_struct *t = current;
 	int depth = t->lockdep_depth;
@@ -536,7 +550,7 @@ void lock_release(const void *instance, int class_id, const char *file, int line
 	vm_report_emit(&r);
 }
 
-bool lock_is_held(const void *instance)
+RT_NOTSAN bool lock_is_held(const void *instance)
 {
 	struct task_struct *t = current;
 

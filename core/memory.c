@@ -15,6 +15,7 @@
  * A fault drops page_table_lock to allocate or to read a page, then
  * re-checks the pte it sampled before installing anything.
  */
+#include "cover.h"
 #include "inject.h"
 #include "i_mmap.h"
 #include "mm-internal.h"
@@ -360,7 +361,7 @@ static int do_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		chain_free(chain);
 		return VM_FAULT_OOM;
 	}
-	yield_point("do_anonymous_page:alloc");
+	yield_point_on("do_anonymous_page:alloc", mm, COVER_MM);
 
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_offset(mm->pgd, address);
@@ -428,7 +429,7 @@ retry:
 		return VM_FAULT_SIGBUS;
 	if (!page)
 		return VM_FAULT_OOM;
-	yield_point("do_no_page:after_lookup");
+	yield_point_on("do_no_page:after_lookup", page, COVER_PAGE);
 	if (chain_needed() && !(chain = chain_alloc())) {
 		put_page(page);
 		return VM_FAULT_OOM;
@@ -576,7 +577,7 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 	new_page = alloc_page(GFP_KERNEL);
 	if (!new_page)
 		goto out_oom_chain;
-	yield_point("do_wp_page:copy");
+	yield_point_on("do_wp_page:copy", old_page, COVER_PAGE);
 
 	spin_lock(&mm->page_table_lock);
 	ptep = pte_offset(mm->pgd, address);
@@ -695,7 +696,7 @@ again:
 	} else {
 		lock_page(page);
 	}
-	yield_point("do_swap_page:after_lookup");
+	yield_point_on("do_swap_page:after_lookup", page, COVER_PAGE);
 	if (!PageSwapCache(page) || page->private != entry.val) {
 		/* Reclaim freed it from the swap cache meanwhile. */
 		unlock_page(page);
@@ -848,7 +849,7 @@ int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
 			pte = pte_mkclean(pte);
 		pte = pte_mkold(pte);
 		/* A CPU stalled mid-copy, both page_table_locks held. */
-		yield_point("copy_page_range:pte");
+		yield_point_on("copy_page_range:pte", src, COVER_MM);
 		{
 			struct page *page = pfn_to_page(pte_pfn(pte));
 
@@ -977,7 +978,7 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 		 * the load or store below has landed, and only then frees or
 		 * reuses the page.
 		 */
-		yield_point("mm_access:after_mmu");
+		yield_point_on("mm_access:after_mmu", mm, COVER_MM);
 
 		page = pfn_to_page(pte_pfn(orig));
 		/*

@@ -20,6 +20,7 @@
  * the anon_vma lock. split_vma takes page_table_lock in every design, as
  * 2.6.3 and seed 001 do. README "Locks by design" has the table.
  */
+#include "cover.h"
 #include "inject.h"
 #include "i_mmap.h"
 #include "mm-internal.h"
@@ -453,7 +454,7 @@ int split_vma(struct mm_struct *mm, struct vm_area_struct *vma,
 		__vma_link_file_after(new, vma);
 		i_mmap_unlock_file(mapping);
 	}
-	yield_point("split_vma:linked");
+	yield_point_on("split_vma:linked", mm, COVER_MM);
 	return 0;
 }
 
@@ -824,7 +825,8 @@ int expand_stack(struct vm_area_struct *vma, unsigned long address)
 	/* Anonymous: keep every page's index (vm_pgoff + offset). */
 	WRITE_ONCE(vma->vm_pgoff, READ_ONCE(vma->vm_pgoff) - grow);
 	/* Moved vm_pgoff, not vm_start yet: what a lockless reader may see. */
-	yield_point("expand_stack:pgoff_moved");
+	yield_point_on("expand_stack:pgoff_moved", vma, COVER_VMA);
+	cover_yield("expand_stack:pgoff_moved", mm, COVER_MM);
 	WRITE_ONCE(vma->vm_start, address);
 out_unlock:
 	if (!rmap->anon_vma_outside_ptl)

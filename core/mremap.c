@@ -6,6 +6,7 @@
  * finds it through the new vma, whose vm_pgoff keeps every page's index
  * (for anonymous memory too: the index is relative to vm_pgoff, seed 002).
  */
+#include "cover.h"
 #include "mm-internal.h"
 #include "perturb.h"
 #include "tlbflush.h"
@@ -72,7 +73,7 @@ int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
 		}
 		spin_lock(&mm->page_table_lock);
 		move_one_page(vma, old_addr + off, new_addr + off, &chain);
-		yield_point("move_page_tables:page");
+		yield_point_on("move_page_tables:page", mm, COVER_MM);
 		spin_unlock(&mm->page_table_lock);
 	}
 	if (chain)

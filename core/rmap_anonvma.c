@@ -123,6 +123,7 @@
  * each vma carries an anon_vma pointer and a list node (24 bytes),
  * accounted in vma_extra while the vma is on an anon_vma's list.
  */
+#include "cover.h"
 #include "rmap-internal.h"
 
 #include <errno.h>
@@ -732,7 +733,7 @@ static int anonvma_page_referenced_unlocked(struct page *page)
 	anon_vma = rcu_dereference(page->as.anon_vma);
 	page_map_unlock(page);
 	/* Only RCU keeps the memory an anon_vma from here to the lock. */
-	yield_point("page_lock_anon_vma:unlocked");
+	yield_point_on("page_lock_anon_vma:unlocked", anon_vma, COVER_ANON_VMA);
 	if (anon_vma_lock_recheck(anon_vma, page)) {
 		referenced += page_referenced_anon_vma(anon_vma, page, mapcount);
 		spin_unlock(&anon_vma->lock);

@@ -225,3 +225,12 @@ void _might_sleep(const char *what, const char *file, int line)
 			 " no lock known to lockdep");
 	vm_report_emit(&r);
 }
+
+#if RT_TSAN
+/* task.h: lock statistics, not watched by TSan. */
+RT_NOTSAN void __lock_stat_add(unsigned long *counter)
+{
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
+#endif

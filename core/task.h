@@ -15,6 +15,7 @@
 #include <stdbool.h>
 
 #include "compiler.h"
+#include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
 
@@ -107,6 +108,7 @@ static inline void rt_task_set_op(const char *op)
 	if (op)
 		flight_record(FL_OP, op, 0, 0);
 	WRITE_ONCE(t->op, op);
+	cover_op(op);
 }
 
 static inline void preempt_disable(void)
@@ -128,11 +130,28 @@ static inline bool in_atomic(void)
 	return current->preempt_count != 0;
 }
 
+/*
+ * Count one lock event in the task's own statistics (single writer,
+ * relaxed). In the TSan build the counting is a call into code TSan does
+ * not watch (RT_NOTSAN, task.c): the counters are harness bookkeeping
+ * that no model code reads, written by their owner and summed on demand
+ * with relaxed loads, so TSan could find no race of the model in them,
+ * and relaxed atomics give it no happens-before edge to lose. Watched,
+ * they cost two atomic calls into the TSan runtime per lock event.
+ */
+#if RT_TSAN
+void __lock_stat_add(unsigned long *counter);
+static inline void lock_stat_add(unsigned long *counter)
+{
+	__lock_stat_add(counter);
+}
+#else
 static inline void lock_stat_add(unsigned long *counter)
 {
 	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1,
 			 __ATOMIC_RELAXED);
 }
+#endif
 
 /**
  * _might_sleep() - report sleeping in atomic context

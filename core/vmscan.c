@@ -47,6 +47,7 @@
  * later kernels' remove_mapping()/page_freeze_refs()), because the
  * model's find_get_page() is lock-free.
  */
+#include "cover.h"
 #include "vmscan.h"
 
 #include "bug.h"
@@ -268,7 +269,7 @@ bool shrink_page(struct page *page)
 		putback_page(page, false);
 		return false;
 	}
-	yield_point("shrink_page:locked");
+	yield_point_on("shrink_page:locked", page, COVER_PAGE);
 
 	rmap_lock(page);
 	mapped = rmap->page_mapped(page);
@@ -312,7 +313,7 @@ bool shrink_page(struct page *page)
 	 * mmap, munmap and truncate may take them before try_to_unmap()
 	 * tries again (its i_shared_sem fallback).
 	 */
-	yield_point("shrink_page:referenced");
+	yield_point_on("shrink_page:referenced", page, COVER_PAGE);
 	if (mapped) {
 		stat_inc(&stats.unmap_tried);
 		switch (rmap->try_to_unmap(page)) {
@@ -331,7 +332,7 @@ bool shrink_page(struct page *page)
 		}
 	}
 	rmap_unlock(page);
-	yield_point("shrink_page:unmapped");
+	yield_point_on("shrink_page:unmapped", page, COVER_PAGE);
 
 	if (PageSwapCache(page)) {
 		/* The model's I/O is synchronous: written when this returns. */

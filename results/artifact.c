@@ -62,7 +62,7 @@ const char *const rt_failure_kinds[] = {
 };
 
 static const char *const rmap_names[] = { "ptechain", "objfile", "anonvma", NULL };
-static const char *const sched_names[] = { "free", "random", "pct", NULL };
+static const char *const sched_names[] = { "free", "random", "pct", "cover", NULL };
 static const char *const build_names[] = { "plain", "tsan", "asan", NULL };
 
 /* The one-line verdict: "artifact NAME: field 'FIELD' ..."; always -EINVAL. */

@@ -23,6 +23,7 @@
 #include "die.h"
 #include "page_alloc.h"
 #include "perturb.h"
+#include "cover_map.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -432,6 +433,8 @@ double engine_start_threads(struct engine *e)
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);
 	}
 	start = rt_now_s();
+	rt_cover_run_start(start, cfg->cover || cfg->sched == RT_SCHED_COVER,
+			   cfg->sched != RT_SCHED_FREE);
 	for (int i = 0; i < e->nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e->ts[i].thread, NULL,
 					  e->ts[i].reclaim ? reclaim_main : worker_main, &e->ts[i]));

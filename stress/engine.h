@@ -47,6 +47,7 @@ struct rt_run_config {
 	const char *vtime_calibrate;	/* measured: append the segment costs here */
 	uint64_t vtime_transfer_ns;	/* a lock's line moving between CPUs, ns */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
+	bool cover;			/* record interleaving coverage (on for sched cover) */
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);
 	void *on_report_arg;

@@ -18,6 +18,7 @@
 #include "engine-internal.h"
 #include "page_alloc.h"
 #include "perturb.h"
+#include "cover_map.h"
 #include "swap.h"
 #include "task.h"
 #include "rt_time.h"
@@ -360,6 +361,7 @@ static void watch_run(struct engine *e, double start)
 		} else if (watch_free(e, &w, t) || !audit_due(e, &w, t)) {
 			break;
 		}
+		rt_cover_sample(t);
 		if (cfg->progress && t >= w.next_progress) {
 			progress_line(e, t - start);
 			w.next_progress = t + 0.5;

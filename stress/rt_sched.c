@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cover.h"
 #include "die.h"
 #include "perturb.h"
 #include "task.h"
@@ -39,6 +40,7 @@ struct slot {
 	int state;		/* enum slot_state; baton holder */
 	unsigned long wait_epoch;	/* S.epoch when it started waiting */
 	long prio;		/* pct: higher runs first */
+	unsigned int idle;	/* cover: decisions in a row with no coverage event */
 } ____cacheline_aligned;
 
 #define RLX(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -55,7 +57,9 @@ static struct {
 	uint64_t rng;
 	unsigned long *change;		/* pct: sorted change points */
 	int nr_change, next_change;
-	long low_prio;			/* pct: next priority below everyone */
+	long low_prio;			/* pct, cover: next priority below everyone */
+	unsigned int *site_tries;	/* cover: drops at each site since its last new pair */
+	unsigned long cover_drops;	/* cover: change points taken */
 	int parking;			/* an audit is due */
 	int stop;			/* decided: the run ends */
 	int request_stop;		/* main asked for the end */
@@ -77,13 +81,14 @@ const char *rt_sched_name(enum rt_sched_kind kind)
 	case RT_SCHED_RANDOM: return "random";
 	case RT_SCHED_PCT: return "pct";
 	case RT_SCHED_VTIME: return "vtime";
+	case RT_SCHED_COVER: return "cover";
 	}
 	return "?";
 }
 
 int rt_sched_by_name(const char *name)
 {
-	for (int k = RT_SCHED_FREE; k <= RT_SCHED_VTIME; k++)
+	for (int k = RT_SCHED_FREE; k <= RT_SCHED_COVER; k++)
 		if (!strcmp(name, rt_sched_name((enum rt_sched_kind)k)))
 			return k;
 	return -1;
@@ -125,8 +130,8 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 	S.cur = -1;
 	S.audit = audit;
 	S.audit_arg = arg;
-	if (cfg->kind == RT_SCHED_PCT) {
-		int d = cfg->pct_depth > 0 ? cfg->pct_depth : 1;
+	if (cfg->kind == RT_SCHED_PCT || cfg->kind == RT_SCHED_COVER) {
+		int d = cfg->kind == RT_SCHED_COVER ? 1 : cfg->pct_depth > 0 ? cfg->pct_depth : 1;
 		long *perm = rt_calloc((size_t)nr, sizeof(*perm));
 
 		/* Distinct random priorities d..d+nr-1: a shuffled range. */
@@ -149,6 +154,8 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 		qsort(S.change, (size_t)S.nr_change, sizeof(*S.change), cmp_ulong);
 		S.low_prio = d - 1;
 	}
+	if (cfg->kind == RT_SCHED_COVER)
+		S.site_tries = rt_calloc(COVER_MAX_SITES, sizeof(*S.site_tries));
 	if (cfg->kind == RT_SCHED_VTIME)
 		rt_vtime_init(&cfg->vtime, nr);
 	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
@@ -162,8 +169,10 @@ void rt_sched_fini(void)
 		rt_vtime_fini();
 	free(S.slots);
 	free(S.change);
+	free(S.site_tries);
 	S.slots = NULL;
 	S.change = NULL;
+	S.site_tries = NULL;
 }
 
 static bool eligible(int i)
@@ -224,7 +233,7 @@ static int pick_vtime(uint64_t *min_all)
 static int pick_next(void)
 {
 	int nr_ok = 0, nr_wait = 0, best = -1, best_wait = -1, k;
-	bool pct = S.cfg.kind == RT_SCHED_PCT, waiters;
+	bool pct = S.cfg.kind == RT_SCHED_PCT || S.cfg.kind == RT_SCHED_COVER, waiters;
 
 	if (S.cfg.kind == RT_SCHED_VTIME) {
 		uint64_t min_all;
@@ -297,6 +306,57 @@ static void switch_to(int me, int next)
 	}
 }
 
+/* The running thread drops below everyone (a PCT change point). */
+static void demote(int me)
+{
+	SET(S.slots[me].prio, RLX(S.low_prio));
+	SET(S.low_prio, RLX(S.low_prio) - 1);
+}
+
+/*
+ * cover: a change point where the coverage says a window worth holding
+ * open was just opened (rt_sched.h). Reads only the running thread's own
+ * last event, so it is a function of the run so far.
+ */
+static void cover_steer(int me)
+{
+	struct cover_last l;
+	bool drop = false;
+
+	cover_take_last(&l);
+	/*
+	 * Switch points in a row with no site between them: the thread
+	 * spins (a TLB flush waiting for another CPU's access, ...) for
+	 * something a lower-priority thread must do. Drop it, or PCT's
+	 * priorities would let it spin for good.
+	 */
+	if (l.site < 0) {
+		SET(S.slots[me].idle, RLX(S.slots[me].idle) + 1);
+		if (RLX(S.slots[me].idle) >= 4)
+			drop = true;
+	} else {
+		SET(S.slots[me].idle, 0u);
+	}
+	if (l.site >= 0 && l.site < COVER_MAX_SITES) {
+		unsigned int *tries = &S.site_tries[l.site];
+
+		if (l.new_pair)
+			SET(*tries, 0u);
+		if (l.uncovered > 0 &&
+		    sched_rand() % (uint64_t)(2 + RLX(*tries) / 8) == 0) {
+			SET(*tries, RLX(*tries) + 1);
+			drop = true;
+		}
+	}
+	if (!drop && sched_rand() % 64 == 0)
+		drop = true;
+	if (drop) {
+		SET(S.slots[me].idle, 0u);
+		demote(me);
+		SET(S.cover_drops, RLX(S.cover_drops) + 1);
+	}
+}
+
 /* One decision by the baton holder @me (or by main when @me < 0). */
 static void decide(int me)
 {
@@ -317,6 +377,8 @@ static void decide(int me)
 		SET(S.low_prio, RLX(S.low_prio) - 1);
 		SET(S.next_change, RLX(S.next_change) + 1);
 	}
+	if (me >= 0 && S.cfg.kind == RT_SCHED_COVER)
+		cover_steer(me);
 	next = pick_next();
 	if (next < 0 || next == me)
 		return;

@@ -16,6 +16,18 @@
  * D-1 change points drawn from the first K steps the running thread drops
  * below everyone. A bug of depth D is found with probability at least
  * 1/(n·K^(D-1)) per run.
+ * cover: PCT's priorities, with the change points placed by the
+ * interleaving coverage (core/cover.h) instead of at random steps: when
+ * the running thread has just reached a site that can still form pairs
+ * nobody covered (on its kind of object), it drops below everyone with
+ * probability 1/(2 + tries/8) (tries: how often that site was already
+ * used so without covering a new pair), so the window it has just opened
+ * stays open while the others run into it. A thread that passes 4
+ * switch points in a row with no site between them spins for something
+ * a lower-priority thread must do: it drops too. Every 64th decision on
+ * average it drops anyway, so no thread keeps the CPU for good. The
+ * coverage under one thread at a time is a function of the seed, so the
+ * schedule is too.
  */
 #ifndef RT_STRESS_RT_SCHED_H
 #define RT_STRESS_RT_SCHED_H
@@ -30,6 +42,7 @@ enum rt_sched_kind {
 	RT_SCHED_RANDOM,
 	RT_SCHED_PCT,
 	RT_SCHED_VTIME,		/* virtual time, smallest clock first (rt_vtime.h) */
+	RT_SCHED_COVER,
 };
 
 struct rt_sched_config {

@@ -91,6 +91,8 @@ static void perturb_list_args(json_t *args, const struct rt_run_config *c)
 /* The schedule and the bound: --sched ..., --ops, --sched-steps or --seconds. */
 static void bound_args(json_t *args, const struct rt_run_config *c, unsigned long sched_steps)
 {
+	if (!c->cover)
+		json_array_append_new(args, json_string("--no-cover"));
 	if (c->sched != RT_SCHED_FREE) {
 		args_opt(args, "--sched", "%s", rt_sched_name(c->sched));
 		if (c->sched == RT_SCHED_PCT) {

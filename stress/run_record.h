@@ -34,6 +34,8 @@ struct rt_run_opts {
 	bool check_determinism;
 	const char *out_dir;
 	const char *build;		/* --build: run in this build's binary */
+	const char *cover_map;		/* --cover-map FILE */
+	bool no_cover;			/* --no-cover */
 	bool no_build;
 	int argc;
 	char **argv;

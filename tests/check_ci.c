@@ -597,6 +597,41 @@ static void assert_coverage_summed(const json_t *merged, const json_t *a, const 
 			      (long long)json_integer_value(v));
 }
 
+/*
+ * Interleaving coverage survives the merge: the merged gate's distinct
+ * pairs are the union of every configuration's pairs in both shards, and
+ * each configuration keeps its own pairs.
+ */
+static void assert_interleaving_merged(const json_t *merged, const json_t *a, const json_t *b)
+{
+	json_t *uni = json_object(), *r, *p;
+	const json_t *shards[2] = { a, b };
+	size_t i, configs = 0;
+	const char *key;
+
+	for (int k = 0; k < 2; k++)
+		json_array_foreach(json_object_get(shards[k], "results"), i, r) {
+			json_object_foreach(json_object_get(json_object_get(r, "interleaving"), "pairs"),
+					    key, p)
+				json_object_set(uni, key, p);
+			configs += json_is_object(json_object_get(r, "interleaving"));
+		}
+	ck_assert_int_gt(configs, 1);
+	ck_assert_int_gt(json_object_size(uni), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(merged, "interleaving"),
+							    "distinct")),
+			 (json_int_t)json_object_size(uni));
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(merged, "interleaving"),
+							    "records")), (json_int_t)configs);
+	json_array_foreach(json_object_get(merged, "results"), i, r) {
+		const json_t *mine = json_object_get(json_object_get(r, "interleaving"), "pairs");
+
+		json_object_foreach((json_t *)mine, key, p)
+			ck_assert_msg(json_object_get(uni, key), "pair %s came from nowhere", key);
+	}
+	json_decref(uni);
+}
+
 START_TEST(test_ci_merge_stored_shards)
 {
 	char dir[] = "/tmp/rt-ci-merge-XXXXXX", junit[4200], json[4200], failed[4200];
@@ -750,6 +785,8 @@ START_TEST(test_ci_merge_equals_unsharded)
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rm, "totals"), "configs")),
 			 json_integer_value(json_object_get(json_object_get(ra, "totals"), "configs")));
 	assert_coverage_summed(rm, r1, r2);
+	assert_interleaving_merged(rm, r1, r2);
+	ck_assert_out(strstr(out, "ci: interleaving coverage: "), "no interleaving coverage summary");
 	json_decref(r1);
 	json_decref(r2);
 	json_decref(ra);

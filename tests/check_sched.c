@@ -59,6 +59,112 @@ START_TEST(test_sched_pct_is_deterministic)
 }
 END_TEST
 
+/*
+ * --sched cover: the same per-thread sequences (--check-determinism), and
+ * the same interleaving coverage from two runs of one seed, pair by pair.
+ */
+static json_t *cover_of_run(const char *rmap, const char *dir)
+{
+	char path[4200];
+	json_t *rec, *cov;
+	int rc = RUN("run", "--rmap", rmap, "--sched", "cover", "--threads", "3",
+		     "--reclaim-threads", "1", "--seed", "7", "--sched-steps", "20000",
+		     "--no-progress", "--out", dir);
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	snprintf(path, sizeof(path), "%s/run-mixed32-%s-7.json", dir, rmap);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no record %s", path);
+	cov = json_incref(json_object_get(rec, "coverage"));
+	json_decref(rec);
+	ck_assert_ptr_nonnull(cov);
+	return cov;
+}
+
+START_TEST(test_sched_cover_is_deterministic)
+{
+	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+	char d1[] = "/tmp/rt-cover-1-XXXXXX", d2[] = "/tmp/rt-cover-2-XXXXXX";
+	json_t *c1, *c2;
+
+	check_determinism("cover", rmaps[_i], "mixed32");
+	if (_i == 0) {
+		/*
+		 * 8+2 CPUs: more windows open on one zone than a bucket holds,
+		 * so the victim's choice must not depend on task ids (which
+		 * differ between the run and its replay).
+		 */
+		int rc = RUN("run", "--sched", "cover", "--threads", "8", "--seed", "3",
+			     "--sched-steps", RT_TSAN ? "20000" : "60000", "--check-determinism",
+			     "--no-progress");
+
+		ck_assert_msg(rc == 0 && strstr(out, "determinism: OK"), "exit %d\n%s", rc, tail());
+	}
+	ck_assert_ptr_nonnull(mkdtemp(d1));
+	ck_assert_ptr_nonnull(mkdtemp(d2));
+	c1 = cover_of_run(rmaps[_i], d1);
+	c2 = cover_of_run(rmaps[_i], d2);
+	ck_assert_int_gt(json_integer_value(json_object_get(c1, "distinct")), 0);
+	ck_assert(json_equal(json_object_get(c1, "pairs"), json_object_get(c2, "pairs")));
+	ck_assert(json_equal(json_object_get(c1, "sites"), json_object_get(c2, "sites")));
+	json_decref(c1);
+	json_decref(c2);
+	rt_remove_tree(d1);
+	rt_remove_tree(d2);
+}
+END_TEST
+
+/*
+ * --cover-map: the second run counts as new only what the first did not
+ * cover; `coverage` reads the map; a map or file without coverage is bad
+ * input (exit 2), checked before the run.
+ */
+START_TEST(test_cover_map_and_coverage_command)
+{
+	char dir[] = "/tmp/rt-covmap-XXXXXX", map[4200], bad[4200];
+	json_t *m;
+	long long d1, d2;
+	FILE *f;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(map, sizeof(map), "%s/map.json", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
+	rc = RUN("run", "--threads", "2", "--seconds", "1", "--seed", "1", "--no-progress",
+		 "--cover-map", map);
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, " new (not in "), "%s", tail());
+	m = json_load_file(map, 0, NULL);
+	ck_assert_ptr_nonnull(m);
+	d1 = (long long)json_object_size(json_object_get(json_object_get(m, "coverage"), "pairs"));
+	ck_assert_int_gt(d1, 0);
+	json_decref(m);
+	rc = RUN("run", "--threads", "2", "--seconds", "1", "--seed", "2", "--no-progress",
+		 "--cover-map", map);
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	m = json_load_file(map, 0, NULL);
+	d2 = (long long)json_object_size(json_object_get(json_object_get(m, "coverage"), "pairs"));
+	ck_assert_int_ge(d2, d1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "coverage"),
+							    "records")), 2);
+	json_decref(m);
+	rc = RUN("coverage", map, "--uncovered", "3");
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "| operations | times | site pairs |"), "%s", tail());
+	ck_assert_msg(strstr(out, "interleaving coverage: "), "%s", tail());
+	f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"kind\": \"bench\"}\n", f);
+	fclose(f);
+	ck_assert_int_eq(RUN("coverage", bad), 2);
+	ck_assert_msg(strstr(out, "no interleaving coverage"), "%s", tail());
+	ck_assert_int_eq(RUN("run", "--seconds", "1", "--cover-map", bad), 2);
+	ck_assert_msg(!strstr(out, "START:"), "the run started: %s", tail());
+	ck_assert_int_eq(RUN("run", "--no-cover", "--sched", "cover"), 2);
+	rt_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(test_sched_pct_prints_its_bound)
 {
 	int rc = RUN("run", "--scenario", "shm", "--sched", "pct", "--pct-depth", "2",
@@ -202,6 +308,8 @@ static Suite *sched_suite(void)
 	tcase_set_timeout(tc, rt_tmo(600));
 	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, 3);
 	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, 3);
+	tcase_add_test(tc, test_cover_map_and_coverage_command);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("replay");

@@ -18,6 +18,7 @@
 #include "record.h"
 #include "rt_opt.h"
 #include "ci-internal.h"
+#include "cover_map.h"
 
 /* Sum every record's fallbacks per site; judge coverage unless the gate is partial. */
 static void coverage(struct ci_gate *g)
@@ -45,6 +46,9 @@ static void coverage(struct ci_gate *g)
 					    json_integer(cfgs + (json_integer_value(v) > 0)));
 		}
 	}
+	g->interleaving = NULL;
+	for (int i = 0; i < g->nr_cfgs; i++)
+		g->interleaving = rt_cover_merge(g->interleaving, g->cfgs[i].interleaving);
 	g->never_fired = 0;
 	json_object_foreach(g->coverage, key, v)
 		g->never_fired += json_integer_value(v) == 0;
@@ -111,7 +115,9 @@ static void gate_free(struct ci_gate *g)
 	for (int i = 0; i < g->nr_cfgs; i++) {
 		json_decref(g->cfgs[i].fallbacks);
 		json_decref(g->cfgs[i].failures);
+		json_decref(g->cfgs[i].interleaving);
 	}
+	json_decref(g->interleaving);
 	json_decref(g->coverage);
 	json_decref(g->coverage_configs);
 	free(g->cfgs);

@@ -16,6 +16,7 @@
 #include "record.h"
 #include "rt_opt.h"
 #include "ci-internal.h"
+#include "cover_map.h"
 
 void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES])
 {
@@ -168,13 +169,14 @@ int ci_write_json(const struct ci_gate *g, int exit_code)
 			"rmap", rmap_mode_name(c->mode), "seed", s, "threads", c->threads,
 			"reclaim_threads", c->reclaim_threads, "selected", c->selected));
 		json_array_append_new(results, json_pack(
-			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:s, s:s}",
+			"{s:i, s:s, s:s?, s:f, s:f, s:s, s:I, s:f, s:O?, s:O?, s:O?, s:s, s:s}",
 			"index", c->index, "result", ci_state_name(c->state),
 			"skip_reason", c->state == CI_SKIPPED || c->state == CI_PLANNED ?
 				c->skip_reason : NULL,
 			"seconds", c->seconds, "wall", c->wall, "verdict", c->verdict,
 			"ops", (json_int_t)c->ops, "ops_per_sec", c->ops_per_sec,
-			"trylock_fallbacks", c->fallbacks, "failures", c->failures,
+			"trylock_fallbacks", c->fallbacks, "interleaving", c->interleaving,
+			"failures", c->failures,
 			"dir", c->rundir, "reproduce", c->reproduce));
 	}
 	for (int b = 0; b < CI_NR_BUILDS; b++)
@@ -207,6 +209,11 @@ int ci_write_json(const struct ci_gate *g, int exit_code)
 		"shard", "i", g->o.shard_i, "n", g->o.shard_n));
 	json_object_set_new(rec, "gate", ci_gate_identity(&g->o));
 	json_object_set_new(rec, "interrupted", json_boolean(g->interrupted));
+	json_object_set_new(rec, "interleaving", json_pack("{s:I, s:I, s:I, s:i}",
+		"distinct", (json_int_t)json_object_size(json_object_get(g->interleaving, "pairs")),
+		"sites", (json_int_t)json_object_size(json_object_get(g->interleaving, "sites")),
+		"never", (json_int_t)rt_cover_uncovered(g->interleaving, NULL, NULL),
+		"records", (int)json_integer_value(json_object_get(g->interleaving, "records"))));
 	if (g->merged)
 		json_object_set_new(rec, "merged", json_pack("{s:i, s:f}", "shards", g->merged,
 							      "longest_wall", g->wall_max));
@@ -255,6 +262,8 @@ void ci_print_summary(const struct ci_gate *g)
 		       (long long)json_integer_value(json_object_get(g->coverage_configs, key)),
 		       json_integer_value(v) ? "" : "   never fired");
 	printf("ci: trylock fallback coverage %s\n", g->coverage_note);
+	printf("ci: ");
+	rt_cover_print(stdout, g->interleaving, 0);
 	print_skipped(g);
 	if (g->merged)
 		printf("ci: %d configurations from %d shards:", g->nr_cfgs, g->merged);

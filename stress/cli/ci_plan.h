@@ -62,6 +62,7 @@ struct ci_config {
 	long long ops;
 	double ops_per_sec;
 	json_t *fallbacks;		/* the run record's "trylock_fallbacks" */
+	json_t *interleaving;		/* the run record's "coverage" (cover_map.h) */
 	json_t *failures;		/* [{kind, signature, message, artifact, reproduce}] */
 	char dir[4096];			/* DIR/BUILD-SCHED-SCENARIO-RMAP */
 	char rundir[4200];		/* its try-1, the run's --out */
@@ -112,6 +113,7 @@ struct ci_gate {
 	bool coverage_judged;
 	char coverage_note[512];
 	int never_fired;
+	json_t *interleaving;		/* every record's pairs merged (cover_map.h) */
 	int merged;			/* ci-merge: the shards it is made of; 0: ran here */
 	double wall_max;		/* ci-merge: the longest shard's wall */
 };

@@ -189,6 +189,7 @@ static void judge(struct ci_gate *g, struct ci_config *c, const struct rt_try_re
 		c->ops = (long long)json_integer_value(json_object_get(rec, "ops"));
 		c->ops_per_sec = json_number_value(json_object_get(rec, "ops_per_sec"));
 		c->fallbacks = json_incref(json_object_get(rec, "trylock_fallbacks"));
+		c->interleaving = json_incref(json_object_get(rec, "coverage"));
 	}
 	json_array_foreach(res->artifacts, i, a) {
 		const json_t *art = json_object_get(a, "artifact");

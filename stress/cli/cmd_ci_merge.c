@@ -298,6 +298,7 @@ static void config_from_json(struct ci_config *c, const json_t *cfg, const json_
 	c->ops_per_sec = json_number_value(json_object_get(res, "ops_per_sec"));
 	c->have_record = json_is_object(fb);
 	c->fallbacks = json_is_object(fb) ? json_incref((json_t *)fb) : NULL;
+	c->interleaving = json_incref(json_object_get(res, "interleaving"));
 	c->failures = json_is_array(fails) ? json_incref((json_t *)fails) : NULL;
 	snprintf(c->dir, sizeof(c->dir), "%s", str_of(res, "dir"));
 	snprintf(c->rundir, sizeof(c->rundir), "%s", str_of(res, "dir"));

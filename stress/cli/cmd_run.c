@@ -19,6 +19,7 @@
 #include "capture.h"
 #include "variant.h"
 #include "commands.h"
+#include "cover_map.h"
 #include "rt_opt.h"
 #include "rt_time.h"
 #include "run_opts.h"
@@ -272,6 +273,8 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 	}
 	print_summary(out, o, mode, res);
 	rec = rt_run_record_json(o, mode, res, rc);
+	if (rt_cover_finish_run(out, rec, rt_sched_name(o->cfg.sched), o->cover_map))
+		ret = RT_EXIT_INTERNAL;
 	rt_run_record_write(o, mode, rec);
 	if (all)
 		json_array_append_new(all, rec);

@@ -13,6 +13,7 @@ int cmd_matrix(int argc, char **argv);		/* cmd_matrix.c: every seeded bug, caugh
 int cmd_locks(int argc, char **argv);		/* cmd_locks.c: the lock torture */
 int cmd_scale(int argc, char **argv);		/* cmd_scale.c */
 int cmd_report(int argc, char **argv);		/* cmd_report.c */
+int cmd_coverage(int argc, char **argv);	/* cmd_coverage.c */
 
 /* `bench`, `bench locks`, `bench vm` (cmd_bench.c; the microbenchmarks are stress/bench/). */
 int cmd_bench(int argc, char **argv);

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	      "               try_to_unmap, trylock fallbacks; --compare BASELINE\n"
 	      "  scale        throughput, speedup and contention against thread count\n"
 	      "  report       Markdown tables and plots of scale and bench result files\n"
+	      "  coverage     interleaving coverage of run, ci and map files: pairs, gaps, plot\n"
 	      "\n"
 	      "'rmaptorture COMMAND --help' describes each command.\n"
 	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
@@ -49,6 +50,7 @@ static const struct {
 	{ "bench", cmd_bench },
 	{ "scale", cmd_scale },
 	{ "report", cmd_report },
+	{ "coverage", cmd_coverage },
 };
 
 int main(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cover_map.h"
 #include "flight.h"
 #include "inject.h"
 #include "lockdep.h"
@@ -45,9 +46,15 @@ static void run_usage(FILE *f)
 	      "                          prints them\n"
 	      "      --long-hold LIST    lock classes to hold longer now and then (locktorture)\n"
 	      "      --watchdog S        seconds without progress that count as a hang\n"
-	      "      --sched KIND        free (real threads, default) | random | pct: one thread\n"
-	      "                          at a time, switching at every lock operation, chosen\n"
-	      "                          from the seed, so the run replays exactly\n"
+	      "      --sched KIND        free (real threads, default) | random | pct | cover: one\n"
+	      "                          thread at a time, switching at every lock operation,\n"
+	      "                          chosen from the seed, so the run replays exactly;\n"
+	      "                          cover places PCT's priority changes at sites whose\n"
+	      "                          interleaving pairs are not covered yet\n"
+	      "      --cover-map FILE    count the interleaving pairs not in FILE as new, then\n"
+	      "                          write FILE back with this run's pairs added\n"
+	      "      --no-cover          do not record interleaving coverage (faster; not with\n"
+	      "                          --sched cover or --cover-map)\n"
 	      "      --pct-depth D       pct: bug depth aimed at, 1..16 (default 3)\n"
 	      "      --pct-steps K       pct: change points fall in the first K decisions\n"
 	      "                          (default 20000)\n"
@@ -192,6 +199,8 @@ static const struct option run_options[] = {
 	{ "halt-on-failure", no_argument, NULL, 'J' },
 	{ "build", required_argument, NULL, 'B' },
 	{ "no-build", no_argument, NULL, 'Q' },
+	{ "cover-map", required_argument, NULL, 'M' },
+	{ "no-cover", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -265,7 +274,7 @@ static void opt_sched(struct run_parse *p, const char *arg)
 	int k = rt_sched_by_name(arg);
 
 	if (k < 0)
-		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime)", arg);
+		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime, cover)", arg);
 	p->o->cfg.sched = (enum rt_sched_kind)k;
 	p->sched_set = true;
 }
@@ -335,6 +344,8 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'N': cfg->progress = false; break;
 	case 'H': cfg->test_hang = arg; break;
 	case 'T': cfg->test_race = true; break;
+	case 'M': o->cover_map = arg; break;
+	case 'O': o->no_cover = true; break;
 	case 'D': opt_sched(p, arg); break;
 	case 'E': cfg->pct_depth = (int)rt_opt_int("--pct-depth", arg, 1, 16); break;
 	case 'K': cfg->pct_steps = (unsigned long)rt_opt_int("--pct-steps", arg, 1, 1LL << 40); break;
@@ -463,11 +474,16 @@ static void finish_opts(struct run_parse *p)
 {
 	struct rt_run_config *cfg = &p->o->cfg;
 
+	if (p->o->no_cover && (cfg->sched == RT_SCHED_COVER || p->o->cover_map))
+		rt_usage_error("--no-cover: the cover schedule and --cover-map need the coverage");
+	cfg->cover = !p->o->no_cover;
+	if (p->o->cover_map)
+		rt_cover_map_check(p->o->cover_map);
 	if (cfg->sched == RT_SCHED_FREE) {
 		if (cfg->sched_steps)
-			rt_usage_error("--sched-steps: needs --sched random or pct");
+			rt_usage_error("--sched-steps: needs --sched random, pct, vtime or cover");
 		if (p->o->check_determinism)
-			rt_usage_error("--check-determinism: needs --sched random, pct or vtime");
+			rt_usage_error("--check-determinism: needs --sched random, pct, vtime or cover");
 	} else {
 		if (cfg->perturb || cfg->long_hold_mask)
 			rt_usage_error("--perturb/--long-hold: the %s schedule decides every switch; use --sched free",
