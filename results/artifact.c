@@ -61,8 +61,8 @@ const char *const rt_failure_kinds[] = {
 	"tsan", "asan", "ubsan", "lsan", NULL,
 };
 
-static const char *const rmap_names[] = { "ptechain", "objfile", "anonvma", NULL };
-static const char *const sched_names[] = { "free", "random", "pct", "cover", NULL };
+static const char *const rmap_names[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9", NULL };
+static const char *const sched_names[] = { "free", "random", "pct", "cover", "vtime", NULL };
 static const char *const build_names[] = { "plain", "tsan", "asan", NULL };
 
 /* The one-line verdict: "artifact NAME: field 'FIELD' ..."; always -EINVAL. */

@@ -87,6 +87,11 @@ START_TEST(test_replay_fixtures_load)
 	art = rt_artifact_load(path, err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
+	/* The designs and schedules that came later: mainline9 under vtime. */
+	snprintf(path, sizeof(path), "%s/valid-vtime-mainline9.json", FIXTURES);
+	art = rt_artifact_load(path, err, sizeof(err));
+	ck_assert_msg(art != NULL, "%s", err);
+	json_decref(art);
 	for (size_t i = 0; i < sizeof(bad_artifacts) / sizeof(bad_artifacts[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", FIXTURES, bad_artifacts[i].file);
 		err[0] = '\0';
