@@ -76,6 +76,7 @@
  * vma on an anon_vma (24 bytes) and the 16 bytes by which 2.6.8's vma
  * "shared" union outgrew 2.6.3's list head, per file vma (i_mmap.c).
  */
+#include "cover.h"
 #include "rmap-internal.h"
 
 #include <errno.h>
@@ -1046,7 +1047,7 @@ static void mainline9_page_remove_rmap(struct page *page, pte_t *ptep)
 		 * mapping is wiped after it was set, and the page is mapped
 		 * with no anon_vma.
 		 */
-		yield_point("page_remove_rmap:last");
+		yield_point_on("page_remove_rmap:last", page, COVER_PAGE);
 		rcu_assign_pointer(page->as.anon_vma, NULL);
 	}
 }
@@ -1083,7 +1084,7 @@ static struct anon_vma *page_lock_anon_vma9(struct page *page)
 	 * page's last vma may exit and free it, and a new vma's first fault
 	 * take the memory from the cache, before the lock is taken.
 	 */
-	yield_point("page_lock_anon_vma:unlocked");
+	yield_point_on("page_lock_anon_vma:unlocked", anon_vma, COVER_ANON_VMA);
 	spin_lock(&anon_vma->lock);
 	return anon_vma;
 out:
