@@ -21,7 +21,7 @@
 # short), then runs the sweeps. Into $OUT, flat, at most 8 files:
 #   free-sdet32.csv free-mixed32.csv vtime-sdet32.csv vtime-mixed32.csv
 #   free.json vtime.json        (the scale records, by scenario)
-#   vtime-costs.c               (the model calibrated here, if it was), or else
+#   vtime-costs.tsv             (the model calibrated here, if it was), or else
 #   vtimemeasured-sdet32.csv    (vtime with this machine's measured costs)
 #   device.log                  (machine, timings, every command, the tables)
 set -eu
@@ -70,8 +70,8 @@ if [ -z "$PREBUILT" ] && [ "$(left)" -gt 270 ]; then
 	log "calibrating the vtime model on this machine"
 	VTIME_CALIBRATE_SECONDS=0.02 scripts/vtime-calibrate.sh "$B" >>"$LOG" 2>&1
 	ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
-	cp stress/rt_vtime_costs.c "$OUT/vtime-costs.c"
-	git checkout -- stress/rt_vtime_costs.c 2>/dev/null || true
+	cp stress/vtime-costs.tsv "$OUT/vtime-costs.tsv"
+	git checkout -- stress/vtime-costs.tsv 2>/dev/null || true
 else
 	log "no time to calibrate: vtime uses the table of the 2-core build machine"
 fi

@@ -25,7 +25,7 @@
  *    kind of the point that ends the segment and lock class, of the mean
  *    thread CPU time of such segments, calibrated once with
  *    scripts/vtime-calibrate.sh on the project's machine
- *    (rt_vtime_costs.c). The run is then a pure function of the seed and
+ *    (vtime-costs.tsv, made C at build time). The run is then a pure function of the seed and
  *    the options: --check-determinism passes, two machines agree, and a
  *    shared, loaded build machine's noise stays out of the figures.
  *  - measured: CLOCK_THREAD_CPUTIME_ID between the points (preemption by
@@ -96,11 +96,12 @@ struct rt_vtime_result {
 };
 
 /*
- * The model's calibration (rt_vtime_costs.c, written by
- * scripts/vtime-calibrate.sh): the summed thread CPU time and the number
- * of segments per design, operation in flight ("shrink_zone" for kswapd,
- * "other" outside an operation), kind of the point that ends the segment
- * ("lock", "release", "unlock", "wait", "yield") and lock class ("-": no lock).
+ * The model's calibration (rt_vtime_costs.c, generated at build time from
+ * vtime-costs.tsv, which scripts/vtime-calibrate.sh writes): the summed
+ * thread CPU time and the number of segments per design, operation in
+ * flight ("shrink_zone" for kswapd, "other" outside an operation), kind of
+ * the point that ends the segment ("lock", "release", "unlock", "wait",
+ * "yield") and lock class ("-": no lock).
  */
 struct rt_vtime_cost_row {
 	const char *design, *op, *kind, *cls;
