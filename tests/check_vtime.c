@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "lockdep.h"
+#include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
 #include "rt_sched.h"
@@ -234,15 +235,47 @@ static const char *tail(void)
 
 #define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
 
+/*
+ * The model's table holds every design: a design without rows would be
+ * charged one default cost for every segment, and its virtual curves
+ * would describe nothing. Every design must have its own means for the
+ * segments that end at a lock, an unlock and a release, and for kswapd.
+ */
+START_TEST(test_cost_table_covers_every_design)
+{
+	for (int d = 0; d < RMAP_NR_MODES; d++) {
+		const char *name = rmap_mode_name((enum rmap_mode)d);
+		int rows = 0, lock = 0, unlock = 0, release = 0, kswapd = 0;
+
+		for (int i = 0; i < rt_vtime_nr_cost_rows; i++) {
+			const struct rt_vtime_cost_row *r = &rt_vtime_cost_rows[i];
+
+			if (strcmp(r->design, name))
+				continue;
+			rows++;
+			ck_assert_msg(r->count > 0, "%s: a row of no segments", name);
+			lock += !strcmp(r->kind, "lock");
+			unlock += !strcmp(r->kind, "unlock");
+			release += !strcmp(r->kind, "release");
+			kswapd += !strcmp(r->op, "shrink_zone");
+		}
+		ck_assert_msg(rows >= 50 && lock && unlock && release && kswapd,
+			      "%s: %d rows in the vtime cost table (lock %d, unlock %d, release %d,"
+			      " kswapd %d): recalibrate (scripts/vtime-calibrate.sh)",
+			      name, rows, lock, unlock, release, kswapd);
+	}
+}
+END_TEST
+
 START_TEST(test_cli_deterministic)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
-	int rc = RUN("run", "--scenario", "mixed32", "--rmap", rmaps[_i], "--sched", "vtime",
+	const char *design = rmap_mode_name((enum rmap_mode)_i);
+	int rc = RUN("run", "--scenario", "mixed32", "--rmap", design, "--sched", "vtime",
 		     "--threads", "4", "--reclaim-threads", "1", "--seed", "7",
 		     "--seconds", RT_TSAN ? "0.0005" : "0.002", "--check-determinism",
 		     "--no-progress");
 
-	ck_assert_msg(rc == 0, "%s: exit %d\n%s", rmaps[_i], rc, tail());
+	ck_assert_msg(rc == 0, "%s: exit %d\n%s", design, rc, tail());
 	ck_assert_msg(strstr(out, "determinism: OK"), "%s", tail());
 	ck_assert_msg(strstr(out, "virtual ops/s"), "%s", tail());
 	ck_assert_msg(strstr(out, "END: SUCCESS"), "%s", tail());
@@ -307,10 +340,11 @@ static Suite *vtime_suite(void)
 	tcase_add_test(tc, test_known_model);
 	tcase_add_test(tc, test_known_measured);
 	tcase_add_test(tc, test_trylock_interval);
+	tcase_add_test(tc, test_cost_table_covers_every_design);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_set_timeout(tc, 300);
-	tcase_add_loop_test(tc, test_cli_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_cli_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_test(tc, test_cli_record);
 	tcase_add_test(tc, test_cli_bad_options);
 	tcase_add_test(tc, test_cli_scale);
