@@ -12,7 +12,9 @@
 # (user + system, bash's `time`; setup and the final audit included)
 # against vtime's operations per busy virtual second (all CPUs).
 #
-#   scripts/vtime-validate.sh [BINARY] [SCENARIOS] [OPS]
+#   [DESIGNS="ptechain objfile"] scripts/vtime-validate.sh [BINARY] [SCENARIOS] [OPS]
+# (default: every design; interleaving coverage off in every run, as in
+# the calibration)
 #   meson test -C build --benchmark vtime-validate
 set -eu
 bin=${1:-build/stress/rmaptorture}
@@ -31,11 +33,12 @@ printf '| scenario | rmap | CPUs | free ops/s (best of %d) | vtime model ops/s |
 printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+designs=${DESIGNS:-$("$bin" list | sed -n 's/^rmap designs: //p')}
 for sc in $scenarios; do
-	for rmap in ptechain objfile anonvma; do
+	for rmap in $designs; do
 		for t in 1 2; do
 			# kswapd idles in both; 1 kswapd so that 2 CPUs + kswapd fit 2 cores.
-			common=(run --scenario "$sc" --rmap "$rmap" --threads "$t" --reclaim-threads 1 --seed 1 --json --no-progress)
+			common=(run --scenario "$sc" --rmap "$rmap" --threads "$t" --reclaim-threads 1 --seed 1 --json --no-cover --no-progress)
 			free=0
 			fcpu=0
 			for k in $(seq "$tries"); do
