@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "compiler.h"
+#include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
 
@@ -31,31 +32,31 @@ static const char *tail(void)
 
 #define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
 
-static void check_determinism(const char *sched, const char *rmap, const char *scenario)
+static void check_determinism(const char *sched, const char *design, const char *scenario)
 {
-	int rc = RUN("run", "--scenario", scenario, "--rmap", rmap, "--sched", sched,
+	int rc = RUN("run", "--scenario", scenario, "--rmap", design, "--sched", sched,
 		     "--threads", "3", "--reclaim-threads", "1", "--seed", "42",
 		     "--sched-steps", RT_TSAN ? "10000" : "30000", "--check-determinism",
 		     "--no-progress");
 
-	ck_assert_msg(rc == 0, "%s/%s/%s: exit %d\n%s", scenario, rmap, sched, rc, tail());
+	ck_assert_msg(rc == 0, "%s/%s/%s: exit %d\n%s", scenario, design, sched, rc, tail());
 	ck_assert_msg(strstr(out, "determinism: OK"), "%s", tail());
 	ck_assert_msg(strstr(out, "END: SUCCESS"), "%s", tail());
 }
 
+/* Every design (a new one fails to compile here until it is added). */
+static const char *const designs[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9" };
+_Static_assert(sizeof(designs) / sizeof(designs[0]) == RMAP_NR_MODES, "a design is missing");
+
 START_TEST(test_sched_random_is_deterministic)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
-
-	check_determinism("random", rmaps[_i], "mixed32");
+	check_determinism("random", designs[_i], "mixed32");
 }
 END_TEST
 
 START_TEST(test_sched_pct_is_deterministic)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
-
-	check_determinism("pct", rmaps[_i], "mremap-storm");
+	check_determinism("pct", designs[_i], "mremap-storm");
 }
 END_TEST
 
@@ -63,16 +64,16 @@ END_TEST
  * --sched cover: the same per-thread sequences (--check-determinism), and
  * the same interleaving coverage from two runs of one seed, pair by pair.
  */
-static json_t *cover_of_run(const char *rmap, const char *dir)
+static json_t *cover_of_run(const char *design, const char *dir)
 {
 	char path[4200];
 	json_t *rec, *cov;
-	int rc = RUN("run", "--rmap", rmap, "--sched", "cover", "--threads", "3",
+	int rc = RUN("run", "--rmap", design, "--sched", "cover", "--threads", "3",
 		     "--reclaim-threads", "1", "--seed", "7", "--sched-steps", "20000",
 		     "--no-progress", "--out", dir);
 
 	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
-	snprintf(path, sizeof(path), "%s/run-mixed32-%s-7.json", dir, rmap);
+	snprintf(path, sizeof(path), "%s/run-mixed32-%s-7.json", dir, design);
 	rec = json_load_file(path, 0, NULL);
 	ck_assert_msg(rec != NULL, "no record %s", path);
 	cov = json_incref(json_object_get(rec, "coverage"));
@@ -312,8 +313,8 @@ static Suite *sched_suite(void)
 	TCase *tc = tcase_create("determinism");
 
 	tcase_set_timeout(tc, rt_tmo(600));
-	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, 3);
-	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, RMAP_NR_MODES);
+	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, 3);
 	tcase_add_test(tc, test_cover_map_and_coverage_command);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);

@@ -56,6 +56,13 @@ int rt_check_main(Suite *s)
 	SRunner *sr = srunner_create(s);
 	int failed;
 
+	/*
+	 * The failure messages carry the end of a run's output (up to 6,000
+	 * bytes): above Check's 4 KiB default, Check aborts the whole
+	 * program ("Message string too long") instead of reporting the
+	 * failure, and the report that says why is lost.
+	 */
+	check_set_max_msg_size(64 * 1024);
 	/* The seed first, as a TAP comment, so any failure replays. */
 	printf("# seed: RT_SEED=%llu\n", (unsigned long long)rt_test_seed());
 	fflush(stdout);
