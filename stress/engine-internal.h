@@ -43,7 +43,9 @@ struct engine {
 	int kswapd_wake;		/* atomic: set by the low-watermark hook */
 	int halt;			/* atomic: a report asks the run to end */
 	int oops;			/* atomic: a task hit BUG() and left the model */
-	pthread_mutex_t report_lock;	/* the failures array */
+	pthread_mutex_t report_lock;	/* the failures array, res->reports, sink_closed */
+	bool sink_closed;		/* report_lock: the run was abandoned; reports after
+					 * it are printed, not counted (main reads res) */
 	pthread_t main_thread;		/* rt_run()'s; set before any other */
 	/* main only: where a BUG in the model's code run by main comes back */
 	bool main_guarded;

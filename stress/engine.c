@@ -44,6 +44,11 @@ static void engine_sink(const struct vm_report *r, void *arg)
 
 	vm_report_print(stderr, r);
 	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
+	if (e->sink_closed) {
+		/* After abandon(): main owns the result now (see there). */
+		RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
+		return;
+	}
 	if (e->cfg->on_report)
 		e->cfg->on_report(r, e->cfg->on_report_arg);
 	res->reports[r->kind]++;

@@ -393,6 +393,16 @@ static int abandon(struct engine *e)
 	for (int i = 0; i < e->nr_threads; i++)
 		if (pthread_timedjoin_np(e->ts[i].thread, NULL, &until))
 			RT_PTHREAD(pthread_detach(e->ts[i].thread));
+	/*
+	 * A thread left behind (a second oops parks for good; a waiter on a
+	 * dead task's lock never returns) is not joined, so nothing orders
+	 * its reports before main's reading of the result. Close the sink:
+	 * the lock orders every report counted so far before main's reads,
+	 * and a report after it is printed but not counted.
+	 */
+	RT_PTHREAD(pthread_mutex_lock(&e->report_lock));
+	e->sink_closed = true;
+	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 	collect(e);
 	perturb_install(NULL, 0);
 	return 1;
