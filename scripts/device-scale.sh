@@ -13,7 +13,12 @@
 #
 # BIN=path/to/rmaptorture (a prebuilt, e.g. static, binary) skips the
 # install, the build and the calibration; the time saved goes to a third
-# sweep, vtime with measured costs (this machine's own) on sdet32.
+# sweep, vtime with measured costs (this machine's own) on sdet32. For a
+# machine without a network (as the one of issue 17's check), build it
+# static where the packages are:
+#
+#   meson setup build-static -Dprefer_static=true -Dc_link_args=-static
+#   ninja -C build-static stress/rmaptorture
 # Every run is --no-cover: interleaving coverage is the harness's
 # bookkeeping, left out of the model's calibration too.
 #
