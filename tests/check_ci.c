@@ -403,11 +403,11 @@ START_TEST(test_ci_tiny_gate_passes)
 {
 	char dir[] = "/tmp/rt-ci-XXXXXX", junit[4200], json[4200], outdir[4200], suite[64];
 	/*
-	 * Two scenarios: a 20 s gate cannot make every fallback site fire
+	 * Two scenarios: a 12 s gate cannot make every fallback site fire
 	 * (a full gate does; test_ci_coverage_is_judged checks the verdict),
 	 * so coverage is reported here, not judged.
 	 */
-	const char *args[] = { "ci", "--budget", "20", "--builds", RT_BUILD_KIND, "--seed", "1",
+	const char *args[] = { "ci", "--budget", "12", "--builds", RT_BUILD_KIND, "--seed", "1",
 			       "--scenarios", "mixed32,many-vmas",
 			       "--junit", junit, "--json", json, "--out", outdir, NULL };
 	json_t *rec, *configs, *results, *sites, *r;
