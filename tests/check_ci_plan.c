@@ -4,7 +4,8 @@
  * configurations in the fixed order, --shard I/N partitioning them, the
  * budget split between the builds (a build that cannot pay for one
  * configuration giving its share to the others, the dearest first), the
- * seeded window of configurations a short budget runs, and the run time
+ * seeded window of configurations a short budget runs (the free ones
+ * first when they all fit), and the run time
  * each child gets from the clock. `ci --dry-run` through the binary is
  * tests/check_ci.c's "plan" case.
  */
@@ -179,6 +180,63 @@ START_TEST(test_ci_plan_short_budget_runs_a_seeded_window)
 }
 END_TEST
 
+/*
+ * A share that pays for every free configuration of the build but not for
+ * all: every free one runs, whatever the seed, and a seeded window of the
+ * others fills the rest. Below that (the 10 s budget above) the window is
+ * over all of them.
+ */
+START_TEST(test_ci_plan_free_configurations_first)
+{
+	/* plain alone: usable 119, k = floor(119 / 2.0) = 59. */
+	struct ci_gate *g1 = gate_new(120, 1u << B_PLAIN, 1, 1, 1);
+	int n = g1->nr_build[B_PLAIN], nf = 0, k = (int)floor(119 / ci_min_cost(B_PLAIN));
+	int starts_differ = 0, pos = 0, others = 0;
+
+	for (int i = 0; i < n; i++)
+		nf += g1->cfgs[i].sched == RT_SCHED_FREE;
+	ck_assert_int_eq(nf, n / 2);
+	ck_assert_msg(nf <= k && k < n, "nf %d, k %d, n %d", nf, k, n);
+	ck_assert_int_eq(g1->nr_selected[B_PLAIN], k);
+	ck_assert(g1->free_first[B_PLAIN]);
+	for (int i = 0; i < n; i++) {
+		const struct ci_config *c = &g1->cfgs[i];
+
+		if (c->sched == RT_SCHED_FREE) {
+			ck_assert_msg(c->selected, "free #%d not selected", i);
+			continue;
+		}
+		/* The others: the window from window_start over their own order. */
+		bool in = (pos - g1->window_start[B_PLAIN] + (n - nf)) % (n - nf) < k - nf;
+
+		ck_assert_msg(c->selected == in, "other #%d (position %d) selected %d, window from %d",
+			      i, pos, c->selected, g1->window_start[B_PLAIN]);
+		if (!in)
+			ck_assert_msg(strstr(c->skip_reason, "every free one") != NULL, "#%d: '%s'",
+				      i, c->skip_reason);
+		others += c->selected;
+		pos++;
+	}
+	ck_assert_int_eq(others, k - nf);
+	for (uint64_t seed = 2; seed < 10; seed++) {
+		struct ci_gate *g = gate_new(120, 1u << B_PLAIN, seed, 1, 1);
+
+		for (int i = 0; i < n; i++)
+			ck_assert(!(g->cfgs[i].sched == RT_SCHED_FREE) || g->cfgs[i].selected);
+		starts_differ += g->window_start[B_PLAIN] != g1->window_start[B_PLAIN];
+		gate_free(g);
+	}
+	ck_assert_msg(starts_differ > 0, "eight seeds all start the window at %d",
+		      g1->window_start[B_PLAIN]);
+	gate_free(g1);
+
+	/* The 10 s gate cannot pay for every free one: one window over all. */
+	g1 = gate_new(10, 1u << B_PLAIN, 1, 1, 1);
+	ck_assert(!g1->free_first[B_PLAIN]);
+	gate_free(g1);
+}
+END_TEST
+
 /* A build that cannot pay for one configuration gives its share away, the dearest first. */
 START_TEST(test_ci_plan_poor_builds_give_their_share)
 {
@@ -252,6 +310,7 @@ int main(void)
 	tcase_add_test(tc, test_ci_plan_shards_partition_the_gate);
 	tcase_add_test(tc, test_ci_plan_large_budget_runs_all);
 	tcase_add_test(tc, test_ci_plan_short_budget_runs_a_seeded_window);
+	tcase_add_test(tc, test_ci_plan_free_configurations_first);
 	tcase_add_test(tc, test_ci_plan_poor_builds_give_their_share);
 	tcase_add_test(tc, test_ci_plan_child_seconds);
 	tcase_add_test(tc, test_ci_plan_names);

@@ -150,37 +150,58 @@ void ci_plan(struct ci_gate *g)
 		}
 	}
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		int n = g->nr_build[b], k, start, pos = 0;
+		int n = g->nr_build[b], nf = 0, k, m, start, pos = 0;
+		bool ff;
 
 		k = on[b] ? (int)floor(g->share[b] / ci_min_cost(b)) : 0;
 		if (k > n)
 			k = n;
+		for (int i = 0; i < g->nr_cfgs; i++)
+			nf += g->cfgs[i].build == b && g->cfgs[i].sched == RT_SCHED_FREE;
+		/*
+		 * When the window would leave some out but every free
+		 * configuration fits, all of those run and the window turns
+		 * over the others: every scenario runs in every design at full
+		 * concurrency, where trylocks meet their busy locks, in every
+		 * gate, whatever the seed (a serialising schedule fires few
+		 * fallbacks, and a gate whose window missed a scenario's free
+		 * runs could miss a site).
+		 */
+		ff = k < n && nf > 0 && nf <= k;
+		m = ff ? n - nf : n;
 		g->nr_selected[b] = k;
-		start = n ? (int)(ci_mix64(g->o.seed + (uint64_t)b) % (uint64_t)n) : 0;
+		g->free_first[b] = ff;
+		start = m ? (int)(ci_mix64(g->o.seed + (uint64_t)b) % (uint64_t)m) : 0;
 		if (k == n)
 			start = 0;
 		g->window_start[b] = start;
 		for (int i = 0; i < g->nr_cfgs; i++) {
 			struct ci_config *c = &g->cfgs[i];
+			bool free_run = c->sched == RT_SCHED_FREE;
 
 			if (c->build != b)
 				continue;
-			/* Positions start .. start + k - 1, wrapping. */
-			c->selected = (pos - start + n) % n < k;
+			if (ff && free_run) {
+				c->selected = true;
+			} else {
+				/* Positions start .. start + w - 1, wrapping. */
+				c->selected = (pos - start + m) % m < (ff ? k - nf : k);
+				pos++;
+			}
 			if (c->selected) {
 				c->state = CI_PLANNED;
 				c->seconds = g->share[b] / k - ci_builds[b].overhead_s;
 			} else if (k) {
 				snprintf(c->skip_reason, sizeof(c->skip_reason),
 					 "not selected: the budget runs %d of the %d %s configurations"
-					 " of this shard (a window that --seed rotates)",
-					 k, n, ci_builds[b].name);
+					 " of this shard (%sa window that --seed rotates)",
+					 k, n, ci_builds[b].name,
+					 ff ? "every free one, and of the others " : "");
 			} else {
 				snprintf(c->skip_reason, sizeof(c->skip_reason),
 					 "not selected: the budget cannot pay for one %s configuration"
 					 " (%.1f s each)", ci_builds[b].name, ci_min_cost(b));
 			}
-			pos++;
 		}
 	}
 }

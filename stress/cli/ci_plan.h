@@ -99,7 +99,10 @@ struct ci_gate {
 	double share[CI_NR_BUILDS];	/* seconds */
 	int nr_build[CI_NR_BUILDS];	/* configurations of this shard */
 	int nr_selected[CI_NR_BUILDS];
-	int window_start[CI_NR_BUILDS];	/* position in the build's list */
+	int window_start[CI_NR_BUILDS];	/* position in the build's list; with
+					 * free_first, in its list of the others */
+	bool free_first[CI_NR_BUILDS];	/* every free configuration runs, the
+					 * window is over the others */
 	char binary[CI_NR_BUILDS][4096];
 	double overhead_sum[CI_NR_BUILDS];
 	int overhead_n[CI_NR_BUILDS];

@@ -23,7 +23,9 @@
  *    otherwise the gate runs as many as it pays for, a window of
  *    consecutive configurations in the fixed order starting at a point
  *    chosen by the seed (so successive seeds rotate through them), and
- *    reports the rest as skipped.
+ *    reports the rest as skipped. When the share pays for every free
+ *    configuration of the build but not for all, the free ones all run
+ *    and the window is over the others (ci_plan.c says why).
  *  - Time is re-planned before each child from the clock: each build
  *    ends at a deadline (the cumulative shares), a child gets what is
  *    left of its build's share over the configurations still to run,
@@ -100,7 +102,9 @@ static void ci_usage(FILE *f)
 	      "When the budget cannot give every configuration its build's minimum run time\n"
 	      "(plain 1.5 s, tsan 4 s, asan 2.5 s, plus start-up), a window of consecutive\n"
 	      "configurations in the fixed order, starting where the seed says, runs and the\n"
-	      "rest are reported skipped. Shares: plain 50%, tsan 30%, asan 20%.\n"
+	      "rest are reported skipped; when every free-schedule configuration of a build\n"
+	      "fits, they all run and the window is over the others. Shares: plain 50%,\n"
+	      "tsan 30%, asan 20%.\n"
 	      "\n"
 	      "Exit status: 0 every configuration clean and every fallback site fired,\n"
 	      "1 a failure (or a site that never fired), 2 bad usage, 3 internal error (a\n"
