@@ -54,7 +54,12 @@ struct anon_vma {
  */
 static inline struct anon_vma *vma_lock_anon_vma(struct vm_area_struct *vma)
 {
-	struct anon_vma *anon_vma = READ_ONCE(vma->anon_vma);
+	/*
+	 * mainline9 calls this before page_table_lock, which the writer
+	 * (anon_vma_prepare) published vma->anon_vma under: only the
+	 * pointer orders the new anon_vma's initialisation before its lock.
+	 */
+	struct anon_vma *anon_vma = smp_load_acquire(vma->anon_vma);
 
 	if (anon_vma)
 		spin_lock(&anon_vma->lock);

@@ -57,6 +57,16 @@
 #define READ_ONCE(x)	 __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define WRITE_ONCE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
+/*
+ * Publishing an initialised object through a pointer that a reader may
+ * load holding no lock the writer held: 2.6 code relied on x86's store
+ * order and the reader's address dependency (Alpha's
+ * smp_read_barrier_depends()). C11 and TSan know neither, so the model
+ * says release and acquire, which is what that hardware gave.
+ */
+#define smp_store_release(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELEASE)
+#define smp_load_acquire(x)	 __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
+
 #define cpu_relax()	__builtin_ia32_pause()
 
 /*

@@ -228,7 +228,7 @@ static void __anon_vma_link(struct anon_vma *anon_vma, struct vm_area_struct *vm
 	 * before the one it goes to.
 	 */
 	list_add_tail(&vma->anon_vma_node, &anon_vma->head);
-	WRITE_ONCE(vma->anon_vma, anon_vma);
+	smp_store_release(vma->anon_vma, anon_vma);	/* vma_lock_anon_vma() */
 	spin_unlock(&anon_vma->lock);
 	rmap_account_vma_extra((long)ANON_VMA_VMA_EXTRA_BYTES);
 }

@@ -236,7 +236,7 @@ static int mainline_anon_vma_prepare(struct vm_area_struct *vma)
 	if (likely(!vma->anon_vma)) {
 		if (lock_inside)
 			spin_lock(&anon_vma->lock);
-		WRITE_ONCE(vma->anon_vma, anon_vma);
+		smp_store_release(vma->anon_vma, anon_vma);	/* vma_lock_anon_vma() */
 		list_add(&vma->anon_vma_node, &anon_vma->head);
 		if (lock_inside)
 			spin_unlock(&anon_vma->lock);

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 
 #include "rt_check.h"
@@ -25,4 +26,20 @@ int rt_cli_run(const char *const *args, char *out, size_t len)
 	argv[n] = NULL;
 	st = rt_run_capture(argv, NULL, out, len);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char *rt_cli_excerpt(const char *out, size_t n)
+{
+	static const char *const heads[] = {
+		"WARNING: ThreadSanitizer:", "ERROR: AddressSanitizer:", "runtime error:",
+	};
+	size_t len = strlen(out);
+
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		const char *p = strstr(out, heads[i]);
+
+		if (p)
+			return p;
+	}
+	return len > n ? out + len - n : out;
 }

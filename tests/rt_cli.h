@@ -17,4 +17,12 @@ const char *rt_cli_binary(void);
  */
 int rt_cli_run(const char *const *args, char *out, size_t len);
 
+/*
+ * What a failure message shows of a run's output @out: from its first
+ * sanitizer report (TSan's or ASan's WARNING/ERROR line) if there is one,
+ * else its last @n bytes. Check bounds the message (rt_check_main()), so
+ * the report itself must come first, not the flight dumps that follow it.
+ */
+const char *rt_cli_excerpt(const char *out, size_t n);
+
 #endif /* RT_TESTS_RT_CLI_H */
