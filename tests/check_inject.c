@@ -75,14 +75,6 @@ static bool runs_here(const struct rt_bug *b, const char **expect)
 	return false;
 }
 
-/* The last @n bytes of the output, for a failure message. */
-static const char *tail(size_t n)
-{
-	size_t len = strlen(out);
-
-	return len > n ? out + len - n : out;
-}
-
 static int run_bug(const struct rt_bug *b, bool inject)
 {
 	struct rt_bug_args a;
@@ -142,23 +134,24 @@ static void assert_detected(const struct rt_bug *b, const char *expect, int rc)
 							 : "ERROR: AddressSanitizer:";
 
 		ck_assert_msg(rc == SANITIZER_EXIT && strstr(out, what),
-			      "%s: exit %d, want %d and '%s'\n%s", b->name, rc, SANITIZER_EXIT,
-			      what, tail(6000));
+			      "%s: exit %d, want %d and '%s'\n%.6000s", b->name, rc, SANITIZER_EXIT,
+			      what, rt_cli_excerpt(out, 6000));
 		return;
 	}
 	/* A model detector: the run's first report is of the expected kind. */
 	first_report_kind(kind, sizeof(kind));
 	ck_assert_msg(kind[0] && rt_bug_kind_matches(expect, kind),
-		      "%s: first report '%s', want '%s' (exit %d)\n%s", b->name, kind, expect,
-		      rc, tail(6000));
+		      "%s: first report '%s', want '%s' (exit %d)\n%.6000s", b->name, kind, expect,
+		      rc, rt_cli_excerpt(out, 6000));
 	/*
 	 * Exit 1 with its END line naming the first report: a BUG too (an
 	 * oops ends the run, its task and the model, not the process), and a
 	 * BUG the damage led to after the first report.
 	 */
-	ck_assert_msg(rc == 1, "%s: exit %d\n%s", b->name, rc, tail(6000));
+	ck_assert_msg(rc == 1, "%s: exit %d\n%.6000s", b->name, rc, rt_cli_excerpt(out, 6000));
 	snprintf(end, sizeof(end), "END: FAILURE (%s", kind);
-	ck_assert_msg(strstr(out, end), "%s: no '%s'\n%s", b->name, end, tail(6000));
+	ck_assert_msg(strstr(out, end), "%s: no '%s'\n%.6000s", b->name, end,
+		      rt_cli_excerpt(out, 6000));
 }
 
 START_TEST(test_inject_detected)
@@ -318,7 +311,8 @@ START_TEST(test_inject_matrix_one_bug)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	argv[4] = dir;
 	rc = rt_cli_run(argv, out, sizeof(out));
-	ck_assert_msg(rc == 0 && strstr(out, "Goal met."), "matrix: exit %d\n%s", rc, tail(4000));
+	ck_assert_msg(rc == 0 && strstr(out, "Goal met."), "matrix: exit %d\n%.4000s", rc,
+		      rt_cli_excerpt(out, 4000));
 	snprintf(path, sizeof(path), "%s/matrix.json", dir);
 	rec = json_load_file(path, 0, &err);
 	ck_assert_msg(rec, "%s: %s", path, err.text);
