@@ -39,6 +39,12 @@ struct rt_bug {
 	int threads;
 	int reclaim_threads;
 	double watchdog;		/* --watchdog S; 0: run's default */
+	/*
+	 * --audit-every S; 0: run's default. For damage the model repairs
+	 * by itself (the last unmap of a page mapped without its anon_vma),
+	 * which only an audit inside the window sees.
+	 */
+	double audit_every;
 	int perturb;			/* free: --perturb LEVEL; 0: none */
 	const char *yield_points;	/* with perturb: --yield-points LIST; NULL: all */
 	/* NULL, or why the detector may not fire, or what else fires first. */
@@ -78,9 +84,9 @@ const struct rt_bug *rt_bug_find(const char *name);
 
 /* The argv[] of a bug's run (rt_bug_args()); its strings live here or in the catalogue. */
 struct rt_bug_args {
-	const char *argv[28];		/* NULL-terminated */
+	const char *argv[30];		/* NULL-terminated */
 	int argc;
-	char num[7][32];		/* storage for the numbers in argv */
+	char num[8][32];		/* storage for the numbers in argv */
 };
 
 /**

@@ -249,7 +249,7 @@ bool rt_run_option_takes_value(const char *opt)
 struct run_parse {
 	struct rt_run_opts *o;
 	const char *scenario, *weights;
-	bool scenario_set, rmap_set, sched_set, watchdog_set, seed_set, vtime_set;
+	bool scenario_set, rmap_set, sched_set, watchdog_set, seed_set, vtime_set, audit_set;
 	const struct rt_bug *bug;
 	long long threads, reclaim, pages, swap, procs;
 };
@@ -317,6 +317,7 @@ static bool opt_size(struct run_parse *p, int c, const char *arg)
 	case 'W': p->swap = rt_opt_int("--swap", arg, 2, 1LL << 24); break;
 	case 'a':
 		cfg->audit_every = strcmp(arg, "0") ? rt_opt_seconds("--audit-every", arg, 0, 86400) : 0;
+		p->audit_set = true;
 		break;
 	case 'G': p->weights = arg; break;
 	case 'U': p->procs = rt_opt_int("--procs", arg, 1, 4096); break;
@@ -437,6 +438,8 @@ static void bug_defaults(struct run_parse *p)
 	}
 	if (!p->watchdog_set && bug->watchdog > 0)
 		o->cfg.watchdog = bug->watchdog;
+	if (!p->audit_set && bug->audit_every > 0)
+		o->cfg.audit_every = bug->audit_every;
 	if (o->cfg.sched == RT_SCHED_FREE && !o->cfg.perturb && bug->perturb) {
 		o->cfg.perturb = bug->perturb;
 		if (bug->yield_points && !yield_filter_on)
