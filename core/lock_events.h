@@ -28,7 +28,7 @@
  *                                   TSan pre_unlock
  *             -- the atomic op that releases the lock --
  *             lock_ev_post_unlock() TSan post_unlock
- *             lock_ev_released()    [preempt_enable()], FL_UNLOCK,
+ *             lock_ev_released()    [preempt_enable()], wake waiters, FL_UNLOCK,
  *                                   sched_point(SP_UNLOCK)
  *
  * The TSan pre/post pair brackets exactly the atomic op (and any wait):
@@ -57,6 +57,7 @@
 #include "lockdep.h"
 #include "perturb.h"
 #include "task.h"
+#include "waitq.h"
 
 /* lockdep's validator switch (lockdep_set_enabled()); relaxed. */
 extern bool __lockdep_on;
@@ -266,7 +267,8 @@ static force_inline void lock_ev_release(const void *key, int cls, const char *f
  * @preempt: a spinning lock: drop the preempt_count raised for the hold
  * @file, @line: the release site
  *
- * Records FL_UNLOCK, then a scheduler switch point (SP_UNLOCK).
+ * Wakes the lock's sleeping waiters (waitq.h), records FL_UNLOCK, then
+ * a scheduler switch point (SP_UNLOCK).
  *
  * Context: any; the deterministic scheduler may switch threads here.
  */
@@ -275,6 +277,7 @@ static force_inline void lock_ev_released(const void *key, int cls, bool preempt
 {
 	if (preempt)
 		preempt_enable();
+	waitq_wake(key);
 	flight_record(FL_UNLOCK, file, line, cls);
 	cover_lock(key, cls, COVER_OP_UNLOCK, file, line);
 	sched_point(SP_UNLOCK, key, cls);

@@ -63,6 +63,7 @@ void _lock_page(struct page *page, const char *file, int line)
 		while (__atomic_load_n(&page->flags, __ATOMIC_RELAXED) & PG_LOCKED_MASK)
 			lock_wait_sleep(&w);
 	}
+	lock_wait_end(&w);
 	lock_ev_post_lock(key, LOCK_ACQ_BLOCKING, false, true, true);
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
 	lock_ev_held(key, cls, 0, LOCK_ACQ_BLOCKING, false, file, line);
@@ -101,8 +102,8 @@ bool _trylock_page(struct page *page, const char *file, int line)
  * @page: a page the current task locked
  * @file, @line: the caller's site, for lockdep
  *
- * BUGs when the page was not locked. Waiters poll, so there is nobody to
- * wake (the kernel's wake_up_page()).
+ * BUGs when the page was not locked. lock_ev_released() wakes the
+ * waiters (the kernel's wake_up_page()).
  *
  * Mirrors mm/filemap.c:unlock_page().
  *

@@ -57,6 +57,7 @@ void _down_read(struct rw_semaphore *sem, int subclass, const char *file, int li
 		lock_ev_contended(cls, file, line);
 		while (!read_trylock_once(sem))
 			lock_wait_sleep(&w);
+		lock_wait_end(&w);
 	}
 	lock_ev_post_lock(sem, LOCK_ACQ_BLOCKING, true, true, true);
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
@@ -111,6 +112,7 @@ void _down_write(struct rw_semaphore *sem, int subclass, const char *file, int l
 				__atomic_fetch_or(&sem->count, RWSEM_WAITING, __ATOMIC_RELAXED);
 			lock_wait_sleep(&w);
 		}
+		lock_wait_end(&w);
 	}
 	lock_ev_post_lock(sem, LOCK_ACQ_BLOCKING, false, true, true);
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
@@ -156,6 +158,7 @@ void _downgrade_write(struct rw_semaphore *sem, const char *file, int line)
 	old = __atomic_fetch_add(&sem->count, 1 - RWSEM_WRITER, __ATOMIC_RELEASE);
 	lock_ev_post_unlock(sem, false, true);
 	BUG_ON(!(old & RWSEM_WRITER));
+	waitq_wake(sem);	/* readers may go on now */
 	tsan_mutex_pre_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	tsan_mutex_post_lock(sem, RT_TSAN_MUTEX_READ_LOCK);
 	lock_ev_held(sem, cls, 0, LOCK_ACQ_TRY, true, file, line);

@@ -49,6 +49,7 @@ void _down(struct semaphore *sem, int subclass, const char *file, int line)
 		lock_ev_contended(cls, file, line);
 		while (!down_once(sem))
 			lock_wait_sleep(&w);
+		lock_wait_end(&w);
 	}
 	lock_ev_acquired(cls, LOCK_ACQ_BLOCKING, file, line);
 	if (!sem->mutex)

@@ -4,9 +4,9 @@
  *
  * 32 emulated CPUs share 2 real cores, so a waiter that only spins burns
  * the time slice its lock holder needs. Waiters spin a few rounds, then
- * yield, then sleep in growing steps capped near a millisecond: the lock
- * degrades into a sleeping lock under oversubscription instead of
- * collapsing.
+ * yield, then sleep until the release wakes them (waitq.h), with a
+ * timeout growing up to a millisecond: the lock degrades into a sleeping
+ * lock under oversubscription instead of collapsing.
  */
 #include "spinlock.h"
 
@@ -18,12 +18,28 @@
 #define SLEEP_MIN_NS	2000L
 #define SLEEP_MAX_NS	1000000L
 
-static void relax_sleep(unsigned int step)
+/*
+ * Sleep, step @step of a wait: until @w's lock is released (waitq.h) or
+ * the step's timeout, 2 us doubling up to 1 ms, passes; a wait with no
+ * lock to be woken by sleeps the timeout. The first call for a lock only
+ * registers: the caller looks at the lock once more before any sleep.
+ */
+static void relax_sleep(struct lock_wait *w, unsigned int step)
 {
 	long ns = SLEEP_MIN_NS << (step < 9 ? step : 9);
-	struct timespec ts = { 0, ns < SLEEP_MAX_NS ? ns : SLEEP_MAX_NS };
 
-	nanosleep(&ts, NULL);
+	if (ns > SLEEP_MAX_NS)
+		ns = SLEEP_MAX_NS;
+	if (!w->lock) {
+		nanosleep(&(struct timespec){ 0, ns }, NULL);
+		return;
+	}
+	if (!w->q) {
+		w->q = waitq_of(w->lock);
+		w->seq = waitq_register(w->q);
+		return;
+	}
+	w->seq = waitq_sleep(w->q, w->seq, ns);
 }
 
 void lock_wait_relax(struct lock_wait *w)
@@ -40,7 +56,7 @@ void lock_wait_relax(struct lock_wait *w)
 	} else if (i < SPIN_ROUNDS + YIELD_ROUNDS) {
 		sched_yield();
 	} else {
-		relax_sleep(i - SPIN_ROUNDS - YIELD_ROUNDS);
+		relax_sleep(w, i - SPIN_ROUNDS - YIELD_ROUNDS);
 	}
 }
 
@@ -56,7 +72,7 @@ void lock_wait_sleep(struct lock_wait *w)
 	else if (i < 2 + YIELD_ROUNDS / 2)
 		sched_yield();
 	else
-		relax_sleep(i - 2 - YIELD_ROUNDS / 2);
+		relax_sleep(w, i - 2 - YIELD_ROUNDS / 2);
 }
 
 void spin_lock_init(spinlock_t *lock, int class_id)
@@ -75,8 +91,9 @@ void _spin_lock_contended(spinlock_t *lock, int cls)
 			lock_wait_relax(&w);
 		/* Acquire pairs with the release in _spin_unlock(). */
 		if (!__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))
-			return;
+			break;
 	}
+	lock_wait_end(&w);
 }
 
 void _bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int cls)
@@ -85,4 +102,5 @@ void _bit_spin_wait(unsigned int bitnr, unsigned long *addr, void *tsan_key, int
 
 	while (__atomic_load_n(addr, __ATOMIC_RELAXED) & (1UL << bitnr))
 		lock_wait_relax(&w);
+	lock_wait_end(&w);
 }

@@ -20,6 +20,7 @@
 #include "lockdep.h"
 #include "perturb.h"
 #include "task.h"
+#include "waitq.h"
 
 typedef struct spinlock {
 	unsigned int locked;		/* atomic: 0 free, 1 held */
@@ -30,20 +31,32 @@ typedef struct spinlock {
 
 /*
  * Waiting for any emulated lock: spin a little, then sched_yield(), then
- * sleep up to about a millisecond. One state per wait, made with
- * LOCK_WAIT(key, cls) for a lock (the scheduler hook is told which) or
- * LOCK_WAIT_NONE for a wait that is not for a lock.
+ * sleep until the lock's release wakes the waiter (waitq.h), at most
+ * about a millisecond at a time. One state per wait, made with
+ * LOCK_WAIT(key, cls) for a lock (the scheduler hook is told which, and
+ * the release of that key wakes) or LOCK_WAIT_NONE for a wait that is
+ * not for a lock (it polls). A wait for a lock ends with lock_wait_end().
  */
 struct lock_wait {
 	unsigned int iter;
 	int cls;		/* the lock's class, or -1 */
 	const void *lock;	/* the lock's key (lock_events.h), or NULL */
+	struct waitq *q;	/* registered on this bucket, or NULL */
+	unsigned int seq;	/* q's word when the waiter last looked */
 };
 #define LOCK_WAIT(key, c)	((struct lock_wait){ .iter = 0, .cls = (c), .lock = (key) })
 #define LOCK_WAIT_NONE		LOCK_WAIT(NULL, -1)
 void lock_wait_relax(struct lock_wait *w);
 /* Waits for sleeping locks (semaphore, rwsem, lock_page) go to sleep sooner. */
 void lock_wait_sleep(struct lock_wait *w);
+
+/* The lock was taken (or the wait given up): stop being woken. */
+static inline void lock_wait_end(struct lock_wait *w)
+{
+	if (w->q)
+		waitq_unregister(w->q);
+	w->q = NULL;
+}
 
 void spin_lock_init(spinlock_t *lock, int class_id);
 void _spin_lock_contended(spinlock_t *lock, int cls);

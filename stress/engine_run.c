@@ -21,6 +21,7 @@
 #include "cover_map.h"
 #include "swap.h"
 #include "task.h"
+#include "waitq.h"
 #include "rt_time.h"
 
 /*
@@ -411,6 +412,11 @@ static int abandon(struct engine *e)
 static void teardown(struct engine *e)
 {
 	e->res->teardown_violations = wl_world_destroy(e->world);
+	/* Every lock wait that registered to be woken (waitq.h) has ended. */
+	if (!waitq_idle()) {
+		fprintf(stderr, "teardown: a lock waiter is still registered on a wait queue\n");
+		e->res->teardown_violations++;
+	}
 }
 
 /* The run ended cleanly: join, the final audit, teardown. Return: rt_run()'s. */

@@ -16,6 +16,7 @@
 #include "rt_lockval.h"
 #include "spinlock.h"
 #include "task.h"
+#include "waitq.h"
 
 /* The page lock needs no mem_map: these pages are the test's own. */
 #define NR_TEST_PAGES	8
@@ -31,6 +32,7 @@ static void teardown_pages(void)
 {
 	for (int i = 0; i < NR_TEST_PAGES; i++)
 		ck_assert_msg(!PageLocked(&pages[i]), "page %d left locked", i);
+	ck_assert(waitq_idle());
 }
 
 static void sleep_ms(long ms)
@@ -298,6 +300,15 @@ START_TEST(test_pagelock_lock_page_in_atomic_reported)
 }
 END_TEST
 
+/* unlock_page() wakes the task asleep in lock_page() (core/waitq.h). */
+START_TEST(test_pagelock_unlock_wakes_waiter)
+{
+	struct page *page = &pages[6];
+
+	rt_lockval_wake_one(&rt_lock_page, page, page_lock_key(page, PG_locked));
+}
+END_TEST
+
 /* ---- statistics ---- */
 
 START_TEST(test_pagelock_stats)
@@ -331,6 +342,7 @@ int main(void)
 			test_pagelock_testset_true_when_already_locked,
 			test_pagelock_keeps_other_flags,
 			test_pagelock_waiter_blocks_until_unlock,
+			test_pagelock_unlock_wakes_waiter,
 		} },
 		{ "exclusion", 60, setup_pages, teardown_pages, .tests = {
 			test_pagelock_mutual_exclusion_32_threads,

@@ -504,6 +504,16 @@ START_TEST(test_rwsem_trylock_atomic_not_reported)
 }
 END_TEST
 
+/* up_write() wakes the task asleep in down_write() (core/waitq.h). */
+START_TEST(test_rwsem_up_write_wakes_waiter)
+{
+	struct rw_semaphore sem;
+
+	init_rwsem(&sem, rt_lockval_class("test_rwsem_wake"));
+	rt_lockval_wake_one(&rt_lock_rwsem_write, &sem, &sem);
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -525,6 +535,9 @@ int main(void)
 		{ "atomic", rt_tmo(10), rt_lockval_setup, rt_lockval_teardown, .tests = {
 			test_rwsem_down_read_atomic_reported,
 			test_rwsem_trylock_atomic_not_reported,
+		} },
+		{ "wake", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_rwsem_up_write_wakes_waiter,
 		} },
 	};
 

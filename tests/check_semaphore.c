@@ -391,6 +391,17 @@ START_TEST(test_semaphore_stats_contended)
 }
 END_TEST
 
+/* up() wakes the task asleep in down() (core/waitq.h). */
+START_TEST(test_semaphore_up_wakes_waiter)
+{
+	struct semaphore sem;
+
+	sema_init(&sem, 1, rt_lockval_class("test_sem_wake"));
+	rt_lockval_wake_one(&rt_lock_semaphore, &sem, &sem);
+	ck_assert_int_eq(sema_count(&sem), 1);
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -414,6 +425,9 @@ int main(void)
 		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
 			test_semaphore_stats_trylock,
 			test_semaphore_stats_contended,
+		} },
+		{ "wake", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_semaphore_up_wakes_waiter,
 		} },
 	};
 

@@ -331,6 +331,16 @@ START_TEST(test_spinlock_stats_contended)
 }
 END_TEST
 
+/* A release wakes the waiter that went to sleep on the lock (core/waitq.h). */
+START_TEST(test_spinlock_release_wakes_waiter)
+{
+	spinlock_t lock;
+
+	spin_lock_init(&lock, rt_lockval_class("test_spin_wake"));
+	rt_lockval_wake_one(&rt_lock_spinlock, &lock, &lock);
+}
+END_TEST
+
 /* ---- bit spinlocks ---- */
 
 #define BIT_A		3
@@ -559,6 +569,9 @@ int main(void)
 		{ "stats", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
 			test_spinlock_stats_trylock,
 			test_spinlock_stats_contended,
+		} },
+		{ "wake", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
+			test_spinlock_release_wakes_waiter,
 		} },
 		{ "bitlock", rt_tmo(30), rt_lockval_setup, rt_lockval_teardown, .tests = {
 			test_spinlock_bit_locks_shared_word,

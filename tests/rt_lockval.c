@@ -9,9 +9,12 @@
 
 #include "lockdep.h"
 #include "rt_check.h"
+#include "page.h"
+#include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
 #include "task.h"
+#include "waitq.h"
 
 static void spinlock_lock(void *l)
 {
@@ -47,6 +50,40 @@ const struct rt_lock_type rt_lock_semaphore = {
 	.spins = false,
 };
 
+static void page_lock_fn(void *p)
+{
+	lock_page((struct page *)p);
+}
+
+static void page_unlock_fn(void *p)
+{
+	unlock_page((struct page *)p);
+}
+
+const struct rt_lock_type rt_lock_page = {
+	.name = "page lock",
+	.lock = page_lock_fn,
+	.unlock = page_unlock_fn,
+	.spins = false,
+};
+
+static void rwsem_down_write(void *s)
+{
+	down_write((struct rw_semaphore *)s);
+}
+
+static void rwsem_up_write(void *s)
+{
+	up_write((struct rw_semaphore *)s);
+}
+
+const struct rt_lock_type rt_lock_rwsem_write = {
+	.name = "rw_semaphore",
+	.lock = rwsem_down_write,
+	.unlock = rwsem_up_write,
+	.spins = false,
+};
+
 int rt_lockval_class(const char *name)
 {
 	int cls = lock_class_by_name(name);
@@ -70,6 +107,8 @@ void rt_lockval_teardown(void)
 {
 	rt_reports_release();
 	lockdep_set_enabled(true);
+	/* Every wait that registered to be woken (waitq.h) ended. */
+	ck_assert(waitq_idle());
 }
 
 void rt_lockval_graph_setup(void)
@@ -84,6 +123,7 @@ void rt_lockval_graph_teardown(void)
 	rt_reports_release();
 	ck_assert_int_eq(current->preempt_count, 0);
 	ck_assert_int_eq(lockdep_depth(), 0);
+	ck_assert(waitq_idle());
 }
 
 static void excl_worker(int idx, void *arg)
@@ -166,3 +206,55 @@ int rt_lockval_contend_one(const struct rt_lock_type *type, void *lock, int cls)
 	rt_run_threads(2, contend_one_worker, &c);
 	return c.seen_contended;
 }
+
+struct wake_one {
+	const struct rt_lock_type *type;
+	void *lock;
+	const void *key;
+	int held;
+	unsigned int seq_before;
+	bool registered;
+};
+
+static void wake_one_worker(int idx, void *arg)
+{
+	struct wake_one *w = arg;
+
+	if (idx == 0) {
+		struct waitq *q = waitq_of(w->key);
+		double deadline;
+
+		w->type->lock(w->lock);
+		rt_set_flag(&w->held);
+		/* The waiter spins, yields, then registers to be woken. */
+		deadline = rt_now() + RT_WAIT_LIMIT_S;
+		while (!__atomic_load_n(&q->sleepers, __ATOMIC_RELAXED) && rt_now() < deadline)
+			sched_yield();
+		w->registered = __atomic_load_n(&q->sleepers, __ATOMIC_RELAXED) != 0;
+		w->seq_before = __atomic_load_n(&q->seq, __ATOMIC_RELAXED);
+		w->type->unlock(w->lock);
+	} else {
+		if (!rt_wait_flag(&w->held)) {
+			rt_fail("holder never took the %s", w->type->name);
+			return;
+		}
+		w->type->lock(w->lock);
+		w->type->unlock(w->lock);
+	}
+}
+
+void rt_lockval_wake_one(const struct rt_lock_type *type, void *lock, const void *key)
+{
+	struct wake_one w = { .type = type, .lock = lock, .key = key };
+	struct waitq *q = waitq_of(key);
+
+	rt_run_threads(2, wake_one_worker, &w);
+	ck_assert_no_worker_failure();
+	ck_assert_msg(w.registered, "the %s's waiter never registered on its wait queue",
+		      type->name);
+	/* Only releases of this bucket's keys moved the word: ours did. */
+	ck_assert_msg(__atomic_load_n(&q->seq, __ATOMIC_RELAXED) != w.seq_before,
+		      "the %s's release did not wake its waiter", type->name);
+	ck_assert_msg(waitq_idle(), "the %s's waiter is still registered", type->name);
+}
+

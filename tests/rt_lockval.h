@@ -31,6 +31,9 @@ struct rt_lock_type {
 /* spinlock_t (spin_lock/spin_unlock) and a semaphore used as a mutex (down/up). */
 extern const struct rt_lock_type rt_lock_spinlock;
 extern const struct rt_lock_type rt_lock_semaphore;
+/* lock_page/unlock_page, and an rw_semaphore taken for write. */
+extern const struct rt_lock_type rt_lock_page;
+extern const struct rt_lock_type rt_lock_rwsem_write;
 
 /* A test-only class, outside the documented order; reused by name. */
 int rt_lockval_class(const char *name);
@@ -40,7 +43,8 @@ int rt_lockval_class(const char *name);
  *
  * The statistics fixture (spinlock, rwsem, semaphore): failures cleared,
  * lockdep on, statistics zeroed, no lock held and no preempt_count; the
- * teardown stops capturing reports and leaves lockdep on.
+ * teardown stops capturing reports, leaves lockdep on and checks that no
+ * lock wait is still registered on a wait queue (core/waitq.h).
  */
 void rt_lockval_setup(void);
 void rt_lockval_teardown(void);
@@ -76,5 +80,13 @@ void rt_lockval_excl_run(struct rt_lockval_excl *r, int nthreads);
  * lock that counts its contention before it waits); the caller asserts.
  */
 int rt_lockval_contend_one(const struct rt_lock_type *type, void *lock, int cls);
+
+/*
+ * Wake on release (core/waitq.h): the main thread's worker holds @lock
+ * until the other, blocked on it, has registered on @key's wait queue,
+ * then releases it; the release must move the queue's word, and the
+ * waiter, having taken and released the lock, must be unregistered.
+ */
+void rt_lockval_wake_one(const struct rt_lock_type *type, void *lock, const void *key);
 
 #endif /* RT_TESTS_RT_LOCKVAL_H */
