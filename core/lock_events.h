@@ -11,7 +11,8 @@
  *   acquire:  lock_ev_pre_lock()    sched_point(SP_LOCK), [try_attempts],
  *                                   [preempt_disable()], TSan pre_lock
  *             -- the atomic op that takes the lock --
- *             lock_ev_contended()   (busy: contended, FL_WAIT; then wait
+ *             lock_ev_contended()   (busy: lockdep order check, contended,
+ *                                   FL_WAIT; then wait
  *                                   with a struct lock_wait from LOCK_WAIT())
  *             lock_ev_post_lock()   TSan post_lock
  *             lock_ev_try_failed()  (a trylock that failed: stop here)
@@ -113,15 +114,21 @@ static force_inline void lock_ev_before(const void *key, int cls, enum lock_acqu
 /**
  * lock_ev_contended() - the lock was busy; the caller waits next
  * @cls: the lock's class
+ * @subclass: its nesting level, or -1 for a lock lockdep does not track
  * @file, @line: the acquisition site
  *
+ * Validates the acquisition's order with lockdep before the wait, as the
+ * kernel's lock_acquire() does before it spins: an inversion that
+ * deadlocks is reported as one, not only as the hang that follows.
  * Counts a contended acquisition and records FL_WAIT. Between
  * lock_ev_pre_lock() and lock_ev_post_lock().
  *
  * Context: any.
  */
-static force_inline void lock_ev_contended(int cls, const char *file, int line)
+static force_inline void lock_ev_contended(int cls, int subclass, const char *file, int line)
 {
+	if (subclass >= 0 && lock_ev_lockdep_on())
+		lock_check_order(cls, subclass, file, line);
 	lock_stat_add(&current->stats[cls].contended);
 	flight_record(FL_WAIT, file, line, cls);
 	cover_lock_busy(COVER_OP_CONTENDED, file, line);

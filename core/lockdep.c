@@ -476,6 +476,27 @@ static void check_new_edge(const struct held_lock *h, int cls, int sub,
 	__atomic_fetch_or(&dep[a][b / 64], 1ULL << (b % 64), __ATOMIC_RELEASE);
 }
 
+RT_NOTSAN void lock_check_order(int class_id, int subclass, const char *file, int line)
+{
+	struct task_struct *t = current;
+	int depth = t->lockdep_depth, b;
+
+	ensure_classes();
+	BUG_ON(class_id < 0 || class_id >= LOCK_CLASS_MAX);
+	BUG_ON(subclass < 0 || subclass >= LOCKDEP_MAX_SUBCLASS);
+	b = node_of(class_id, subclass);
+	for (int i = 0; i < depth; i++) {
+		const struct held_lock *held = &t->held_locks[i];
+		int a = node_of(held->class_id, held->subclass);
+
+		if (likely(edge_present(a, b)))
+			continue;
+		RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+		check_new_edge(held, class_id, subclass, file, line);
+		RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+	}
+}
+
 RT_NOTSAN void lock_acquire(const void *instance, int class_id, int subclass,
 			    enum lock_acquire_mode mode, bool read,
 			    const char *file, int line)
@@ -489,20 +510,8 @@ RT_NOTSAN void lock_acquire(const void *instance, int class_id, int subclass,
 	BUG_ON(subclass < 0 || subclass >= LOCKDEP_MAX_SUBCLASS);
 	BUG_ON(depth >= MAX_LOCK_DEPTH);	/* far beyond any real path */
 
-	if (mode == LOCK_ACQ_BLOCKING) {
-		int b = node_of(class_id, subclass);
-
-		for (int i = 0; i < depth; i++) {
-			const struct held_lock *held = &t->held_locks[i];
-			int a = node_of(held->class_id, held->subclass);
-
-			if (likely(edge_present(a, b)))
-				continue;
-			RT_PTHREAD(pthread_mutex_lock(&graph_lock));
-			check_new_edge(held, class_id, subclass, file, line);
-			RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
-		}
-	}
+	if (mode == LOCK_ACQ_BLOCKING)
+		lock_check_order(class_id, subclass, file, line);
 	h = &t->held_locks[depth];
 	WRITE_ONCE(h->instance, instance);
 	WRITE_ONCE(h->file, file);

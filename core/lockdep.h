@@ -144,6 +144,20 @@ void lock_acquire(const void *instance, int class_id, int subclass,
 		  const char *file, int line);
 
 /**
+ * lock_check_order() - validate a blocking acquisition before its wait
+ * @class_id, @subclass: the lock's class and nesting level
+ * @file, @line: the acquisition site
+ *
+ * What lock_acquire() checks for a blocking acquisition, without recording
+ * it: the dependency edges from every held lock to this one, reported if
+ * one closes a cycle or breaks the documented order. Called when the lock
+ * is found busy, so that an inversion that deadlocks is still reported.
+ *
+ * Context: any; takes no emulated lock.
+ */
+void lock_check_order(int class_id, int subclass, const char *file, int line);
+
+/**
  * lock_release() - remove @instance from the task's held-lock stack
  * Context: any. Reports VM_REPORT_LOCKDEP_UNHELD when it is not there.
  */

@@ -53,7 +53,7 @@ void _lock_page(struct page *page, const char *file, int line)
 	while (unlikely(__atomic_fetch_or(&page->flags, PG_LOCKED_MASK,
 					  __ATOMIC_ACQUIRE) & PG_LOCKED_MASK)) {
 		if (!contended) {
-			lock_ev_contended(cls, file, line);
+			lock_ev_contended(cls, 0, file, line);
 			contended = true;
 		}
 		/*

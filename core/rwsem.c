@@ -54,7 +54,7 @@ void _down_read(struct rw_semaphore *sem, int subclass, const char *file, int li
 	if (unlikely(!read_trylock_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_ev_contended(cls, file, line);
+		lock_ev_contended(cls, subclass, file, line);
 		while (!read_trylock_once(sem))
 			lock_wait_sleep(&w);
 		lock_wait_end(&w);
@@ -103,7 +103,7 @@ void _down_write(struct rw_semaphore *sem, int subclass, const char *file, int l
 	if (unlikely(!write_trylock_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_ev_contended(cls, file, line);
+		lock_ev_contended(cls, subclass, file, line);
 		while (!write_trylock_once(sem)) {
 			long c = __atomic_load_n(&sem->count, __ATOMIC_RELAXED);
 

@@ -46,7 +46,7 @@ void _down(struct semaphore *sem, int subclass, const char *file, int line)
 	if (unlikely(!down_once(sem))) {
 		struct lock_wait w = LOCK_WAIT(sem, cls);
 
-		lock_ev_contended(cls, file, line);
+		lock_ev_contended(cls, sem->mutex ? subclass : -1, file, line);
 		while (!down_once(sem))
 			lock_wait_sleep(&w);
 		lock_wait_end(&w);

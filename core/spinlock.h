@@ -69,7 +69,7 @@ static force_inline void _spin_lock(spinlock_t *lock, int subclass,
 	lock_ev_pre_lock(lock, cls, LOCK_ACQ_BLOCKING, false, true, true);
 	if (unlikely(__atomic_exchange_n(&lock->locked, 1, __ATOMIC_ACQUIRE))) {
 		/* Pairs with the release in _spin_unlock(). */
-		lock_ev_contended(cls, file, line);
+		lock_ev_contended(cls, subclass, file, line);
 		_spin_lock_contended(lock, cls);
 	}
 	lock_ev_post_lock(lock, LOCK_ACQ_BLOCKING, false, true, true);
@@ -136,7 +136,7 @@ static force_inline void _bit_spin_lock(unsigned int bitnr, unsigned long *addr,
 	lock_ev_pre_lock(tsan_key, cls, LOCK_ACQ_BLOCKING, false, true, true);
 	/* Acquire pairs with the release in _bit_spin_unlock(). */
 	while (unlikely(__atomic_fetch_or(addr, mask, __ATOMIC_ACQUIRE) & mask)) {
-		lock_ev_contended(cls, file, line);
+		lock_ev_contended(cls, 0, file, line);
 		_bit_spin_wait(bitnr, addr, tsan_key, cls);
 	}
 	lock_ev_post_lock(tsan_key, LOCK_ACQ_BLOCKING, false, true, true);

@@ -4,6 +4,7 @@
  * the order silent, the documented order enforced and equal to the tree in
  * the comment at the top of core/lockdep.c, unheld releases, nesting.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,59 @@ START_TEST(test_lockdep_abba_reported_with_both_sites)
 	/* The cycle is not added to the graph, and is reported once. */
 	ck_assert(!lockdep_has_edge(cb, ca));
 	rt_run_threads(1, abba_worker2, NULL);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 1);
+}
+END_TEST
+
+/*
+ * An inversion is reported before its acquisition waits, as the kernel's
+ * lock_acquire() validates before it spins: worker 0 holds A; worker 1,
+ * holding B after an earlier A -> B, blocks on A. Worker 0 lets A go only
+ * once the cycle is reported (or after RT_WAIT_LIMIT_S): a check made
+ * after the acquisition would come too late, as it does for an ABBA that
+ * really deadlocks.
+ */
+struct wait_inversion {
+	int a_held, reported_while_waiting;
+};
+
+static void wait_inversion_worker(int idx, void *arg)
+{
+	struct wait_inversion *w = arg;
+
+	if (idx == 0) {
+		double deadline;
+
+		spin_lock(&abba_a);
+		rt_set_flag(&w->a_held);
+		deadline = rt_now() + RT_WAIT_LIMIT_S;
+		while (!rt_reports_count(VM_REPORT_LOCKDEP_CYCLE) && rt_now() < deadline)
+			sched_yield();
+		w->reported_while_waiting = rt_reports_count(VM_REPORT_LOCKDEP_CYCLE);
+		spin_unlock(&abba_a);
+	} else {
+		if (!rt_wait_flag(&w->a_held)) {
+			rt_fail("worker 0 never took A");
+			return;
+		}
+		spin_lock(&abba_b);
+		spin_lock(&abba_a);
+		spin_unlock(&abba_a);
+		spin_unlock(&abba_b);
+	}
+}
+
+START_TEST(test_lockdep_inversion_reported_before_the_wait)
+{
+	struct wait_inversion w = { 0 };
+
+	spin_lock_init(&abba_a, new_class("wait_A"));
+	spin_lock_init(&abba_b, new_class("wait_B"));
+	rt_run_threads(1, abba_worker, NULL);		/* A -> B */
+	rt_run_threads(2, wait_inversion_worker, &w);
+	ck_assert_no_worker_failure();
+	ck_assert_msg(w.reported_while_waiting == 1,
+		      "the B -> A inversion was not reported while its acquisition waited");
 	ck_assert_int_eq(rt_reports_count(VM_REPORT_LOCKDEP_CYCLE), 1);
 }
 END_TEST
@@ -396,6 +450,7 @@ int main(void)
 	const struct rt_tcase tcs[] = {
 		{ "cycles", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
 			test_lockdep_abba_reported_with_both_sites,
+			test_lockdep_inversion_reported_before_the_wait,
 			test_lockdep_three_class_cycle,
 			test_lockdep_trylock_against_order_is_silent,
 			test_lockdep_trylocked_lock_is_source_of_edges,
