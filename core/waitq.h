@@ -24,8 +24,9 @@
  * locks do not make, and the deterministic schedules never get here
  * (they decide at SP_WAIT). A wake can be missed: a spinlock's release
  * is a plain store, and no fence orders it before the releaser's look at
- * the bucket (a fence on every unlock would cost more than it saves). The
- * sleep's timeout, the old poll step, bounds what a missed wake costs.
+ * the bucket (unlock stays a store and a load; a fence there, on every
+ * unlock, was not tried). The sleep's timeout, the old poll step, bounds
+ * what a missed wake costs.
  */
 #ifndef RT_CORE_WAITQ_H
 #define RT_CORE_WAITQ_H
