@@ -16,73 +16,24 @@
 #include "task.h"
 #include "waitq.h"
 
-static void spinlock_lock(void *l)
-{
-	spin_lock((spinlock_t *)l);
-}
+/*
+ * An rt_lock_type @var named @label, through the lock/unlock pair of the
+ * kernel API @lockf/@unlockf on a @ctype (macros: the sites lockdep sees
+ * are this file's).
+ */
+#define RT_LOCK_TYPE(var, label, ctype, lockf, unlockf, spin)		\
+	static void var##_lock(void *l) { lockf((ctype *)l); }		\
+	static void var##_unlock(void *l) { unlockf((ctype *)l); }		\
+	const struct rt_lock_type var = {					\
+		.name = (label), .lock = var##_lock, .unlock = var##_unlock,	\
+		.spins = (spin),						\
+	}
 
-static void spinlock_unlock(void *l)
-{
-	spin_unlock((spinlock_t *)l);
-}
-
-static void semaphore_down(void *s)
-{
-	down((struct semaphore *)s);
-}
-
-static void semaphore_up(void *s)
-{
-	up((struct semaphore *)s);
-}
-
-const struct rt_lock_type rt_lock_spinlock = {
-	.name = "lock",
-	.lock = spinlock_lock,
-	.unlock = spinlock_unlock,
-	.spins = true,
-};
-
-const struct rt_lock_type rt_lock_semaphore = {
-	.name = "semaphore",
-	.lock = semaphore_down,
-	.unlock = semaphore_up,
-	.spins = false,
-};
-
-static void page_lock_fn(void *p)
-{
-	lock_page((struct page *)p);
-}
-
-static void page_unlock_fn(void *p)
-{
-	unlock_page((struct page *)p);
-}
-
-const struct rt_lock_type rt_lock_page = {
-	.name = "page lock",
-	.lock = page_lock_fn,
-	.unlock = page_unlock_fn,
-	.spins = false,
-};
-
-static void rwsem_down_write(void *s)
-{
-	down_write((struct rw_semaphore *)s);
-}
-
-static void rwsem_up_write(void *s)
-{
-	up_write((struct rw_semaphore *)s);
-}
-
-const struct rt_lock_type rt_lock_rwsem_write = {
-	.name = "rw_semaphore",
-	.lock = rwsem_down_write,
-	.unlock = rwsem_up_write,
-	.spins = false,
-};
+RT_LOCK_TYPE(rt_lock_spinlock, "lock", spinlock_t, spin_lock, spin_unlock, true);
+RT_LOCK_TYPE(rt_lock_semaphore, "semaphore", struct semaphore, down, up, false);
+RT_LOCK_TYPE(rt_lock_page, "page lock", struct page, lock_page, unlock_page, false);
+RT_LOCK_TYPE(rt_lock_rwsem_write, "rw_semaphore", struct rw_semaphore, down_write, up_write,
+	     false);
 
 int rt_lockval_class(const char *name)
 {
@@ -163,98 +114,82 @@ void rt_lockval_excl_run(struct rt_lockval_excl *r, int nthreads)
 	rt_run_threads(nthreads, excl_worker, r);
 }
 
-struct contend_one {
+/*
+ * Two threads on one lock: worker 0 takes it and holds it until @seen,
+ * which it polls, says the blocked worker 1 got where the test wants it
+ * (or RT_WAIT_LIMIT_S passes), then lets go; worker 1 takes and releases
+ * it. @seen's last value, read right before the release, is kept.
+ */
+struct hold_one {
 	const struct rt_lock_type *type;
 	void *lock;
-	int cls;
+	unsigned long (*seen)(struct hold_one *h);
+	int cls;		/* contend_seen()'s class */
+	struct waitq *q;	/* wake_seen()'s wait queue */
+	unsigned int seq;	/* q's word right before the release */
 	int held;
-	int seen_contended;
+	unsigned long last;
 };
 
-static void contend_one_worker(int idx, void *arg)
+static void hold_one_worker(int idx, void *arg)
 {
-	struct contend_one *c = arg;
+	struct hold_one *h = arg;
 
 	if (idx == 0) {
-		struct lock_class_stats st;
 		double deadline;
 
-		c->type->lock(c->lock);
-		rt_set_flag(&c->held);
-		/* The waiter counts its contention before it waits. */
+		h->type->lock(h->lock);
+		rt_set_flag(&h->held);
 		deadline = rt_now() + RT_WAIT_LIMIT_S;
-		do {
+		while (!h->seen(h) && rt_now() < deadline)
 			sched_yield();
-			lock_stats_read(c->cls, &st);
-		} while (st.contended == 0 && rt_now() < deadline);
-		__atomic_store_n(&c->seen_contended, (int)st.contended, __ATOMIC_RELAXED);
-		c->type->unlock(c->lock);
+		h->last = h->seen(h);
+		h->type->unlock(h->lock);
 	} else {
-		if (!rt_wait_flag(&c->held)) {
-			rt_fail("holder never took the %s", c->type->name);
+		if (!rt_wait_flag(&h->held)) {
+			rt_fail("holder never took the %s", h->type->name);
 			return;
 		}
-		c->type->lock(c->lock);
-		c->type->unlock(c->lock);
+		h->type->lock(h->lock);
+		h->type->unlock(h->lock);
 	}
+}
+
+/* The waiter counts its contention before it waits. */
+static unsigned long contend_seen(struct hold_one *h)
+{
+	struct lock_class_stats st;
+
+	lock_stats_read(h->cls, &st);
+	return st.contended;
 }
 
 int rt_lockval_contend_one(const struct rt_lock_type *type, void *lock, int cls)
 {
-	struct contend_one c = { .type = type, .lock = lock, .cls = cls };
+	struct hold_one h = { .type = type, .lock = lock, .seen = contend_seen, .cls = cls };
 
-	rt_run_threads(2, contend_one_worker, &c);
-	return c.seen_contended;
+	rt_run_threads(2, hold_one_worker, &h);
+	return (int)h.last;
 }
 
-struct wake_one {
-	const struct rt_lock_type *type;
-	void *lock;
-	const void *key;
-	int held;
-	unsigned int seq_before;
-	bool registered;
-};
-
-static void wake_one_worker(int idx, void *arg)
+/* The waiter spins, yields, then registers to be woken. */
+static unsigned long wake_seen(struct hold_one *h)
 {
-	struct wake_one *w = arg;
-
-	if (idx == 0) {
-		struct waitq *q = waitq_of(w->key);
-		double deadline;
-
-		w->type->lock(w->lock);
-		rt_set_flag(&w->held);
-		/* The waiter spins, yields, then registers to be woken. */
-		deadline = rt_now() + RT_WAIT_LIMIT_S;
-		while (!__atomic_load_n(&q->sleepers, __ATOMIC_RELAXED) && rt_now() < deadline)
-			sched_yield();
-		w->registered = __atomic_load_n(&q->sleepers, __ATOMIC_RELAXED) != 0;
-		w->seq_before = __atomic_load_n(&q->seq, __ATOMIC_RELAXED);
-		w->type->unlock(w->lock);
-	} else {
-		if (!rt_wait_flag(&w->held)) {
-			rt_fail("holder never took the %s", w->type->name);
-			return;
-		}
-		w->type->lock(w->lock);
-		w->type->unlock(w->lock);
-	}
+	h->seq = __atomic_load_n(&h->q->seq, __ATOMIC_RELAXED);
+	return __atomic_load_n(&h->q->sleepers, __ATOMIC_RELAXED);
 }
 
 void rt_lockval_wake_one(const struct rt_lock_type *type, void *lock, const void *key)
 {
-	struct wake_one w = { .type = type, .lock = lock, .key = key };
-	struct waitq *q = waitq_of(key);
+	struct hold_one h = { .type = type, .lock = lock, .seen = wake_seen,
+			      .q = waitq_of(key) };
 
-	rt_run_threads(2, wake_one_worker, &w);
+	rt_run_threads(2, hold_one_worker, &h);
 	ck_assert_no_worker_failure();
-	ck_assert_msg(w.registered, "the %s's waiter never registered on its wait queue",
+	ck_assert_msg(h.last != 0, "the %s's waiter never registered on its wait queue",
 		      type->name);
 	/* Only releases of this bucket's keys moved the word: ours did. */
-	ck_assert_msg(__atomic_load_n(&q->seq, __ATOMIC_RELAXED) != w.seq_before,
+	ck_assert_msg(__atomic_load_n(&h.q->seq, __ATOMIC_RELAXED) != h.seq,
 		      "the %s's release did not wake its waiter", type->name);
 	ck_assert_msg(waitq_idle(), "the %s's waiter is still registered", type->name);
 }
-
