@@ -145,6 +145,13 @@ void _vm_bug(const char *file, int line, const char *cond)
 	oops = __atomic_load_n(&oops_handler, __ATOMIC_ACQUIRE);
 	if (oops)
 		oops(&r, __atomic_load_n(&oops_handler_arg, __ATOMIC_RELAXED));
+	/*
+	 * The default oops aborts the process. A sink (a test's capture)
+	 * kept the report to itself: print it too, with the held locks, so
+	 * that the log of whatever aborted names the BUG.
+	 */
+	if (__atomic_load_n(&report_sink, __ATOMIC_ACQUIRE))
+		vm_report_print(stderr, &r);
 	abort();
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "audit.h"
 #include "die.h"
@@ -1292,9 +1293,54 @@ START_TEST(test_vm_stores_racing_a_skipped_flush_are_caught)
 }
 END_TEST
 
+/*
+ * A BUG the test did not expect, with reports captured and a lock held:
+ * run only in test_vm_a_bug_in_a_test_shows_its_report()'s child.
+ */
+START_TEST(test_vm_bug_probe)
+{
+	struct mm_struct *mm;
+
+	ck_assert(rt_vm_setup(&vm, RMAP_PTECHAIN));
+	mm = mm_alloc();
+	spin_lock(&mm->page_table_lock);
+	BUG_ON(mm->rss == 0);
+}
+END_TEST
+
+/*
+ * The report of a BUG inside a test (whose sink only captures reports)
+ * reaches the test's output, with the locks its task held: a CI log that
+ * says "Received signal 6" also says why.
+ */
+START_TEST(test_vm_a_bug_in_a_test_shows_its_report)
+{
+	static char out[64 * 1024];
+	char *argv[] = { "/proc/self/exe", NULL };
+	int status = rt_run_capture(argv, "RT_VM_BUG_PROBE=1", out, sizeof(out));
+
+	ck_assert_msg(status != 0, "the probe did not fail: %s", out);
+	ck_assert_msg(strstr(out, "not ok 1 - ") || WIFSIGNALED(status),
+		      "the probe's test did not fail: %s", out);
+	ck_assert_msg(strstr(out, "=== rmaptorture report: bug ==="), "no report: %s", out);
+	ck_assert_msg(strstr(out, "BUG: mm->rss == 0 at tests/check_vm.c:"),
+		      "the report does not name the BUG: %s", out);
+	ck_assert_msg(strstr(out, "held locks (1):") &&
+		      strstr(out, "#0 page_table_lock at tests/check_vm.c:"),
+		      "the report does not list the held lock: %s", out);
+}
+END_TEST
+
 int main(void)
 {
+	/* Named as the test's own suite and TCase: CK_RUN_SUITE/CASE pass on. */
+	const struct rt_tcase probe[] = {
+		{ "report", 60, NULL, NULL, .tests = { test_vm_bug_probe } },
+	};
 	const struct rt_tcase tcs[] = {
+		{ "report", 60, NULL, NULL, .tests = {
+			test_vm_a_bug_in_a_test_shows_its_report,
+		} },
 		{ "anon", 60, NULL, NULL, .tests = {
 			test_vm_anon_fault_zero_page_then_write,
 			test_vm_munmap_splits_in_three,
@@ -1339,5 +1385,7 @@ int main(void)
 		} },
 	};
 
+	if (getenv("RT_VM_BUG_PROBE"))
+		return rt_check_main(rt_suite("vm", probe, 1));
 	return rt_check_main(rt_suite("vm", tcs, (int)ARRAY_SIZE(tcs)));
 }
