@@ -664,17 +664,25 @@ static int do_swap_page(struct mm_struct *mm, struct vm_area_struct *vma,
 again:
 	page = lookup_swap_cache(entry);
 	if (!page) {
+		yield_point("do_swap_page:cache_miss");
 		/*
 		 * read_swap_cache_async(): the swap cache's slot count first
 		 * (the swap.h count rule); false means the slot was freed, so
-		 * the pte we sampled is gone too.
+		 * the pte we sampled changed meanwhile. It may hold the same
+		 * entry again all the same: swapped in, the slot freed, and
+		 * the page swapped out to that slot again (get_swap_page()
+		 * reuses the lowest free slot) while this CPU was away. Like
+		 * 2.6.3, back out with VM_FAULT_OOM when the pte is the same
+		 * (read_swap_cache_async() cannot tell this from a failed
+		 * allocation) and with VM_FAULT_MINOR when it is not.
 		 */
 		if (!swap_duplicate(entry)) {
+			yield_point("do_swap_page:slot_freed");
 			spin_lock(&mm->page_table_lock);
 			ptep = pte_offset(mm->pgd, address);
-			BUG_ON(pte_same(ptep_get(ptep), orig));
+			ret = pte_same(ptep_get(ptep), orig) ? VM_FAULT_OOM : VM_FAULT_MINOR;
 			spin_unlock(&mm->page_table_lock);
-			return VM_FAULT_MINOR;
+			return ret;
 		}
 		page = alloc_page(GFP_KERNEL);
 		if (!page) {

@@ -12,6 +12,8 @@ const char *const yield_point_names[] = {
 	"do_anonymous_page:alloc",
 	"do_no_page:after_lookup",
 	"do_wp_page:copy",
+	"do_swap_page:cache_miss",
+	"do_swap_page:slot_freed",
 	"do_swap_page:after_lookup",
 	"copy_page_range:pte",
 	"mm_access:after_mmu",

@@ -18,6 +18,7 @@
 #include "perturb.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "rt_vm.h"
 #include "spinlock.h"
 #include "swap.h"
 #include "task.h"
@@ -140,6 +141,14 @@ static void exercise(enum rmap_mode mode)
 	up_read(&child->mmap_sem);
 	for (int i = 0; i < 4; i++)
 		shrink_zone(&contig_zone, 256);		/* swap out */
+	/* do_swap_page:slot_freed: a second swap-in freed the slot meanwhile. */
+	for (int i = 0, steps = 0; i < 64 && !steps; i++) {
+		pte_t pte = rt_pte_at(mm, a + i * PAGE_SIZE);
+
+		if (is_swap_pte(pte) && !lookup_swap_cache_peek(pte_to_swp_entry(pte)))
+			ck_assert_int_eq(rt_swap_in_race(mm, a + i * PAGE_SIZE, false, &steps),
+					 ACCESS_OK);
+	}
 	down_read(&mm->mmap_sem);
 	for (int i = 0; i < 64; i++)
 		mm_access(mm, a + i * PAGE_SIZE, false, NULL);	/* swap in */

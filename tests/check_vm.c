@@ -586,6 +586,46 @@ START_TEST(test_vm_oom_backs_off)
 }
 END_TEST
 
+/*
+ * do_swap_page()'s back-out, as in 2.6.3: the fault's swap_duplicate()
+ * fails because a second swap-in freed the slot; by the time it re-takes
+ * page_table_lock, reclaim may have swapped the page out to that same
+ * slot, and the pte holds the entry it sampled. 2.6.3 returns
+ * VM_FAULT_OOM then (read_swap_cache_async() cannot tell it from a failed
+ * allocation), and VM_FAULT_MINOR, so the access retries, when the pte
+ * changed. Neither is a BUG, and the page's data survives both.
+ */
+START_TEST(test_vm_swap_in_backs_out_when_its_slot_was_freed)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		for (int reuse = 0; reuse < 2; reuse++) {
+			struct mm_struct *mm = mm_alloc();
+			long a = rt_mmap(mm, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+			uint64_t st;
+			pte_t pte = 0;
+			int steps;
+
+			rt_access_pages(mm, a, 1, true, &st);
+			/* Out to swap, and out of the swap cache too. */
+			for (int i = 0; i < 8; i++) {
+				reclaim_hard(1);
+				pte = rt_pte_at(mm, a);
+				if (is_swap_pte(pte) &&
+				    !lookup_swap_cache_peek(pte_to_swp_entry(pte)))
+					break;
+			}
+			ck_assert_msg(is_swap_pte(pte), "[%s] the page was not swapped out",
+				      rmap_mode_name(rmap_mode));
+			ck_assert_int_eq(rt_swap_in_race(mm, a, reuse, &steps),
+					 reuse ? ACCESS_OOM : ACCESS_OK);
+			ck_assert_int_eq(steps, reuse ? 2 : 1);
+			rt_assert_pages(mm, a, 1, &st);
+			rt_audit_and_exit(&mm, 1, NULL, 0);
+		}
+	});
+}
+END_TEST
+
 /* ---- the property test ---- */
 
 #define PROP_MMS	4
@@ -1369,6 +1409,7 @@ int main(void)
 			test_vm_mlock_is_not_reclaimed,
 			test_vm_file_pages_dropped_and_reread,
 			test_vm_oom_backs_off,
+			test_vm_swap_in_backs_out_when_its_slot_was_freed,
 			test_vm_direct_reclaim_under_held_locks,
 		} },
 		{ "property", 120, NULL, NULL, .tests = {

@@ -2,11 +2,17 @@
 #include "rt_vm.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "audit.h"
+#include "page_alloc.h"
+#include "perturb.h"
+#include "pgtable.h"
 #include "rmap.h"
 #include "rt_check.h"
+#include "swap.h"
 #include "task.h"
+#include "vmscan.h"
 
 /* The fixture set up now, and its design; rt_vm_use()'s. */
 static struct rt_vm_suite cur;
@@ -136,4 +142,75 @@ void rt_audit_and_exit(struct mm_struct **mms, int nr_mms,
 		mmput(mms[i]);
 	for (int i = 0; i < nr_files; i++)
 		rt_file_free(files[i]);
+}
+
+/* rt_swap_in_race()'s state: one race at a time, in one thread. */
+static struct {
+	const struct perturb_ops *chained;
+	struct mm_struct *mm;
+	unsigned long addr;
+	pte_t orig;
+	bool reuse, busy;
+	int steps;
+} swap_race;
+
+pte_t rt_pte_at(struct mm_struct *mm, unsigned long addr)
+{
+	pte_t *ptep, pte;
+
+	spin_lock(&mm->page_table_lock);
+	ptep = pte_offset(mm->pgd, addr);
+	pte = ptep ? ptep_get(ptep) : 0;
+	spin_unlock(&mm->page_table_lock);
+	return pte;
+}
+
+static void swap_race_yield(const char *where)
+{
+	if (swap_race.chained && swap_race.chained->yield)
+		swap_race.chained->yield(where);
+	if (swap_race.busy)
+		return;
+	swap_race.busy = true;
+	if (swap_race.steps == 0 && !strcmp(where, "do_swap_page:cache_miss")) {
+		/* The other CPU's write fault: swapped in, the slot freed. */
+		swap_race.steps = 1;
+		handle_mm_fault(swap_race.mm, find_vma(swap_race.mm, swap_race.addr),
+				swap_race.addr, true);
+	} else if (swap_race.steps == 1 && swap_race.reuse &&
+		   !strcmp(where, "do_swap_page:slot_freed")) {
+		/* Reclaim: the page out again, to the same, lowest free slot. */
+		for (int i = 0; i < 8 && rt_pte_at(swap_race.mm, swap_race.addr) != swap_race.orig; i++)
+			shrink_zone(&contig_zone, 256);
+		if (rt_pte_at(swap_race.mm, swap_race.addr) == swap_race.orig)
+			swap_race.steps = 2;
+	}
+	swap_race.busy = false;
+}
+
+enum mm_access_result rt_swap_in_race(struct mm_struct *mm, unsigned long addr, bool reuse,
+				      int *steps)
+{
+	const struct perturb_ops *prev = __atomic_load_n(&perturb_ops, __ATOMIC_RELAXED);
+	const struct perturb_ops race = {
+		.yield = swap_race_yield,
+		.long_hold = prev ? prev->long_hold : NULL,
+	};
+	uint64_t hold_mask = __atomic_load_n(&perturb_long_hold_mask, __ATOMIC_RELAXED);
+	enum mm_access_result r;
+
+	swap_race.chained = prev;
+	swap_race.mm = mm;
+	swap_race.addr = addr;
+	swap_race.orig = rt_pte_at(mm, addr);
+	swap_race.reuse = reuse;
+	swap_race.steps = 0;
+	ck_assert_msg(is_swap_pte(swap_race.orig), "%#lx does not hold a swap entry", addr);
+	ck_assert_msg(!lookup_swap_cache_peek(pte_to_swp_entry(swap_race.orig)),
+		      "%#lx's page is still in the swap cache", addr);
+	perturb_install(&race, hold_mask);
+	r = rt_access(mm, addr, false, NULL);
+	perturb_install(prev, hold_mask);
+	*steps = swap_race.steps;
+	return r;
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pgtable.h"
 #include "rmap.h"
 #include "vm_fixture.h"
 
@@ -127,5 +128,33 @@ void rt_audit_ok(struct mm_struct **mms, int nr_mms,
  */
 void rt_audit_and_exit(struct mm_struct **mms, int nr_mms,
 		       struct address_space **files, int nr_files);
+
+/* The pte mapping @addr in @mm, or 0 (none). Takes page_table_lock. */
+pte_t rt_pte_at(struct mm_struct *mm, unsigned long addr);
+
+/*
+ * rt_swap_in_race() - fault in a swapped-out page while a second swap-in
+ * of it runs in the first one's window (deterministic: yield points)
+ * @mm, @addr: an anonymous page whose pte holds a swap entry, the page
+ *	not in the swap cache
+ * @reuse: reclaim then swaps the page out again, to the same slot,
+ *	before the first fault re-takes page_table_lock
+ * @steps: receives the window's steps that ran: 1 when the second
+ *	swap-in freed the slot before the first fault's swap_duplicate(),
+ *	2 when (with @reuse) the pte held the first fault's entry again
+ *
+ * The first fault reads the pte, drops page_table_lock and misses the
+ * swap cache ("do_swap_page:cache_miss"); there a write fault of @addr
+ * swaps the page in and frees the slot (remove_exclusive_swap_page()).
+ * Its swap_duplicate() fails ("do_swap_page:slot_freed"); there, with
+ * @reuse, reclaim swaps the page out to the slot just freed, the lowest.
+ * A perturb_ops yield hook installed before the call keeps seeing every
+ * point (the race's hook calls it first), and is installed again after.
+ *
+ * Context: an attached task; no other thread uses the model.
+ * Return: the first access's result (rt_access(), a read).
+ */
+enum mm_access_result rt_swap_in_race(struct mm_struct *mm, unsigned long addr, bool reuse,
+				      int *steps);
 
 #endif /* RT_TESTS_RT_VM_H */
