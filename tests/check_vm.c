@@ -1120,15 +1120,35 @@ struct hs {
 	int flushed;
 	int access_done;		/* atomic: the access's store landed */
 	int done_at_return;		/* flusher: access_done when the flush returned */
+	unsigned long waits;		/* tlb_flush_wait_count() before the threads start */
 };
 
 /*
- * Thread 0 plays a CPU inside one access of hs_mm1: it stays inside for a
- * while after the flush has started (a few hundred yields), then ends it.
- * Thread 1 flushes hs->flush_mm once the access is in flight. With a
- * flush of the same mm, it must return only after the access ended; with
- * another mm's, at once (the access waits for it to return, so a flush
- * that waited would hang the test).
+ * Inside the access: until the flush counts its wait for us, or returns
+ * without one (the skipped flush), however the threads are scheduled.
+ * Return: false when neither happened within RT_WAIT_LIMIT_S.
+ */
+static bool hs_flush_waited_or_returned(const struct hs *h)
+{
+	double deadline = rt_now() + RT_WAIT_LIMIT_S;
+
+	/* Acquire pairs with the release in rt_set_flag(). */
+	while (tlb_flush_wait_count() == h->waits &&
+	       !__atomic_load_n(&h->flushed, __ATOMIC_ACQUIRE)) {
+		if (rt_now() > deadline)
+			return false;
+		sched_yield();
+	}
+	return true;
+}
+
+/*
+ * Thread 0 plays a CPU inside one access of hs_mm1: it stays inside until
+ * the flush has counted its wait for it (or returned without one), then
+ * ends it. Thread 1 flushes hs->flush_mm once the access is in flight.
+ * With a flush of the same mm, it must return only after the access
+ * ended; with another mm's, at once (the access waits for it to return,
+ * so a flush that waited would hang the test).
  */
 static void hs_worker(int idx, void *arg)
 {
@@ -1142,9 +1162,8 @@ static void hs_worker(int idx, void *arg)
 		} else if (h->flush_mm != hs_mm1) {
 			if (!rt_wait_flag(&h->flushed))
 				rt_fail("a flush of another mm waited for this access");
-		} else {
-			for (int i = 0; i < 500; i++)
-				sched_yield();
+		} else if (!hs_flush_waited_or_returned(h)) {
+			rt_fail("the flush neither waited for this access nor returned");
 		}
 		__atomic_store_n(&h->access_done, 1, __ATOMIC_RELAXED);
 		tlb_access_end();
@@ -1162,7 +1181,7 @@ static void hs_worker(int idx, void *arg)
 
 static int hs_run(struct mm_struct *flush_mm)
 {
-	struct hs h = { .flush_mm = flush_mm };
+	struct hs h = { .flush_mm = flush_mm, .waits = tlb_flush_wait_count() };
 
 	rt_failure_reset();
 	rt_run_threads(2, hs_worker, &h);
