@@ -5,8 +5,10 @@
  * Markdown with its headers, the plots when gnuplot is installed), `bench
  * --compare` flags a regression with exit 1, and bad options are one line
  * naming the option with exit 2. No timed assertion: every number is only
- * checked to be there and finite.
+ * checked to be there and finite. Ctrl-C on `scale` writes what was
+ * measured, marked "interrupted", and exits 130.
  */
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +83,11 @@ static void check_meta(const json_t *rec, const char *kind)
 	ck_assert(json_is_array(json_object_get(rec, "load_average")));
 }
 
+static bool gnuplot_installed(void)
+{
+	return !system("command -v gnuplot >/dev/null 2>&1");
+}
+
 /* The tiny runs, once for the TCase (their outputs are what the tests read). */
 static int scale_rc, bench_rc;
 
@@ -91,7 +98,7 @@ static void make_outputs(void)
 	snprintf(dir, sizeof(dir), "/tmp/check_numbers.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
-	have_gnuplot = !system("command -v gnuplot >/dev/null 2>&1");
+	have_gnuplot = gnuplot_installed();
 	snprintf(sdir, sizeof(sdir), "%s/scale", dir);
 	snprintf(bjson, sizeof(bjson), "%s/bench.json", dir);
 	snprintf(bdir, sizeof(bdir), "%s/bench", dir);
@@ -271,6 +278,84 @@ START_TEST(test_numbers_compare_flags_regressions)
 }
 END_TEST
 
+/* ---- Ctrl-C ---- */
+
+/* Nothing half-written in @d: every output went in by rename, the runs' work directory is gone. */
+static void assert_no_leftovers(const char *d)
+{
+	struct dirent *de;
+	DIR *dd = opendir(d);
+
+	ck_assert_msg(dd != NULL, "no directory %s", d);
+	while ((de = readdir(dd)))
+		ck_assert_msg(!strstr(de->d_name, ".tmp.") && strncmp(de->d_name, ".runs.", 6),
+			      "%s/%s left behind", d, de->d_name);
+	closedir(dd);
+}
+
+/*
+ * Start rmaptorture @args, SIGINT once @needle is in its output (polled,
+ * not a fixed sleep), its output then in out. Return: its exit status.
+ */
+static int interrupt_after(const char *const *args, const char *log, const char *needle)
+{
+	pid_t pid = rt_cli_spawn(args, log);
+	bool seen = rt_cli_wait_output(log, needle, rt_tmo(120), out, sizeof(out));
+	int rc = rt_cli_interrupt(pid, rt_tmo(60));
+
+	/* All of its output now: "" is found at once. */
+	rt_cli_wait_output(log, "", 0, out, sizeof(out));
+	ck_assert_msg(seen, "no '%s' in:\n%s", needle, out);
+	return rc;
+}
+
+/*
+ * Ctrl-C once the first run of 40 is done: exit 130, and scale.json,
+ * .csv, .md (and the plots) hold the points measured, marked partial.
+ * The 39 runs of a second left make the sweep far from its end.
+ */
+START_TEST(test_numbers_scale_interrupted_partial)
+{
+	char d[] = "/tmp/check_numbers-int.XXXXXX", sdir[300], log[300];
+	const char *const a[] = { "scale", "--threads", "1,2", "--rmap", "ptechain", "--repeat", "20",
+				  "--seconds", "1", "--out", sdir,
+				  gnuplot_installed() ? NULL : "--no-plots", NULL };
+	json_int_t total = 0;
+	json_t *rec, *p;
+	size_t i;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(sdir, sizeof(sdir), "%s/scale", d);
+	snprintf(log, sizeof(log), "%s/output.log", d);
+	rc = interrupt_after(a, log, "[1/40]");
+	ck_assert_msg(rc == 130, "exit %d:\n%s", rc, out);
+	rec = load(sdir, "scale.json");
+	check_meta(rec, "scale");
+	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	/* Only points measured: the first run's (1 thread) among them. */
+	ck_assert_int_ge(json_array_size(json_object_get(rec, "points")), 1);
+	json_array_foreach(json_object_get(rec, "points"), i, p) {
+		json_int_t n = json_integer_value(json_object_get(json_object_get(p, "ops_per_sec"), "n"));
+
+		ck_assert_msg(n >= 1, "point %zu: no sample", i);
+		ck_assert(finite_num(json_object_get(p, "ops_per_sec"), "median"));
+		total += n;
+	}
+	ck_assert_msg(total >= 1 && total < 40, "%lld samples", (long long)total);
+	p = json_array_get(json_object_get(rec, "points"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "threads")), 1);
+	json_decref(rec);
+	ck_assert_msg(strstr(slurp(sdir, "scale.md"), "PARTIAL: interrupted"), "scale.md not partial");
+	ck_assert_msg(strstr(slurp(sdir, "scale.csv"), "PARTIAL (interrupted)\nrmap,threads,"),
+		      "scale.csv not partial");
+	if (gnuplot_installed())
+		ck_assert(exists(sdir, "scale-throughput.svg") && exists(sdir, "scale-speedup.png"));
+	assert_no_leftovers(sdir);
+	rt_remove_tree(d);
+}
+END_TEST
+
 /* Exit 2 and exactly one line of output that mentions @needle. */
 static void expect_usage_error(const char *const *args, const char *needle)
 {
@@ -342,6 +427,10 @@ int main(void)
 	tcase_add_test(tc, test_numbers_bench_output);
 	tcase_add_test(tc, test_numbers_report_renders_both);
 	tcase_add_test(tc, test_numbers_compare_flags_regressions);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("interrupt");
+	tcase_set_timeout(tc, rt_tmo(240));
+	tcase_add_test(tc, test_numbers_scale_interrupted_partial);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }
