@@ -46,8 +46,18 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+bool rt_plot_series_drawn(const struct rt_plot_series *s)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!isnan(s->y[i]))
+			return true;
+	return false;
+}
+
 static void put_plot(FILE *f, const struct rt_plot *p)
 {
+	bool first = true;
+
 	fputs("set title ", f);
 	if (p->note) {
 		char t[1024];
@@ -72,7 +82,10 @@ static void put_plot(FILE *f, const struct rt_plot *p)
 			p->vline, p->vline, p->vline);
 	fputs("plot ", f);
 	for (int s = 0; s < p->nr_series; s++) {
-		fprintf(f, "%s$d%d using 1:2 with linespoints lw 2 title ", s ? ", " : "", s);
+		if (!rt_plot_series_drawn(&p->series[s]))
+			continue;
+		fprintf(f, "%s$d%d using 1:2 with linespoints lw 2 title ", first ? "" : ", ", s);
+		first = false;
 		put_str(f, p->series[s].name);
 		fputs(" noenhanced", f);
 	}

@@ -30,12 +30,16 @@ struct rt_plot {
 	const struct rt_plot_series *series;
 };
 
+/* Whether @s has a point to draw (a partial record's series may have none). */
+bool rt_plot_series_drawn(const struct rt_plot_series *s);
+
 /* True when a gnuplot executable is on $PATH. */
 bool rt_plot_available(void);
 
 /**
  * rt_plot_write() - draw @p into @base.svg and @base.png
- * @p: the plot
+ * @p: the plot; a series with no point to draw is left out, and at least
+ *	one must have one
  * @base: output path without extension
  *
  * Context: runs gnuplot as a child process and waits for it.

@@ -172,6 +172,31 @@ static void put_stat(FILE *out, const json_t *st)
 	put_spread(out, jnum(st, "median"), jnum(st, "min"), jnum(st, "max"));
 }
 
+/* An interrupted `scale` or `bench`: its record holds only the samples taken before. */
+static bool partial(const json_t *rec)
+{
+	return json_is_true(jget(rec, "interrupted"));
+}
+
+/* The partial record's warning; a scale record also says how many of its runs it holds. */
+static void put_partial(FILE *out, const json_t *rec)
+{
+	const json_t *points = jget(rec, "points"), *p;
+	int done = 0;
+	size_t i;
+
+	if (!partial(rec))
+		return;
+	fputs("> **PARTIAL: interrupted**", out);
+	json_array_foreach(points, i, p)
+		done += (int)jnum(jget(p, "ops_per_sec"), "n");
+	if (json_is_array(points))
+		fprintf(out, " after %d of %d runs", done, (int)jnum(rec, "repeat") *
+			(int)json_array_size(jget(rec, "modes")) *
+			(int)json_array_size(jget(rec, "threads")));
+	fputs(": each figure is of the samples taken before (– where none was).\n\n", out);
+}
+
 static void put_meta(FILE *out, const json_t *rec)
 {
 	const json_t *mach = jget(rec, "machine"), *la = jget(rec, "load_average");
@@ -193,6 +218,7 @@ static void put_meta(FILE *out, const json_t *rec)
 		fputs("`\n", out);
 	}
 	fputc('\n', out);
+	put_partial(out, rec);
 }
 
 /* ---- scale ---- */
@@ -315,13 +341,15 @@ int rt_report_csv(const json_t *rec, FILE *out)
 		}
 	if (virt)
 		fprintf(out, "# rmaptorture scale in virtual time (--sched vtime, %s costs), git %s, %s,"
-			" %d cores (%s): threads are virtual CPUs, ops/s virtual\n",
+			" %d cores (%s): threads are virtual CPUs, ops/s virtual%s\n",
 			jstr(rec, "vtime_cost", "model"), jstr(rec, "git", "?"), jstr(rec, "date", "?"),
-			cores, jstr(jget(rec, "machine"), "model", "?"));
+			cores, jstr(jget(rec, "machine"), "model", "?"),
+			partial(rec) ? "; PARTIAL (interrupted)" : "");
 	else
 		fprintf(out, "# rmaptorture scale, git %s, %s, %d cores (%s): above %d threads speedup"
-			" measures oversubscription\n", jstr(rec, "git", "?"), jstr(rec, "date", "?"),
-			cores, jstr(jget(rec, "machine"), "model", "?"), cores);
+			" measures oversubscription%s\n", jstr(rec, "git", "?"), jstr(rec, "date", "?"),
+			cores, jstr(jget(rec, "machine"), "model", "?"), cores,
+			partial(rec) ? "; PARTIAL (interrupted)" : "");
 	fputs("rmap,threads,cores,repeats,ops_per_sec_median,ops_per_sec_min,ops_per_sec_max,"
 	      "ops_per_sec_q1,ops_per_sec_q3,speedup,efficiency,fallbacks_per_scan_median,"
 	      "fallbacks_per_kop_median,failures", out);
@@ -521,9 +549,15 @@ static void bench_throughput(const struct bench_md *b)
 
 			put_spread(out, jnum(b->dj[d], tput_rows[r].key), jnum(sp, "min"), jnum(sp, "max"));
 		}
-		for (int d = 1; d < b->nm; d++)
-			fprintf(out, " %.2fx |", jnum(b->dj[d], tput_rows[r].key) /
-				jnum(b->dj[0], tput_rows[r].key));
+		for (int d = 1; d < b->nm; d++) {
+			double ratio = jnum(b->dj[d], tput_rows[r].key) / jnum(b->dj[0], tput_rows[r].key);
+
+			/* A partial record may lack this design's sample. */
+			if (isfinite(ratio))
+				fprintf(out, " %.2fx |", ratio);
+			else
+				fputs(" – |", out);
+		}
 		fputc('\n', out);
 	}
 	fputc('\n', out);
@@ -533,7 +567,7 @@ static void bench_throughput(const struct bench_md *b)
 static void unmap_row(const struct bench_md *b, const char *grp, const char *key)
 {
 	char sk[96];
-	int best = 0;
+	int best = -1;
 	double bv = INFINITY;
 
 	fprintf(b->out, "| %s |", key);
@@ -547,7 +581,8 @@ static void unmap_row(const struct bench_md *b, const char *grp, const char *key
 			best = d;
 		}
 	}
-	fprintf(b->out, " %s |\n", b->modes[best]);
+	/* None when a partial record has no sample of this row. */
+	fprintf(b->out, " %s |\n", best < 0 ? "–" : b->modes[best]);
 }
 
 /* c. try_to_unmap */
@@ -627,6 +662,7 @@ int rt_report_markdown(const json_t *rec, FILE *out)
 
 /* ---- plots ---- */
 
+/* @field (in @group) of every design against its keys. Return: 0, 1 nothing to draw, or -errno. */
 static int plot_keyed(const json_t *rec, const char *field, const char *group, bool stat,
 		      struct rt_plot *pl, const char *base)
 {
@@ -649,10 +685,14 @@ static int plot_keyed(const json_t *rec, const char *field, const char *group, b
 		s[d] = (struct rt_plot_series){ modes[d], nk, x[d], y[d] };
 	}
 	if (!nm || !nk)
-		return 0;
-	pl->nr_series = nm;
-	pl->series = s;
-	return rt_plot_write(pl, base);
+		return 1;
+	for (int d = 0; d < nm; d++)
+		if (rt_plot_series_drawn(&s[d])) {
+			pl->nr_series = nm;
+			pl->series = s;
+			return rt_plot_write(pl, base);
+		}
+	return 1;	/* a partial record without one sample of it */
 }
 
 static int bench_plots(const json_t *rec, const char *dir, const char *prefix, json_t *written)
@@ -677,7 +717,8 @@ static int bench_plots(const json_t *rec, const char *dir, const char *prefix, j
 	char base[4096], note[256];
 	int err;
 
-	snprintf(note, sizeof(note), "git %s, %d cores, median of %d", jstr(rec, "git", "?"),
+	snprintf(note, sizeof(note), "%sgit %s, %d cores, median of %d",
+		 partial(rec) ? "PARTIAL (interrupted): " : "", jstr(rec, "git", "?"),
 		 (int)jnum(jget(rec, "machine"), "cores"), (int)jnum(rec, "repeat"));
 	for (size_t i = 0; i < sizeof(plots) / sizeof(plots[0]); i++) {
 		struct rt_plot pl = {
@@ -690,8 +731,10 @@ static int bench_plots(const json_t *rec, const char *dir, const char *prefix, j
 			continue;
 		snprintf(base, sizeof(base), "%s/%s-%s", dir, prefix, plots[i].name);
 		err = plot_keyed(rec, plots[i].field, plots[i].group, plots[i].stat, &pl, base);
-		if (err)
+		if (err < 0)
 			return err;
+		if (err)	/* nothing to draw */
+			continue;
 		if (written) {
 			char p[4200];
 
@@ -730,12 +773,13 @@ static int scale_plots(const json_t *rec, const char *dir, const char *prefix, j
 		sp[d] = (struct rt_plot_series){ modes[d], n, x[d], z[d] };
 	}
 	if (virt)
-		snprintf(note, sizeof(note), "scenario %s, git %s: virtual time (--sched vtime, %s costs)",
-			 jstr(rec, "scenario", "?"), jstr(rec, "git", "?"), jstr(rec, "vtime_cost", "model"));
+		snprintf(note, sizeof(note), "%sscenario %s, git %s: virtual time (--sched vtime, %s costs)",
+			 partial(rec) ? "PARTIAL (interrupted): " : "", jstr(rec, "scenario", "?"),
+			 jstr(rec, "git", "?"), jstr(rec, "vtime_cost", "model"));
 	else
-		snprintf(note, sizeof(note), "scenario %s, git %s, %d cores: right of the line, speedup"
-			 " measures oversubscription", jstr(rec, "scenario", "?"), jstr(rec, "git", "?"),
-			 cores);
+		snprintf(note, sizeof(note), "%sscenario %s, git %s, %d cores: right of the line, speedup"
+			 " measures oversubscription", partial(rec) ? "PARTIAL (interrupted): " : "",
+			 jstr(rec, "scenario", "?"), jstr(rec, "git", "?"), cores);
 	{
 		struct rt_plot tp = {
 			.title = virt ? "virtual throughput" : "throughput",
@@ -819,6 +863,9 @@ int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pc
 	if (jnum(cur, "quick") != jnum(base, "quick") ||
 	    json_is_true(jget(cur, "quick")) != json_is_true(jget(base, "quick")))
 		fputs("warning: one of the two is a --quick run: sizes differ\n", out);
+	if (partial(cur) || partial(base))
+		fputs("warning: one of the two is PARTIAL (interrupted): fewer samples, some metrics"
+		      " missing\n", out);
 	fprintf(out, "%-10s %-34s %14s %14s %9s\n", "rmap", "metric", "baseline", "now", "ratio");
 	for (int d = 0; d < nm; d++) {
 		const json_t *c = jget(jget(cur, "designs"), modes[d]);

@@ -5,7 +5,9 @@
  * a hang is detected by the watchdog and reported with every task's held
  * locks; a BUG ends the run, not the process (exit 1, the summary, the
  * record, the artifact, END: FAILURE); paths in reports are the project
- * root's whatever the build directory; --out creates missing parents.
+ * root's whatever the build directory; --out creates missing parents;
+ * Ctrl-C ends a run as interrupted, not passed (exit 130, its summary and
+ * record say so).
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -281,6 +283,45 @@ START_TEST(test_cli_bug_ends_the_run)
 END_TEST
 
 /*
+ * Ctrl-C on a run: exit 130, the summary and END line say interrupted,
+ * and so does the record's "result" ("pass" would count a run cut short
+ * as a clean one). SIGINT is sent once the run has started (its START
+ * line), not after a fixed sleep; the run is far from its 600 s.
+ */
+START_TEST(test_cli_run_interrupted_record)
+{
+	char dir[] = "/tmp/rt-cli-int-XXXXXX", outdir[4200], log[4200], path[4400];
+	const char *const args[] = { "run", "--scenario", "mixed32", "--threads", "2",
+				     "--seconds", "600", "--seed", "7", "--no-progress",
+				     "--out", outdir, NULL };
+	json_t *rec;
+	pid_t pid;
+	bool started;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	snprintf(log, sizeof(log), "%s/output.log", dir);
+	pid = rt_cli_spawn(args, log);
+	started = rt_cli_wait_output(log, "START:", rt_tmo(120), out, sizeof(out));
+	rc = rt_cli_interrupt(pid, rt_tmo(120));
+	ck_assert_out(started, "no START line");
+	/* All of its output now: "" is found at once. */
+	rt_cli_wait_output(log, "", 0, out, sizeof(out));
+	ck_assert_out(rc == 130, "exit %d", rc);
+	ck_assert_out(strstr(out, "INTERRUPTED after "), "the summary does not say interrupted");
+	ck_assert_out(strstr(out, "END: INTERRUPTED"), "no END: INTERRUPTED");
+	snprintf(path, sizeof(path), "%s/run-mixed32-ptechain-7.json", outdir);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no record %s", path);
+	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "result")), "interrupted");
+	json_decref(rec);
+	rt_remove_tree(dir);
+}
+END_TEST
+
+/*
  * The file:line pairs that __FILE__ and __LINE__ become in
  * core/rmap_anonvma.c as the build directory @bdir compiles it (its own
  * compile command, preprocessing only), one per line, sorted, into @buf.
@@ -410,6 +451,7 @@ int main(void)
 	tcase_add_test(tc, test_cli_bug_ends_the_run);
 	tcase_add_test(tc, test_cli_paths_from_any_build_dir);
 	tcase_add_test(tc, test_cli_out_creates_parents);
+	tcase_add_test(tc, test_cli_run_interrupted_record);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

@@ -5,8 +5,11 @@
  * Markdown with its headers, the plots when gnuplot is installed), `bench
  * --compare` flags a regression with exit 1, and bad options are one line
  * naming the option with exit 2. No timed assertion: every number is only
- * checked to be there and finite.
+ * checked to be there and finite. Ctrl-C on `scale` or `bench` writes
+ * what was measured, marked "interrupted", and exits 130; `bench`'s
+ * in-process part stops at the sample where it is asked to.
  */
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,9 +18,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
+#include "lockdep.h"
 #include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
+#include "task.h"
 
 static char out[1 << 20];
 static char dir[256];		/* made by the fixture, shared by the tests */
@@ -81,6 +87,11 @@ static void check_meta(const json_t *rec, const char *kind)
 	ck_assert(json_is_array(json_object_get(rec, "load_average")));
 }
 
+static bool gnuplot_installed(void)
+{
+	return !system("command -v gnuplot >/dev/null 2>&1");
+}
+
 /* The tiny runs, once for the TCase (their outputs are what the tests read). */
 static int scale_rc, bench_rc;
 
@@ -91,7 +102,7 @@ static void make_outputs(void)
 	snprintf(dir, sizeof(dir), "/tmp/check_numbers.XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
-	have_gnuplot = !system("command -v gnuplot >/dev/null 2>&1");
+	have_gnuplot = gnuplot_installed();
 	snprintf(sdir, sizeof(sdir), "%s/scale", dir);
 	snprintf(bjson, sizeof(bjson), "%s/bench.json", dir);
 	snprintf(bdir, sizeof(bdir), "%s/bench", dir);
@@ -271,6 +282,185 @@ START_TEST(test_numbers_compare_flags_regressions)
 }
 END_TEST
 
+/* ---- Ctrl-C ---- */
+
+/* Nothing half-written in @d: every output went in by rename, the runs' work directory is gone. */
+static void assert_no_leftovers(const char *d)
+{
+	struct dirent *de;
+	DIR *dd = opendir(d);
+
+	ck_assert_msg(dd != NULL, "no directory %s", d);
+	while ((de = readdir(dd)))
+		ck_assert_msg(!strstr(de->d_name, ".tmp.") && strncmp(de->d_name, ".runs.", 6),
+			      "%s/%s left behind", d, de->d_name);
+	closedir(dd);
+}
+
+/*
+ * Start rmaptorture @args, SIGINT once @needle is in its output (polled,
+ * not a fixed sleep), its output then in out. Return: its exit status.
+ */
+static int interrupt_after(const char *const *args, const char *log, const char *needle)
+{
+	pid_t pid = rt_cli_spawn(args, log);
+	bool seen = rt_cli_wait_output(log, needle, rt_tmo(120), out, sizeof(out));
+	int rc = rt_cli_interrupt(pid, rt_tmo(60));
+
+	/* All of its output now: "" is found at once. */
+	rt_cli_wait_output(log, "", 0, out, sizeof(out));
+	ck_assert_msg(seen, "no '%s' in:\n%s", needle, out);
+	return rc;
+}
+
+/*
+ * Ctrl-C once the first run of 40 is done: exit 130, and scale.json,
+ * .csv, .md (and the plots) hold the points measured, marked partial.
+ * The 39 runs of a second left make the sweep far from its end.
+ */
+START_TEST(test_numbers_scale_interrupted_partial)
+{
+	char d[] = "/tmp/check_numbers-int.XXXXXX", sdir[300], log[300];
+	const char *const a[] = { "scale", "--threads", "1,2", "--rmap", "ptechain", "--repeat", "20",
+				  "--seconds", "1", "--out", sdir,
+				  gnuplot_installed() ? NULL : "--no-plots", NULL };
+	json_int_t total = 0;
+	json_t *rec, *p;
+	size_t i;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(sdir, sizeof(sdir), "%s/scale", d);
+	snprintf(log, sizeof(log), "%s/output.log", d);
+	rc = interrupt_after(a, log, "[1/40]");
+	ck_assert_msg(rc == 130, "exit %d:\n%s", rc, out);
+	rec = load(sdir, "scale.json");
+	check_meta(rec, "scale");
+	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	/* Only points measured: the first run's (1 thread) among them. */
+	ck_assert_int_ge(json_array_size(json_object_get(rec, "points")), 1);
+	json_array_foreach(json_object_get(rec, "points"), i, p) {
+		json_int_t n = json_integer_value(json_object_get(json_object_get(p, "ops_per_sec"), "n"));
+
+		ck_assert_msg(n >= 1, "point %zu: no sample", i);
+		ck_assert(finite_num(json_object_get(p, "ops_per_sec"), "median"));
+		total += n;
+	}
+	ck_assert_msg(total >= 1 && total < 40, "%lld samples", (long long)total);
+	p = json_array_get(json_object_get(rec, "points"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(p, "threads")), 1);
+	json_decref(rec);
+	ck_assert_msg(strstr(slurp(sdir, "scale.md"), "PARTIAL: interrupted"), "scale.md not partial");
+	ck_assert_msg(strstr(slurp(sdir, "scale.csv"), "PARTIAL (interrupted)\nrmap,threads,"),
+		      "scale.csv not partial");
+	if (gnuplot_installed())
+		ck_assert(exists(sdir, "scale-throughput.svg") && exists(sdir, "scale-speedup.png"));
+	assert_no_leftovers(sdir);
+	rt_remove_tree(d);
+}
+END_TEST
+
+/*
+ * Ctrl-C once the first child run is done (after the in-process part):
+ * exit 130, bench.json (--out and --json) and bench.md hold the
+ * in-process numbers and that run's, marked partial.
+ */
+START_TEST(test_numbers_bench_interrupted_partial)
+{
+	char d[] = "/tmp/check_numbers-int.XXXXXX", bdir[300], bjson[300], log[300];
+	const char *const a[] = { "bench", "--quick", "--repeat", "3", "--run-seconds", "1",
+				  "--procs", "2", "--reclaim-threads", "1", "--json", bjson,
+				  "--out", bdir, gnuplot_installed() ? NULL : "--no-plots", NULL };
+	json_t *rec, *dsg;
+	const char *mode;
+	json_int_t shm = 0, fbs = 0;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(bdir, sizeof(bdir), "%s/bench", d);
+	snprintf(bjson, sizeof(bjson), "%s/bench.json", d);
+	snprintf(log, sizeof(log), "%s/output.log", d);
+	rc = interrupt_after(a, log, "[1/");
+	ck_assert_msg(rc == 130, "exit %d:\n%s", rc, out);
+	ck_assert(exists(bdir, "bench.json"));
+	rec = load(d, "bench.json");
+	check_meta(rec, "bench");
+	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	ck_assert_int_eq(json_object_size(json_object_get(rec, "designs")), RMAP_NR_MODES);
+	json_object_foreach(json_object_get(rec, "designs"), mode, dsg) {
+		const json_t *sp = json_object_get(json_object_get(dsg, "spread"), "anon_faults_per_sec");
+
+		/* The in-process part was over: every sample of it. */
+		ck_assert_msg(finite_num(dsg, "anon_faults_per_sec"), "%s", mode);
+		ck_assert_int_eq(json_integer_value(json_object_get(sp, "n")), 3);
+		shm += json_integer_value(json_object_get(json_object_get(json_object_get(dsg,
+			"shm_rmap_bytes_per_mapped_page"), "2"), "n"));
+		fbs += json_integer_value(json_object_get(json_object_get(json_object_get(dsg,
+			"trylock_fallbacks_per_scan"), "1"), "n"));
+	}
+	/* The first child run (ptechain, repeat 0) is there; the sweeps are not over. */
+	ck_assert(finite_num(json_object_get(json_object_get(json_object_get(json_object_get(rec,
+		"designs"), "ptechain"), "shm_rmap_bytes_per_mapped_page"), "2"), "median"));
+	ck_assert_msg(shm >= 1 && shm + fbs < 2 * 3 * RMAP_NR_MODES, "%lld + %lld runs",
+		      (long long)shm, (long long)fbs);
+	json_decref(rec);
+	ck_assert_msg(strstr(slurp(bdir, "bench.md"), "PARTIAL: interrupted"), "bench.md not partial");
+	assert_no_leftovers(bdir);
+	rt_remove_tree(d);
+}
+END_TEST
+
+static int stop_polls, stop_at;
+
+static bool stop_at_poll(void)
+{
+	return ++stop_polls >= stop_at;
+}
+
+/*
+ * The in-process part stops at the sample where it is asked to: every
+ * Oracle-case measurement (3 per design), then two samples of the first
+ * row (the first two designs), then the third poll says stop. What was
+ * taken is in the record with its count, the rest is null, and the
+ * record and the tables say interrupted.
+ */
+START_TEST(test_numbers_bench_vm_stops_where_asked)
+{
+	struct rt_bench_vm_cfg cfg = RT_BENCH_VM_CFG_DEFAULT;
+	json_t *rec = json_object(), *modes;
+	char *tables = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&tables, &len);
+
+	ck_assert_ptr_nonnull(f);
+	rt_bench_vm_cfg_quick(&cfg);
+	cfg.stop = stop_at_poll;
+	stop_at = 3 * RMAP_NR_MODES + 3;
+	rt_task_attach("check-numbers");
+	rt_bench_vm(&cfg, 3, true, f, rec);
+	lockdep_set_enabled(true);	/* as `bench` does after it */
+	rt_task_detach();
+	fclose(f);
+	ck_assert_msg(strstr(tables, "INTERRUPTED: partial"), "the tables do not say interrupted");
+	free(tables);
+	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	modes = json_object_get(rec, "modes");
+	ck_assert_int_eq(json_array_size(modes), RMAP_NR_MODES);
+	for (int m = 0; m < RMAP_NR_MODES; m++) {
+		const json_t *dsg = json_object_get(json_object_get(rec, "designs"),
+						    json_string_value(json_array_get(modes, m)));
+		const json_t *sp = json_object_get(json_object_get(dsg, "spread"), "anon_faults_per_sec");
+
+		ck_assert(finite_num(dsg, "rmap_bytes_per_mapped_page"));
+		ck_assert_int_eq(json_integer_value(json_object_get(sp, "n")), m < 2);
+		ck_assert(m < 2 ? finite_num(dsg, "anon_faults_per_sec") :
+		          json_is_null(json_object_get(dsg, "anon_faults_per_sec")));
+		ck_assert(json_is_null(json_object_get(dsg, "file_faults_per_sec")));
+	}
+	json_decref(rec);
+}
+END_TEST
+
 /* Exit 2 and exactly one line of output that mentions @needle. */
 static void expect_usage_error(const char *const *args, const char *needle)
 {
@@ -342,6 +532,12 @@ int main(void)
 	tcase_add_test(tc, test_numbers_bench_output);
 	tcase_add_test(tc, test_numbers_report_renders_both);
 	tcase_add_test(tc, test_numbers_compare_flags_regressions);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("interrupt");
+	tcase_set_timeout(tc, rt_tmo(240));
+	tcase_add_test(tc, test_numbers_scale_interrupted_partial);
+	tcase_add_test(tc, test_numbers_bench_interrupted_partial);
+	tcase_add_test(tc, test_numbers_bench_vm_stops_where_asked);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

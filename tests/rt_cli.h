@@ -3,7 +3,9 @@
 #ifndef RT_TESTS_RT_CLI_H
 #define RT_TESTS_RT_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A test's output directory goes with the harness's own rt_remove_tree(). */
 #include "rt_child.h"
@@ -16,6 +18,34 @@ const char *rt_cli_binary(void);
  * @out. Return: the exit status (-1 if it did not exit normally).
  */
 int rt_cli_run(const char *const *args, char *out, size_t len);
+
+/*
+ * Ctrl-C on a command, robust under load: start it in the background
+ * (rt_cli_spawn()), wait until its output shows the work to be kept
+ * (rt_cli_wait_output(), polled, never a fixed sleep), then SIGINT
+ * (rt_cli_interrupt()).
+ */
+
+/*
+ * Start rmaptorture with the NULL-terminated @args, stdout and stderr into
+ * the file @log, SIGINT and SIGTERM at their defaults and unblocked.
+ * Return: its pid.
+ */
+pid_t rt_cli_spawn(const char *const *args, const char *log);
+
+/*
+ * Poll @log until it holds @needle or @limit_s seconds passed; copy it
+ * into @out (NUL-terminated, cut to @len). Return: whether it was found.
+ */
+bool rt_cli_wait_output(const char *log, const char *needle, double limit_s, char *out,
+			size_t len);
+
+/*
+ * SIGINT to @pid (from rt_cli_spawn()), then wait for it; SIGKILL after
+ * @limit_s seconds, so that a test never leaves it behind.
+ * Return: its exit status, or -1 if it did not exit by itself.
+ */
+int rt_cli_interrupt(pid_t pid, double limit_s);
 
 /*
  * What a failure message shows of a run's output @out: from its first

@@ -18,7 +18,7 @@
 /* Samples of one measurement, at most. */
 #define RT_BENCH_MAX_REPEAT 64
 
-/* Median, min and max of @n samples (@v is left unsorted). */
+/* Median, min and max of @n samples (@v is left unsorted); NaN for none. */
 void rt_bench_stats(const double *v, int n, double *med, double *mn, double *mx);
 
 /* `bench locks`. */
@@ -48,6 +48,8 @@ struct rt_bench_vm_cfg {
 	unsigned long fork_small, fork_large;
 	int bytes_procs[3];
 	unsigned long bytes_file_pages;
+	/* Polled between samples: true stops the measurements there (Ctrl-C); may be NULL. */
+	bool (*stop)(void);
 };
 
 #define RT_BENCH_VM_CFG_DEFAULT {						\
@@ -71,7 +73,9 @@ unsigned long rt_bench_vm_min_pages(const struct rt_bench_vm_cfg *cfg);
  * @rec: receives designs, modes, skipped and the sizes
  *
  * Context: an emulated task is attached; no model is set up. Lockdep is
- * off when it returns.
+ * off when it returns. Once @cfg->stop says so, no sample more is taken:
+ * the tables and @rec hold those taken ("n" in each spread; a measurement
+ * never taken is null).
  * Return: true, or false when reclaim ran or an allocation failed during
  * the samples (the numbers are off: raise @cfg->pages).
  */

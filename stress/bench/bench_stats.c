@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,10 @@ void rt_bench_stats(const double *v, int n, double *med, double *mn, double *mx)
 {
 	double tmp[RT_BENCH_MAX_REPEAT];
 
+	if (n <= 0) {
+		*med = *mn = *mx = NAN;
+		return;
+	}
 	memcpy(tmp, v, sizeof(*v) * (size_t)n);
 	qsort(tmp, (size_t)n, sizeof(*tmp), cmp_double);
 	*med = n % 2 ? tmp[n / 2] : (tmp[n / 2 - 1] + tmp[n / 2]) / 2;

@@ -41,7 +41,10 @@ struct vm_results {
 	int repeat, nd;
 	enum rmap_mode modes[RMAP_NR_MODES];
 	double med[NR_ROWS][RMAP_NR_MODES], mn[NR_ROWS][RMAP_NR_MODES], mx[NR_ROWS][RMAP_NR_MODES];
+	int n[NR_ROWS][RMAP_NR_MODES];			/* samples taken (< repeat: stopped) */
 	struct bytes_result br[3][RMAP_NR_MODES];
+	bool br_done[3][RMAP_NR_MODES];
+	bool stopped;					/* cfg->stop() said so */
 	double timer_ns;		/* what rt_now_s() adds to a timed call */
 	unsigned long reclaim_scanned, alloc_fail;	/* during the samples */
 };

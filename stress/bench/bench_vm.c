@@ -421,16 +421,25 @@ static double timer_overhead_ns(void)
 	return med;
 }
 
+/* Whether to take no sample more; sticks once true. */
+static bool stopping(struct vm_results *res)
+{
+	if (!res->stopped && res->cfg->stop && res->cfg->stop())
+		res->stopped = true;
+	return res->stopped;
+}
+
 /* 3: deterministic, measured once per design and process count. */
 static void measure_all_bytes(struct vm_results *res)
 {
 	const struct rt_bench_vm_cfg *cfg = res->cfg;
 
 	for (int p = 0; p < 3; p++)
-		for (int d = 0; d < res->nd; d++) {
+		for (int d = 0; d < res->nd && !stopping(res); d++) {
 			env_up(res->modes[d], cfg);
 			measure_bytes(cfg->bytes_procs[p], cfg->bytes_file_pages, &res->br[p][d]);
 			env_down(res->modes[d], cfg);
+			res->br_done[p][d] = true;
 		}
 }
 
@@ -445,7 +454,7 @@ static void measure_rows(struct vm_results *res)
 		if (rows[r].same_sample)
 			continue;
 		for (int k = 0; k < res->repeat; k++)
-			for (int i = 0; i < nd; i++) {
+			for (int i = 0; i < nd && !stopping(res); i++) {
 				/* A, B, C then C, B, A: no design always runs first. */
 				int d = k % 2 ? nd - 1 - i : i;
 				double out[2] = { 0, 0 };
@@ -454,13 +463,16 @@ static void measure_rows(struct vm_results *res)
 				rows[r].fn(cfg, rows[r].param, out);
 				env_down(res->modes[d], cfg);
 				val[r][d][k] = out[rows[r].out_idx];
-				if (r + 1 < NR_ROWS && rows[r + 1].same_sample)
+				res->n[r][d]++;
+				if (r + 1 < NR_ROWS && rows[r + 1].same_sample) {
 					val[r + 1][d][k] = out[rows[r + 1].out_idx];
+					res->n[r + 1][d]++;
+				}
 			}
 	}
 	for (int r = 0; r < NR_ROWS; r++)
 		for (int d = 0; d < nd; d++)
-			rt_bench_stats(val[r][d], res->repeat, &res->med[r][d], &res->mn[r][d],
+			rt_bench_stats(val[r][d], res->n[r][d], &res->med[r][d], &res->mn[r][d],
 				       &res->mx[r][d]);
 }
 

@@ -4,9 +4,25 @@
  * JSON keys are those of results/baselines/bench*.json, which
  * `bench --compare` and `report` read.
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "bench_vm-internal.h"
+
+/* A table cell of @width: @v with @prec decimals, or "-" for a measurement not taken. */
+static void put_num(FILE *out, int width, int prec, double v)
+{
+	if (isfinite(v))
+		fprintf(out, " %*.*f", width, prec, v);
+	else
+		fprintf(out, " %*s", width, "-");
+}
+
+/* A number for the record: null for a measurement not taken (NaN is not JSON). */
+static json_t *real_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
 
 static void print_rule(FILE *out, int nd)
 {
@@ -42,10 +58,12 @@ static void print_medians(const struct vm_results *res, FILE *out, int from, int
 			snprintf(label, sizeof(label), "%s", res->rows[r].label);
 		fprintf(out, "%-26s", label);
 		for (int d = 0; d < res->nd; d++)
-			fprintf(out, " %13.0f", res->med[r][d]);
+			put_num(out, 13, 0, res->med[r][d]);
 		for (int d = 1; d < res->nd; d++)
-			if (base)
+			if (base && isfinite(res->med[r][d] / res->med[r][0]))
 				fprintf(out, " %8.2fx", res->med[r][d] / res->med[r][0]);
+			else if (base)
+				fprintf(out, " %9s", "-");
 		fputc('\n', out);
 	}
 }
@@ -67,7 +85,10 @@ static void print_spread(const struct vm_results *res, FILE *out)
 			snprintf(label, sizeof(label), "unmap ns, %s", res->rows[r].label);
 		fprintf(out, "%-26s", label);
 		for (int d = 0; d < res->nd; d++) {
-			snprintf(cell, sizeof(cell), "%.0f .. %.0f", res->mn[r][d], res->mx[r][d]);
+			if (res->n[r][d])
+				snprintf(cell, sizeof(cell), "%.0f .. %.0f", res->mn[r][d], res->mx[r][d]);
+			else
+				snprintf(cell, sizeof(cell), "-");
 			fprintf(out, " %25s", cell);
 		}
 		fputc('\n', out);
@@ -89,13 +110,13 @@ static void print_bytes(const struct vm_results *res, FILE *out)
 		snprintf(label, sizeof(label), "P=%d  bytes", cfg->bytes_procs[p]);
 		fprintf(out, "%-26s", label);
 		for (int d = 0; d < res->nd; d++)
-			fprintf(out, " %13lu", res->br[p][d].bytes);
+			put_num(out, 13, 0, res->br_done[p][d] ? (double)res->br[p][d].bytes : NAN);
 		fprintf(out, "\n%-26s", "      B/pte");
 		for (int d = 0; d < res->nd; d++)
-			fprintf(out, " %13.2f", res->br[p][d].per_pte);
+			put_num(out, 13, 2, res->br_done[p][d] ? res->br[p][d].per_pte : NAN);
 		fprintf(out, "\n%-26s", "      B/page");
 		for (int d = 0; d < res->nd; d++)
-			fprintf(out, " %13.1f", res->br[p][d].per_page);
+			put_num(out, 13, 1, res->br_done[p][d] ? res->br[p][d].per_page : NAN);
 		fputc('\n', out);
 	}
 	fprintf(out, "\nthe article's arithmetic: 2.7 GB mapped per task = %.0f ptes per task\n",
@@ -103,7 +124,7 @@ static void print_bytes(const struct vm_results *res, FILE *out)
 	fprintf(out, "%-26s %16s %16s\n", "bytes per pte", "x 100 tasks", "x 700 tasks");
 	fprintf(out, "%-26s %13.2f GB %13.2f GB\n", "8 (the article)",
 		8 * ptes_per_task * 100 / 1e9, 8 * ptes_per_task * 700 / 1e9);
-	for (int d = 0; d < res->nd; d++) {
+	for (int d = 0; d < res->nd && res->br_done[2][d]; d++) {
 		snprintf(label, sizeof(label), "%.2f (%s, P=%d)", res->br[2][d].per_pte,
 			 rmap_mode_name(res->modes[d]), cfg->bytes_procs[2]);
 		fprintf(out, "%-26s %13.2f GB %13.2f GB\n", label,
@@ -128,13 +149,16 @@ void vm_print_tables(const struct vm_results *res, FILE *out)
 	if (res->reclaim_scanned || res->alloc_fail)
 		fprintf(out, "\nWARNING: reclaim scanned %lu pages, %lu allocations failed: raise --pages\n",
 			res->reclaim_scanned, res->alloc_fail);
+	if (res->stopped)
+		fprintf(out, "\nINTERRUPTED: partial; each figure is of the samples taken before"
+			" (- where none was)\n");
 }
 
 /* Rows @from..@to of design @d: key -> median. */
 static json_t *medians_json(const struct vm_results *res, int d, int from, int to, json_t *o)
 {
 	for (int r = from; r <= to; r++)
-		json_object_set_new(o, res->rows[r].key, json_real(res->med[r][d]));
+		json_object_set_new(o, res->rows[r].key, real_or_null(res->med[r][d]));
 	return o;
 }
 
@@ -151,8 +175,9 @@ static json_t *spread_json(const struct vm_results *res, int d)
 			snprintf(key, sizeof(key), "try_to_unmap_ns_%s_%s",
 				 r <= R_UNMAP_SH100 ? "sharers" :
 				 r <= R_UNMAP_ANON100 ? "sharers_anon" : "vmas", res->rows[r].key);
-		json_object_set_new(spread, key,
-				    json_pack("{s:f, s:f}", "min", res->mn[r][d], "max", res->mx[r][d]));
+		json_object_set_new(spread, key, json_pack("{s:o, s:o, s:i}",
+			"min", real_or_null(res->mn[r][d]), "max", real_or_null(res->mx[r][d]),
+			"n", res->n[r][d]));
 	}
 	return spread;
 }
@@ -166,6 +191,10 @@ static json_t *bytes_json(const struct vm_results *res, int d)
 		char key[16];
 
 		snprintf(key, sizeof(key), "%d", res->cfg->bytes_procs[p]);
+		if (!res->br_done[p][d]) {
+			json_object_set_new(bytes, key, json_null());
+			continue;
+		}
 		json_object_set_new(bytes, key,
 			json_pack("{s:I, s:I, s:I, s:f, s:f}",
 				  "pte_chain", (json_int_t)b->pte_chain,
@@ -191,8 +220,10 @@ static json_t *design_json(const struct vm_results *res, int d)
 	json_object_set_new(o, "try_to_unmap_ns", tu);
 	json_object_set_new(o, "spread", spread_json(res, d));
 	/* The Oracle case at the largest P: bytes per mapped pte. */
-	json_object_set_new(o, "rmap_bytes_per_mapped_page", json_real(res->br[2][d].per_pte));
-	json_object_set_new(o, "rmap_bytes_per_distinct_page", json_real(res->br[2][d].per_page));
+	json_object_set_new(o, "rmap_bytes_per_mapped_page",
+			    res->br_done[2][d] ? json_real(res->br[2][d].per_pte) : json_null());
+	json_object_set_new(o, "rmap_bytes_per_distinct_page",
+			    res->br_done[2][d] ? json_real(res->br[2][d].per_page) : json_null());
 	json_object_set_new(o, "rmap_bytes_by_procs", bytes_json(res, d));
 	return o;
 }
@@ -214,6 +245,8 @@ void vm_record(const struct vm_results *res, bool quick, json_t *skipped, json_t
 	json_object_set_new(rec, "bytes_file_pages", json_integer((json_int_t)cfg->bytes_file_pages));
 	json_object_set_new(rec, "timer_overhead_ns", json_real(res->timer_ns));
 	json_object_set_new(rec, "reclaim_scanned", json_integer((json_int_t)res->reclaim_scanned));
+	/* Partial: stopped by cfg->stop (Ctrl-C); "n" in each spread says how far. */
+	json_object_set_new(rec, "interrupted", json_boolean(res->stopped));
 	for (int d = 0; d < res->nd; d++)
 		json_array_append_new(jmodes, json_string(rmap_mode_name(res->modes[d])));
 	json_object_set_new(rec, "modes", jmodes);

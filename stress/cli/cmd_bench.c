@@ -113,7 +113,10 @@ static void vm_usage(FILE *f)
 	      "  -s, --seconds S     target length of one timed sample (default 0.2)\n"
 	      "      --quick         small sizes, 3 repeats, 0.03 s samples\n"
 	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
-	      "  -h, --help          this text\n", f);
+	      "  -h, --help          this text\n"
+	      "Exit status: 0, 1 reclaim ran or an allocation failed during the samples (raise\n"
+	      "--pages), 2 bad usage, 130 interrupted (the samples taken are written, marked\n"
+	      "\"interrupted\").\n", f);
 }
 
 /* The VM microbenchmark into @rec, tables to @out. Return: RT_EXIT_OK or RT_EXIT_FAILURE. */
@@ -167,7 +170,11 @@ static int bench_vm(int argc, char **argv)
 	if (quick)
 		rt_bench_vm_cfg_quick(&cfg);
 	rec = rt_record_new("bench-vm");
+	rt_child_catch_interrupt();
+	cfg.stop = rt_child_interrupted;
 	rc = run_bench_vm(&cfg, repeat, quick, stdout, rec);
+	if (json_is_true(json_object_get(rec, "interrupted")))
+		rc = RT_EXIT_INTERRUPTED;
 	return put_record(rec, json_path, rc);
 }
 
@@ -213,7 +220,8 @@ static void bench_all_usage(FILE *f)
 	      "\n"
 	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare) or a child\n"
 	      "run found a failure; 2 bad usage, or a baseline that is not a bench record;\n"
-	      "3 internal error (a child run crashed or timed out); 130 interrupted.\n", f);
+	      "3 internal error (a child run crashed or timed out); 130 interrupted (what was\n"
+	      "measured is written all the same, marked \"interrupted\"; no --compare).\n", f);
 }
 
 
@@ -333,8 +341,9 @@ static void print_bench_header(const struct bench_all_args *a)
 	fflush(stdout);
 }
 
-/* The sweeps' parameters and the run's facts into @rec. */
-static void record_sweeps(const struct bench_all_args *a, int argc, char **argv, json_t *rec)
+/* The sweeps' parameters and the run's facts into @rec; @interrupted: a partial record. */
+static void record_sweeps(const struct bench_all_args *a, int argc, char **argv, bool interrupted,
+			  json_t *rec)
 {
 	json_t *jcmd = json_array(), *jp = json_array(), *jr = json_array();
 
@@ -345,7 +354,7 @@ static void record_sweeps(const struct bench_all_args *a, int argc, char **argv,
 	for (int k = 0; k < a->fbs->np; k++)
 		json_array_append_new(jr, json_integer(a->fbs->params[k]));
 	json_object_update_new(rec, json_pack("{s:o, s:f, s:i, s:i, s:o, s:s, s:i, s:o, s:o,"
-					      " s:i, s:i, s:s, s:b}",
+					      " s:i, s:i, s:s, s:b, s:b}",
 		"command", jcmd,
 		"run_seconds", a->bo.run_seconds,
 		"shm_threads", a->bo.threads,
@@ -358,13 +367,38 @@ static void record_sweeps(const struct bench_all_args *a, int argc, char **argv,
 		"child_failures", a->bo.failures,
 		"child_errors", a->bo.errors,
 		"note", "medians of interleaved repeats; ratios between designs come from this run",
-		"interleaved", 1));
+		"interleaved", 1,
+		"interrupted", interrupted));
+}
+
+/* Whether an interrupted `bench` took any sample: in this process (@rec) or in a child run. */
+static bool measured_any(const struct bench_all_args *a, const json_t *rec)
+{
+	const json_t *d, *v, *sp;
+	const char *mode, *key;
+
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		for (int p = 0; p < MAX_LIST; p++)
+			if (a->shm->n[m][p] || a->fbs->n[m][p])
+				return true;
+	json_object_foreach((json_t *)json_object_get(rec, "designs"), mode, d) {
+		json_object_foreach(json_object_get(d, "rmap_bytes_by_procs"), key, v)
+			if (!json_is_null(v))
+				return true;
+		json_object_foreach(json_object_get(d, "spread"), key, sp)
+			if (json_integer_value(json_object_get(sp, "n")))
+				return true;
+	}
+	return false;
 }
 
 /*
  * Measure: the VM microbenchmark in this process (its tables to
- * /dev/null), then the sweeps of child runs, into @rec.
- * Return: the exit status so far, or -(status) to stop at once.
+ * /dev/null), then the sweeps of child runs, into @rec. Ctrl-C stops
+ * both where they are: @rec then holds what was measured, marked
+ * "interrupted".
+ * Return: the exit status so far (RT_EXIT_INTERRUPTED: a partial @rec),
+ * or -(status) to stop at once.
  */
 static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, json_t *rec)
 {
@@ -380,6 +414,7 @@ static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, js
 		rt_die("mkdtemp %s", workdir);
 	a->bo.workdir = workdir;
 	rt_child_catch_interrupt();
+	a->cfg.stop = rt_child_interrupted;
 	json_object_set_new(rec, "load_average", rt_load_average());
 	print_bench_header(a);
 
@@ -395,19 +430,25 @@ static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, js
 			modes[nm++] = json_string_value(v);
 
 	/* a (the scenario) and d: child runs. */
-	c = run_sweep(a->shm, modes, nm, &a->bo);
+	c = rt_child_interrupted() ? RT_EXIT_INTERRUPTED : run_sweep(a->shm, modes, nm, &a->bo);
 	if (!c)
 		c = run_sweep(a->fbs, modes, nm, &a->bo);
 	if (!a->bo.failures && !a->bo.errors)
 		rt_remove_tree(workdir);
-	if (c)
+	if (c && c != RT_EXIT_INTERRUPTED)
 		return -c;
 	sweep_json(a->shm, modes, nm, json_object_get(rec, "designs"),
 		   "shm_rmap_bytes_per_mapped_page", false);
 	sweep_json(a->fbs, modes, nm, json_object_get(rec, "designs"),
 		   "trylock_fallbacks_per_scan", false);
 	sweep_json(a->fbs, modes, nm, json_object_get(rec, "designs"), "unmap_share", true);
-	record_sweeps(a, argc, argv, rec);
+	record_sweeps(a, argc, argv, c == RT_EXIT_INTERRUPTED, rec);
+	if (c == RT_EXIT_INTERRUPTED && !measured_any(a, rec)) {
+		printf("interrupted before the first sample: nothing measured, nothing written\n");
+		return -RT_EXIT_INTERRUPTED;
+	}
+	if (c == RT_EXIT_INTERRUPTED)
+		return RT_EXIT_INTERRUPTED;
 	if (a->bo.failures && rc == RT_EXIT_OK)
 		rc = RT_EXIT_FAILURE;
 	if (a->bo.errors)
@@ -443,7 +484,8 @@ static int bench_all_write(const struct bench_all_args *a, json_t *rec)
 	free(buf);
 	if (!a->no_plots && rt_report_plots(rec, a->out_dir, "bench", NULL))
 		rc = RT_EXIT_INTERNAL;
-	printf("wrote %s/bench.{json,md}%s\n", a->out_dir, a->no_plots ? "" : " and bench-*.{svg,png}");
+	printf("wrote %s/bench.{json,md}%s%s\n", a->out_dir, a->no_plots ? "" : " and bench-*.{svg,png}",
+	       json_is_true(json_object_get(rec, "interrupted")) ? ": PARTIAL (interrupted)" : "");
 	return rc;
 }
 
@@ -488,10 +530,12 @@ static int bench_all(int argc, char **argv)
 			json_decref(base);
 			return -rc;
 		}
-		if (bench_all_write(&a, rec) != RT_EXIT_OK)
+		if (bench_all_write(&a, rec) != RT_EXIT_OK && rc != RT_EXIT_INTERRUPTED)
 			rc = RT_EXIT_INTERNAL;
 	}
-	if (base) {
+	if (base && rc == RT_EXIT_INTERRUPTED) {
+		printf("\ninterrupted: no comparison with the baseline (the record is partial)\n");
+	} else if (base) {
 		int bad;
 
 		putchar('\n');

@@ -33,6 +33,9 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		o->cfg.scenario->name, rmap_mode_name(mode), r->ops, r->elapsed,
 		r->elapsed > 0 ? (double)r->ops / r->elapsed : 0.0, o->cfg.threads,
 		o->cfg.reclaim_threads, r->procs_end);
+	if (r->interrupted)
+		fprintf(f, "INTERRUPTED after %.2f s: the numbers below are of a partial run\n",
+			r->elapsed);
 	fprintf(f, "\n%-18s %12s\n", "operation", "count");
 	for (int k = 0; k < WL_NR_OPS; k++)
 		if (r->ops_by_kind[k])

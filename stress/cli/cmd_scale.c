@@ -65,7 +65,8 @@ static void usage(FILE *f)
 	      "also names the lock class its CPUs waited for most and the real time it took.\n"
 	      "Exit status: 0, 1 when a run found a failure (its directory is kept under\n"
 	      "DIR/failed/), 2 bad usage (also a run option a run refused), 3 a run that\n"
-	      "crashed or timed out, 130 interrupted.\n", f);
+	      "crashed or timed out, 130 interrupted (the runs done are written all the same,\n"
+	      "marked \"interrupted\": the record, table and plots are partial).\n", f);
 }
 
 struct scale_opts {
@@ -276,6 +277,7 @@ struct sweep {
 	int ns[RMAP_NR_MODES][MAX_LIST];
 	char workdir[4200];
 	int done, total, cores;
+	int taken;			/* samples in samples[][][] */
 	int rc;				/* the exit status so far */
 };
 
@@ -335,6 +337,7 @@ static void take_sample(struct sweep *w, json_t *recs, int crc, const char *dir,
 	struct sample *s = &w->samples[m][t][w->ns[m][t]++];
 	const json_t *r = json_array_get(recs, 0);
 
+	w->taken++;
 	rt_sample_of_run(r, &s->ops_per_sec, &s->fb_per_scan, &s->fb_per_kop);
 	s->locks = json_incref(json_object_get(r, "lock_stats"));
 	if (!s->locks)
@@ -424,7 +427,10 @@ static json_t *str_array(const char *const *v, int n)
 	return a;
 }
 
-/* The sweep's points (the samples released) and what it was, into @rec. */
+/*
+ * The sweep's points (the samples released) and what it was, into @rec;
+ * interrupted, only the points it has a sample of.
+ */
 static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 {
 	const struct scale_opts *o = &w->o;
@@ -438,8 +444,9 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 			v[k] = w->samples[m][0][k].ops_per_sec;
 		rt_stat_of(v, w->ns[m][0], &b);
 		for (int t = 0; t < o->nt; t++) {
-			json_array_append_new(points, point_json(o, m, t, w->samples[m][t], w->ns[m][t],
-								 b.median));
+			if (w->ns[m][t] || w->rc != RT_EXIT_INTERRUPTED)
+				json_array_append_new(points, point_json(o, m, t, w->samples[m][t],
+									 w->ns[m][t], b.median));
 			for (int k = 0; k < w->ns[m][t]; k++) {
 				json_decref(w->samples[m][t][k].locks);
 				json_decref(w->samples[m][t][k].vtime);
@@ -451,7 +458,7 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 	for (int t = 0; t < o->nt; t++)
 		json_array_append_new(jthreads, json_integer(o->threads[t]));
 	json_object_update_new(rec, json_pack("{s:o, s:s, s:o, s:o, s:i, s:f, s:I, s:o, s:i, s:i, s:s,"
-					      " s:o, s:o, s:b}",
+					      " s:o, s:o, s:b, s:b}",
 		"command", jcmd,
 		"scenario", o->scenario,
 		"modes", str_array(o->modes, o->nm),
@@ -466,7 +473,9 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 			"speedup above the number of cores measures oversubscription, not scaling",
 		"points", points,
 		"load_average_end", rt_load_average(),
-		"interleaved", 1));
+		"interleaved", 1,
+		/* Partial: each point holds the samples taken before (n in its statistics). */
+		"interrupted", w->rc == RT_EXIT_INTERRUPTED));
 	if (o->vtime) {
 		json_object_set_new(rec, "virtual", json_true());
 		json_object_set_new(rec, "vtime_cost", json_string(o->vtime));
@@ -495,10 +504,13 @@ int cmd_scale(int argc, char **argv)
 		rt_remove_tree(w.workdir);
 	else
 		rmdir(w.workdir);
-	if (w.rc == RT_EXIT_USAGE || w.rc == RT_EXIT_INTERRUPTED) {
+	if (w.rc == RT_EXIT_USAGE || (w.rc == RT_EXIT_INTERRUPTED && !w.taken)) {
+		if (w.rc == RT_EXIT_INTERRUPTED)
+			printf("interrupted before the first run ended: nothing measured, nothing written\n");
 		json_decref(rec);
 		return w.rc;
 	}
+	/* Interrupted: the runs done are written all the same, marked partial. */
 	sweep_record(&w, rec, argc, argv);
 	putchar('\n');
 	rt_report_markdown(rec, stdout);
@@ -506,11 +518,12 @@ int cmd_scale(int argc, char **argv)
 	if (w.o.out_dir) {
 		int wrc = write_outputs(&w.o, rec);
 
-		if (wrc)
+		if (wrc && rc != RT_EXIT_INTERRUPTED)
 			rc = wrc;
-		else
-			printf("wrote %s/scale.{json,csv,md}%s\n", w.o.out_dir,
-			       w.o.no_plots ? "" : " and scale-{throughput,speedup}.{svg,png}");
+		if (!wrc)
+			printf("wrote %s/scale.{json,csv,md}%s%s\n", w.o.out_dir,
+			       w.o.no_plots ? "" : " and scale-{throughput,speedup}.{svg,png}",
+			       rc == RT_EXIT_INTERRUPTED ? ": PARTIAL (interrupted)" : "");
 	} else {
 		printf("(no --out DIR: no files written)\n");
 	}
