@@ -65,6 +65,7 @@ START_TEST(test_cli_bad_run_options)
 	BAD("--check-determinism", "run", "--check-determinism");
 	BAD("--perturb", "run", "--sched", "random", "--perturb", "1");
 	BAD("--inject", "run", "--inject", "no-such-bug");
+	BAD("--halt-on-signature", "run", "--halt-on-signature", "");
 	BAD("--weights", "run", "--weights", "read");
 	BAD("--weights", "run", "--weights", "flap=3");
 	BAD("--weights", "run", "--weights", "read=-1");

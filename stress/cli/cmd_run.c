@@ -74,6 +74,7 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		r->audits, r->audit_violations, rt_result_failures(r),
 		r->oops ? "not run (a task died in BUG holding locks)" :
 		r->hang ? "not run (hung tasks hold locks)" :
+		r->halted ? "not run (halted at --halt-on-signature)" :
 		r->teardown_violations ? "LEAKS" : "clean");
 	rt_vtime_print_summary(f, r);
 }
@@ -258,7 +259,8 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 	print_start(out, o, mode);
 	o->run_start = rt_now_s();
 	rc = rt_run(&o->cfg, res);
-	if (rc != 3 && o->check_determinism && !res->hang && !res->oops && !res->interrupted) {
+	if (rc != 3 && o->check_determinism && !res->hang && !res->oops && !res->halted &&
+	    !res->interrupted) {
 		int d = check_determinism(o, res, out);
 
 		if (d) {
@@ -286,7 +288,7 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 		fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
 			res->failures[0].signature : "audit");
 		ret = RT_EXIT_FAILURE;
-		if (res->hang || res->oops) {
+		if (res->hang || res->oops || res->halted) {
 			/* The model is abandoned: stuck threads cannot be joined. */
 			fflush(NULL);
 			_exit(RT_EXIT_FAILURE);

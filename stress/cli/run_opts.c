@@ -76,6 +76,10 @@ static void run_usage(FILE *f)
 	      "      --procs N           at most N processes (fork stops there)\n"
 	      "      --no-flight         switch the flight recorder off\n"
 	      "      --halt-on-failure   end the run at the first failure (it still audits)\n"
+	      "      --halt-on-signature SIG\n"
+	      "                          end the run at the first report with signature SIG\n"
+	      "                          and abandon the model there, unaudited (what replay\n"
+	      "                          and minimize pass; other reports do not stop it)\n"
 	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
 	      "                          (found next to this one, or built with meson and\n"
 	      "                          ninja), capture every sanitizer report and turn it\n"
@@ -197,6 +201,7 @@ static const struct option run_options[] = {
 	{ "procs", required_argument, NULL, 'U' },
 	{ "no-flight", no_argument, NULL, 'F' },
 	{ "halt-on-failure", no_argument, NULL, 'J' },
+	{ "halt-on-signature", required_argument, NULL, 'g' },
 	{ "build", required_argument, NULL, 'B' },
 	{ "no-build", no_argument, NULL, 'Q' },
 	{ "cover-map", required_argument, NULL, 'M' },
@@ -355,6 +360,11 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'I': opt_inject(p, arg); break;
 	case 'F': flight_enabled = 0; break;
 	case 'J': cfg->halt_on_failure = true; break;
+	case 'g':
+		if (!*arg)
+			rt_usage_error("--halt-on-signature: empty signature");
+		cfg->halt_signature = arg;
+		break;
 	case 'B':
 		if (strcmp(arg, "plain") && strcmp(arg, "tsan") && strcmp(arg, "asan"))
 			rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", arg);
