@@ -65,6 +65,13 @@ START_TEST(test_cli_bad_run_options)
 	BAD("--check-determinism", "run", "--check-determinism");
 	BAD("--perturb", "run", "--sched", "random", "--perturb", "1");
 	BAD("--inject", "run", "--inject", "no-such-bug");
+	/* A seeded bug whose code the design never runs: its own is objfile. */
+	BAD("cannot fire in design ptechain", "run", "--inject", "reclaim-lock-ptl",
+	    "--scenario", "shm");
+	BAD("cannot fire in design ptechain", "run", "--inject", "reclaim-lock-ptl",
+	    "--rmap", "all");
+	BAD("cannot fire in design objfile", "run", "--inject", "remove-rmap-clears-mapping",
+	    "--rmap", "objfile");
 	BAD("--halt-on-signature", "run", "--halt-on-signature", "");
 	BAD("--weights", "run", "--weights", "read");
 	BAD("--weights", "run", "--weights", "flap=3");

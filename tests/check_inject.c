@@ -250,6 +250,18 @@ START_TEST(test_inject_catalogue_matches_core)
 			ok[3] |= !strcmp(b->detector, detectors[k]);
 		ck_assert_msg(ok[0] && ok[1] && ok[2] && ok[3], "%s: bad rmap/sched/build/detector",
 			      b->name);
+		/* Its own design holds its code; each design it names is one. */
+		ck_assert_msg(rt_bug_in_design(b, b->rmap), "%s: not in its own rmap %s", b->name,
+			      b->rmap);
+		for (const char *p = b->rmaps; p && *p; ) {
+			size_t n = strcspn(p, ",");
+			bool known = false;
+
+			for (int k = 0; rmaps[k]; k++)
+				known |= n == strlen(rmaps[k]) && !strncmp(p, rmaps[k], n);
+			ck_assert_msg(known, "%s: unknown design in rmaps '%s'", b->name, b->rmaps);
+			p += n + (p[n] == ',');
+		}
 		/* A deterministic run is bounded in decisions, a free one in time. */
 		ck_assert_msg(!strcmp(b->sched, "free") ? b->sched_steps == 0 : b->sched_steps > 0,
 			      "%s: bound", b->name);
@@ -271,6 +283,14 @@ START_TEST(test_inject_catalogue_matches_core)
 		}
 	}
 	ck_assert_ptr_null(rt_bug_find("no-such-bug"));
+	/* Where a bug can fire: whole names of its designs; anywhere when it names none. */
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "objfile"));
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "anonvma"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "ptechain"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "obj"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("remove-rmap-clears-mapping"), "mainline8"));
+	for (int k = 0; rmaps[k]; k++)
+		ck_assert(rt_bug_in_design(rt_bug_find("truncate-no-recheck"), rmaps[k]));
 	ck_assert(rt_bug_kind_matches("audit|bug", "bug"));
 	ck_assert(rt_bug_kind_matches("audit|bug", "audit"));
 	ck_assert(rt_bug_kind_matches("lockdep", "lockdep-order"));
