@@ -77,9 +77,10 @@ static bool runs_here(const struct rt_bug *b, const char **expect)
 
 static int run_bug(const struct rt_bug *b, bool inject)
 {
+	char dir[] = "/tmp/rt-inject-XXXXXX";
 	struct rt_bug_args a;
-	const char *argv[32];
-	int n = 0;
+	const char *argv[36];
+	int n = 0, rc;
 
 	rt_bug_args(b, inject, &a);
 	for (int i = 0; i < a.argc; i++)
@@ -88,8 +89,14 @@ static int run_bug(const struct rt_bug *b, bool inject)
 	if (inject)
 		argv[n++] = "--halt-on-failure";
 	argv[n++] = "--no-progress";
+	/* The artifacts go here, not to a directory of their own in /tmp. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	argv[n++] = "--out";
+	argv[n++] = dir;
 	argv[n] = NULL;
-	return rt_cli_run(argv, out, sizeof(out));
+	rc = rt_cli_run(argv, out, sizeof(out));
+	rt_remove_tree(dir);
+	return rc;
 }
 
 /* The kind of the run's first model report ("" if none), at most @len - 1 bytes. */
