@@ -42,6 +42,7 @@ struct engine {
 	unsigned long ops_left;		/* atomic, when bounded by ops */
 	int kswapd_wake;		/* atomic: set by the low-watermark hook */
 	int halt;			/* atomic: a report asks the run to end */
+	int halt_found;			/* atomic: cfg->halt_signature was reported */
 	int oops;			/* atomic: a task hit BUG() and left the model */
 	pthread_mutex_t report_lock;	/* the failures array, res->reports, sink_closed */
 	bool sink_closed;		/* report_lock: the run was abandoned; reports after
@@ -62,6 +63,12 @@ static inline void sleep_ms(long ms)
 static inline bool oopsed(struct engine *e)
 {
 	return __atomic_load_n(&e->oops, __ATOMIC_ACQUIRE);
+}
+
+/* Whether the report the run was to halt at came (cfg->halt_signature). */
+static inline bool halt_found(struct engine *e)
+{
+	return __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED);
 }
 
 /* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */

@@ -59,7 +59,9 @@ static void engine_sink(const struct vm_report *r, void *arg)
 		res->failures[res->nr_failures].tasks = NULL;
 	}
 	res->nr_failures++;
-	if (e->cfg->halt_on_failure)
+	if (e->cfg->halt_signature && !strcmp(r->signature, e->cfg->halt_signature))
+		__atomic_store_n(&e->halt_found, 1, __ATOMIC_RELAXED);
+	if (e->cfg->halt_on_failure || __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED))
 		__atomic_store_n(&e->halt, 1, __ATOMIC_RELAXED);
 	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 }

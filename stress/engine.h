@@ -36,6 +36,12 @@ struct rt_run_config {
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
 	bool halt_on_failure;		/* end the run at the first report */
+	/*
+	 * End the run at the first report with this signature and abandon
+	 * the model there, as after a hang (replay, minimize: what they look
+	 * for is found). NULL: none.
+	 */
+	const char *halt_signature;
 	/* Deterministic schedules (sched.h); kind RT_SCHED_FREE: real threads. */
 	enum rt_sched_kind sched;
 	int pct_depth;
@@ -68,6 +74,7 @@ struct rt_run_result {
 	unsigned long teardown_violations;
 	bool hang, interrupted;
 	bool oops;			/* a task hit BUG(): the model was abandoned */
+	bool halted;			/* cfg->halt_signature reported: abandoned there */
 	struct lock_class_stats locks[LOCK_CLASS_MAX];
 	unsigned long fallbacks[FB_NR_SITES];
 	struct reclaim_stats reclaim;
@@ -97,6 +104,9 @@ struct rt_run_result {
  * collects what it measured and returns, without the audit and teardown
  * that would need those locks. The model is then abandoned: the caller
  * reports and leaves with _exit() (threads may still be stuck in it).
+ * A report with @cfg->halt_signature (@res->halted) ends the run the same
+ * way: what follows a seeded deadlock's report is a hang the watchdog
+ * would take its whole period to call.
  *
  * Context: main; one run at a time.
  * Return: 0 clean, 1 a failure (in @res), 3 setup failed.

@@ -50,8 +50,11 @@ static bool park_all(struct engine *e, double timeout)
 	__atomic_store_n(&e->park, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&e->parked, __ATOMIC_ACQUIRE) +
 	       __atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
-		/* A task that oopsed never parks: the caller ends the run. */
-		if (rt_now_s() - t0 > timeout || oopsed(e))
+		/*
+		 * A task that oopsed never parks, nor may one after the report
+		 * the run halts at (a seeded deadlock): the caller ends the run.
+		 */
+		if (rt_now_s() - t0 > timeout || oopsed(e) || halt_found(e))
 			return false;
 		sleep_ms(1);
 	}
@@ -306,7 +309,7 @@ static bool audit_due(struct engine *e, struct watch *w, double t)
 	if (t < w->next_audit)
 		return true;
 	if (!park_all(e, e->cfg->watchdog)) {
-		if (!oopsed(e))
+		if (!oopsed(e) && !halt_found(e))
 			report_hang(e, "park", e->cfg->watchdog);
 		return false;
 	}
@@ -375,7 +378,9 @@ static void watch_run(struct engine *e, double start)
 
 /*
  * A hang or an oops: tasks hold locks that nobody will release, so the
- * model is abandoned where it stands. Stop the others and join them; a
+ * model is abandoned where it stands. So is it once the report the run
+ * was to halt at came: nothing after it is wanted, and its tasks may be
+ * deadlocked already. Stop the others and join them; a
  * thread still stuck after a grace period is detached (it cannot be
  * joined). No audit, no teardown: they would take those locks. The
  * engine and the world stay allocated for the threads left behind; the
@@ -387,6 +392,8 @@ static int abandon(struct engine *e)
 
 	if (oopsed(e))
 		e->res->oops = true;
+	else if (!e->res->hang)
+		e->res->halted = true;
 	stop_threads(e);
 	/* One grace period for all of them, not one each. */
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -470,11 +477,11 @@ int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 	start = engine_start_threads(e);
 	watch_run(e, start);
 	res->elapsed = rt_now_s() - start;
-	if (!res->hang && !oopsed(e))
+	if (!res->hang && !oopsed(e) && !halt_found(e))
 		drain(e);
 	if (cfg->progress)
 		fputs("\r\033[K", stderr);
-	if (res->hang || oopsed(e))
+	if (res->hang || oopsed(e) || halt_found(e))
 		return abandon(e);
 	rc = finish(e);
 	if (res->oops)

@@ -234,33 +234,59 @@ json_t *rt_child_find(json_t *list, const char *signature)
 	return NULL;
 }
 
+/*
+ * What try @dir runs: BINARY ARGS... --out DIR --no-progress, then
+ * --halt-on-signature SIG unless @signature is "", NULL-terminated; the
+ * strings are borrowed.
+ * Return: a new array (free() it), or NULL when out of memory.
+ */
+static char **try_argv(const struct rt_try_config *cfg, const json_t *args,
+		       const char *signature, const char *dir)
+{
+	size_t nargs = json_array_size(args), k = 0;
+	char **argv = calloc(nargs + 7, sizeof(*argv));
+
+	if (!argv)
+		return NULL;
+	argv[k++] = (char *)cfg->binary;
+	for (size_t i = 0; i < nargs; i++)
+		argv[k++] = (char *)json_string_value(json_array_get(args, i));
+	argv[k++] = "--out";
+	argv[k++] = (char *)dir;
+	argv[k++] = "--no-progress";
+	/* Done at the failure looked for: a deadlock after it is not waited out. */
+	if (*signature) {
+		argv[k++] = "--halt-on-signature";
+		argv[k++] = (char *)signature;
+	}
+	argv[k] = NULL;
+	return argv;
+}
+
+static void try_dir(const struct rt_try_config *cfg, int n, char *dir, size_t len)
+{
+	snprintf(dir, len, "%s/try-%d", cfg->workdir, n);
+}
+
 int rt_try_run(const struct rt_try_config *cfg, const json_t *args, const char *signature,
 	       json_t *context, int n, struct rt_try_result *res)
 {
-	size_t nargs = json_array_size(args);
-	char **argv = calloc(nargs + 5, sizeof(*argv));
 	char log[4200], prefix[4200];
+	char **argv;
 	double start;
-	size_t k = 0;
 
 	memset(res, 0, sizeof(*res));
+	try_dir(cfg, n, res->dir, sizeof(res->dir));
+	argv = try_argv(cfg, args, signature, res->dir);
 	if (!argv) {
 		fprintf(stderr, "rmaptorture: out of memory\n");
 		return RT_CHILD_ERROR;
 	}
-	snprintf(res->dir, sizeof(res->dir), "%s/try-%d", cfg->workdir, n);
 	if (mkdir(res->dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "rmaptorture: cannot create %s: %s\n", res->dir, strerror(errno));
 		free(argv);
 		return RT_CHILD_ERROR;
 	}
-	argv[k++] = (char *)cfg->binary;
-	for (size_t i = 0; i < nargs; i++)
-		argv[k++] = (char *)json_string_value(json_array_get(args, i));
-	argv[k++] = "--out";
-	argv[k++] = res->dir;
-	argv[k++] = "--no-progress";
-	argv[k] = NULL;
 	if (strcmp(cfg->build, "plain")) {
 		snprintf(prefix, sizeof(prefix), "%s/san", res->dir);
 		rt_variant_setenv(cfg->build, prefix);
@@ -390,6 +416,21 @@ static bool needs_quotes(const char *s)
 	return false;
 }
 
+/* Append " WORD" to @buf (@n of @len used), quoted for a POSIX shell when it needs it. */
+static size_t append_word(char *buf, size_t len, size_t n, const char *s)
+{
+	if (n >= len)
+		return n;
+	if (!needs_quotes(s))
+		return n + (size_t)snprintf(buf + n, len - n, " %s", s);
+	n += (size_t)snprintf(buf + n, len - n, " '");
+	for (; *s && n < len; s++)
+		n += (size_t)snprintf(buf + n, len - n, *s == '\'' ? "'\\''" : "%c", *s);
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "'");
+	return n;
+}
+
 void rt_args_cmdline(const json_t *args, char *buf, size_t len)
 {
 	const json_t *a;
@@ -399,18 +440,27 @@ void rt_args_cmdline(const json_t *args, char *buf, size_t len)
 	json_array_foreach(args, i, a) {
 		const char *s = json_string_value(a);
 
-		if (!s || n >= len)
+		if (!s)
 			break;
-		if (!needs_quotes(s)) {
-			n += (size_t)snprintf(buf + n, len - n, " %s", s);
-			continue;
-		}
-		n += (size_t)snprintf(buf + n, len - n, " '");
-		for (; *s && n < len; s++)
-			n += (size_t)snprintf(buf + n, len - n, *s == '\'' ? "'\\''" : "%c", *s);
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "'");
+		n = append_word(buf, len, n, s);
 	}
+}
+
+void rt_try_cmdline(const struct rt_try_config *cfg, const json_t *args, const char *signature,
+		    int n, char *buf, size_t len)
+{
+	char dir[4096], **argv;
+	size_t k;
+
+	try_dir(cfg, n, dir, sizeof(dir));
+	argv = try_argv(cfg, args, signature, dir);
+	if (!argv)
+		rt_die("calloc");
+	/* The binary first, unquoted as the others are when they can be. */
+	k = (size_t)snprintf(buf, len, "%s", argv[0]);
+	for (int i = 1; argv[i]; i++)
+		k = append_word(buf, len, k, argv[i]);
+	free(argv);
 }
 
 json_t *rt_try_context(const json_t *art, const json_t *args)
@@ -470,4 +520,13 @@ int rt_try_workdir(const char *cmd, char *dir, size_t len)
 	fprintf(stderr, "rmaptorture: %s: cannot create a work directory: %s\n", cmd,
 		strerror(errno));
 	return -1;
+}
+
+void rt_try_warn_revision(const json_t *art, const char *name, const char *cmd)
+{
+	const char *git = json_string_value(json_object_get(art, "git"));
+
+	if (git && strcmp(git, rt_git_rev()))
+		fprintf(stderr, "rmaptorture: %s: warning: %s was found at revision %s, this is %s:"
+			" the code may differ\n", cmd, name, git, rt_git_rev());
 }

@@ -97,11 +97,12 @@ struct rt_try_result {
 };
 
 /**
- * rt_try_run() - run `BINARY ARGS... --out DIR --no-progress` once
+ * rt_try_run() - run `BINARY ARGS... --out DIR --no-progress
+ * [--halt-on-signature SIGNATURE]` once
  * @cfg: binary, build, work directory and timeout
  * @args: the run's argv after the program name (starts with "run"), a
  *	JSON array of strings as in an artifact's "args"
- * @signature: the failure to look for
+ * @signature: the failure to look for; "" for none (a run to its end)
  * @context: for a sanitizer build, the run's fields that each sanitizer
  *	report's artifact carries (rt_sanitizer_collect()); NULL otherwise
  * @n: the try's number (names its directory)
@@ -110,7 +111,10 @@ struct rt_try_result {
  * Sets the sanitizer environment of @cfg->build first (reports under
  * DIR/san.*) and, after the run, turns its reports into artifacts in DIR
  * next to the ones the run wrote. The child's stdout and stderr go to
- * DIR/output.log.
+ * DIR/output.log. A run given a @signature ends at the first model
+ * report with it (another report does not end it); a sanitizer's finding
+ * is not seen until the run ends, so a TSan try runs its whole length
+ * (ASan and UBSan end at their first report).
  *
  * Context: as rt_child_run().
  * Return: 1 when an artifact with @signature was found, 0 when not,
@@ -153,6 +157,18 @@ json_t *rt_try_context(const json_t *art, const json_t *args);
 /* "rmaptorture ARGS..." into @buf, each arg quoted for a POSIX shell when it needs it. */
 void rt_args_cmdline(const json_t *args, char *buf, size_t len);
 
+/**
+ * rt_try_cmdline() - the command line rt_try_run() runs for try @n
+ * @cfg, @args, @signature: as for rt_try_run()
+ * @n: the try's number
+ * @buf, @len: receives the binary's path and every argument, each quoted
+ *	for a POSIX shell when it needs it
+ *
+ * Context: any; allocates.
+ */
+void rt_try_cmdline(const struct rt_try_config *cfg, const json_t *args, const char *signature,
+		    int n, char *buf, size_t len);
+
 /* Per-try timeout for an artifact: its --seconds with margin, scaled for sanitizer builds. */
 double rt_try_timeout(const json_t *art);
 
@@ -161,5 +177,17 @@ double rt_try_timeout(const json_t *art);
  * (/tmp without TMPDIR), into @dir. Return: 0, or -1 (said on stderr).
  */
 int rt_try_workdir(const char *cmd, char *dir, size_t len);
+
+/**
+ * rt_try_warn_revision() - one line on stderr when artifact @art comes
+ * from another revision than this binary's (its "git" against
+ * rt_git_rev()); nothing when they agree or @art names none
+ * @art: a failure artifact
+ * @name: how to name it (its path)
+ * @cmd: the command that warns ("replay", "minimize")
+ *
+ * Context: any.
+ */
+void rt_try_warn_revision(const json_t *art, const char *name, const char *cmd);
 
 #endif /* RT_STRESS_RT_CHILD_H */

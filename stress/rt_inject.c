@@ -22,6 +22,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001 (objrmap, LKML 2004-03): reclaim holds the rmap lock, which faults "
 			   "take inside page_table_lock, so it may only try page_table_lock",
 		.scenario = "mixed32", .rmap = "objfile", .sched = "pct", .build = "plain",
+		.rmaps = "objfile,anonvma",
 		.detector = "lockdep", .expect = "lockdep-order",
 		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 2,
 		.watchdog = 3,
@@ -36,6 +37,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001: page_referenced_obj()/try_to_unmap_obj() use down_trylock(), "
 			   "the only way to take a semaphore under pte_chain_lock",
 		.scenario = "shm", .rmap = "objfile", .sched = "random", .build = "plain",
+		.rmaps = "objfile,anonvma",
 		.detector = "atomic-sleep", .expect = "atomic-sleep",
 		.seed = 1, .sched_steps = 2000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.watchdog = 3,
@@ -61,6 +63,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "SLAB_DESTROY_BY_RCU came with anon_vma in 2.6.9, when page_map_lock went "
 			   "and reclaim found an anon_vma under rcu_read_lock() alone",
 		.scenario = "mixed32", .rmap = "anonvma", .sched = "free", .build = "asan",
+		.rmaps = "anonvma",
 		.detector = "asan", .expect = "asan",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
@@ -77,6 +80,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 002 as posted: try_to_unmap_anon() walks anon_vma_head with no lock "
 			   "of the anon_vma (the model's deviation (1))",
 		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "tsan",
+		.rmaps = "anonvma",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 40000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "the ASan build reports the walk reaching a vma exit freed "
@@ -89,6 +93,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 002: \"Number of ptes mapping this page. It's serialized by "
 			   "PG_maplock\"",
 		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "plain",
+		.rmaps = "anonvma",
 		.detector = "audit", .expect = "audit|bug",
 		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "a lost update shows as the audit's mapcount violation or as a BUG (a "
@@ -103,6 +108,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 002: \"anon_vma objects are only created via fork()\"; the "
 			   "child must be on the anon_vma before a page gets its second pte",
 		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "plain",
+		.rmaps = "anonvma,mainline8,mainline9",
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_add_rmap()'s BUG_ON catches it at the first copied anonymous page "
@@ -144,6 +150,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "\"try_to_unmap ... will never be called because the caller has locked "
 			   "the page\"",
 		.scenario = "nonlinear", .rmap = "objfile", .sched = "random", .build = "plain",
+		.rmaps = "objfile",
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
@@ -189,6 +196,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "try_to_unmap_one() still finds an anonymous page's vma with find_vma() "
 			   "under page_table_lock alone",
 		.scenario = "mixed32", .rmap = "objfile", .sched = "free", .build = "tsan",
+		.rmaps = "objfile",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 8, .reclaim_threads = 2,
 		.caveat = "TSan only: the model's vma list is a plain list, not 2.6.3's rbtree, "
@@ -203,6 +211,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "under mmap_sem for read; 2.6.8 serialised it with the anon_vma lock, "
 			   "which a fault computing a page's index does not take",
 		.scenario = "shm", .rmap = "anonvma", .sched = "free", .build = "plain",
+		.rmaps = "objfile,anonvma,mainline8,mainline9",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "expand_stack:pgoff_moved",
@@ -259,6 +268,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "spin_lock(&anon_vma->lock)\"), since other mms' forks and exits "
 			   "and reclaim's walks use its list",
 		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "tsan",
+		.rmaps = "mainline8",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 2,
 		.caveat = "adoption needs a vma next to one with an anon_vma, compatible, "
@@ -274,6 +284,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "while zap_pte_range()'s page_remove_rmap() takes page_map_lock "
 			   "(the ABBA that 2.6.9 removed with PG_maplock itself)",
 		.scenario = "truncate-race", .rmap = "mainline8", .sched = "free", .build = "plain",
+		.rmaps = "mainline8",
 		.detector = "lockdep", .expect = "lockdep-order",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 1,
 		.caveat = NULL,
@@ -287,6 +298,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "swap-in that already mapped the page again; page_remove_rmap() "
 			   "stopped clearing page->mapping",
 		.scenario = "forkbomb-cow", .rmap = "mainline9", .sched = "free", .build = "plain",
+		.rmaps = "mainline9",
 		.detector = "audit", .expect = "audit|bug",
 		.seed = 1, .sched_steps = 0, .seconds = 40, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_remove_rmap:last", .audit_every = 0.2,
@@ -306,6 +318,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "memory that a stale page_lock_anon_vma() still locks and walks; "
 			   "Linus' 2008 fix (2.6.27) locks even a new one",
 		.scenario = "mixed32", .rmap = "mainline9", .sched = "free", .build = "tsan",
+		.rmaps = "mainline9",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 45, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
@@ -326,6 +339,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "vma_adjust()'s importer/exporter (Andrea Arcangeli, Hugh Dickins) "
 			   "fixed the mprotect case",
 		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "plain",
+		.rmaps = "mainline8,mainline9",
 		.detector = "bug", .expect = "bug|audit",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 2,
 		.caveat = "the mprotect must give the head of a vma with anonymous pages the "
@@ -352,6 +366,22 @@ bool rt_bug_kind_matches(const char *expect, const char *kind)
 			p++;
 	}
 	return false;
+}
+
+bool rt_bug_in_design(const struct rt_bug *bug, const char *rmap)
+{
+	size_t n = strlen(rmap);
+
+	for (const char *p = bug->rmaps; p && *p; ) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && !strncmp(p, rmap, n))
+			return true;
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return !bug->rmaps;
 }
 
 int rt_bug_count(void)
@@ -455,6 +485,8 @@ void rt_bug_list(FILE *f)
 				b->yield_points ? b->yield_points : "every yield point");
 		if (b->audit_every > 0)
 			fprintf(f, "  audit:     every %g s\n", b->audit_every);
+		if (b->rmaps)
+			fprintf(f, "  designs:   its code is in %s only\n", b->rmaps);
 		fprintf(f, "  detector:  %s (first report: %s)\n", b->detector, b->expect);
 		if (b->caveat)
 			fprintf(f, "  note:      %s\n", b->caveat);

@@ -21,6 +21,12 @@ struct rt_bug {
 	const char *history;		/* where it comes from: seed, LKML, release; one line */
 	const char *scenario;		/* workloads/ scenario name */
 	const char *rmap;		/* ptechain | objfile | anonvma */
+	/*
+	 * The designs whose code holds the bug, comma-separated (the ones
+	 * whose ops reach its path: objrmap.c is objfile's and anonvma's
+	 * file half); NULL: code every design runs. Elsewhere it cannot fire.
+	 */
+	const char *rmaps;
 	const char *sched;		/* free | random | pct */
 	const char *build;		/* plain | tsan | asan */
 	/* lockdep | atomic-sleep | audit | bug (BUG_ON, lock assertion) | hang | tsan | asan */
@@ -81,6 +87,17 @@ bool rt_bug_kind_matches(const char *expect, const char *kind);
  * Return: the entry, or NULL when no bug has that name.
  */
 const struct rt_bug *rt_bug_find(const char *name);
+
+/**
+ * rt_bug_in_design() - can a bug fire in a design?
+ * @bug: the catalogue entry
+ * @rmap: a design's name (rmap_mode_name())
+ *
+ * Context: any.
+ * Return: true when @rmap runs the bug's code (it is in @bug->rmaps, or
+ * that is NULL).
+ */
+bool rt_bug_in_design(const struct rt_bug *bug, const char *rmap);
 
 /* The argv[] of a bug's run (rt_bug_args()); its strings live here or in the catalogue. */
 struct rt_bug_args {

@@ -419,6 +419,11 @@ void rt_run_on_report(const struct vm_report *r, void *arg)
 	if (ret == 1) {
 		o->artifacts_new++;
 		fprintf(stderr, "rmaptorture: artifact %s\n", path);
+		if (!o->first_artifact[0]) {
+			snprintf(o->first_artifact, sizeof(o->first_artifact), "%s", path);
+			snprintf(o->first_reproduce, sizeof(o->first_reproduce), "%s",
+				 json_string_value(json_object_get(art, "reproduce")));
+		}
 	} else if (ret == 0) {
 		o->artifacts_repeat++;
 	}

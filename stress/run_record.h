@@ -42,6 +42,9 @@ struct rt_run_opts {
 	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
 	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
 	unsigned long artifacts_new, artifacts_repeat;	/* on_report's thread */
+	/* The first new artifact of the design running now and its command; "": none. */
+	char first_artifact[4096];	/* on_report's thread; main after the run */
+	char first_reproduce[2048];
 };
 
 /* The share of scanned mapped pages that reclaim got as far as unmapping. */

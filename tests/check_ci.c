@@ -90,6 +90,7 @@ START_TEST(test_ci_bad_options_exit_2)
 	BAD("--rmaps", "--budget", "10", "--rmaps", "rmap2");
 	BAD("--scheds", "--budget", "10", "--scheds", "fair");
 	BAD("--inject", "--budget", "10", "--inject", "no-such-bug");
+	BAD("cannot fire in design ptechain", "--budget", "10", "--inject", "reclaim-lock-ptl");
 	BAD("--seed", "--budget", "10", "--seed", "x1");
 	BAD("--junit", "--budget", "10", "--junit", "/nonexistent-dir/ci.xml");
 	BAD("--json", "--budget", "10", "--json", "/nonexistent-dir/ci.json");

@@ -7,7 +7,8 @@
  * record, the artifact, END: FAILURE); paths in reports are the project
  * root's whatever the build directory; --out creates missing parents;
  * Ctrl-C ends a run as interrupted, not passed (exit 130, its summary and
- * record say so).
+ * record say so); without --out a failure's artifact is kept in a
+ * directory it names.
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -67,6 +68,14 @@ START_TEST(test_cli_bad_run_options)
 	BAD("--check-determinism", "run", "--check-determinism");
 	BAD("--perturb", "run", "--sched", "random", "--perturb", "1");
 	BAD("--inject", "run", "--inject", "no-such-bug");
+	/* A seeded bug whose code the design never runs: its own is objfile. */
+	BAD("cannot fire in design ptechain", "run", "--inject", "reclaim-lock-ptl",
+	    "--scenario", "shm");
+	BAD("cannot fire in design ptechain", "run", "--inject", "reclaim-lock-ptl",
+	    "--rmap", "all");
+	BAD("cannot fire in design objfile", "run", "--inject", "remove-rmap-clears-mapping",
+	    "--rmap", "objfile");
+	BAD("--halt-on-signature", "run", "--halt-on-signature", "");
 	BAD("--weights", "run", "--weights", "read");
 	BAD("--weights", "run", "--weights", "flap=3");
 	BAD("--weights", "run", "--weights", "read=-1");
@@ -392,6 +401,60 @@ START_TEST(test_cli_paths_from_any_build_dir)
 }
 END_TEST
 
+/*
+ * Without --out a failure is kept all the same: the first report makes
+ * $TMPDIR/rmaptorture-run-XXXXXX, the run says where and ends with the
+ * command that reproduces it and the replay of its artifact; a clean run
+ * without --out leaves nothing. TMPDIR is the test's own directory.
+ */
+START_TEST(test_cli_failure_without_out_keeps_artifact)
+{
+	char dir[] = "/tmp/rt-cli-noout-XXXXXX", want[4200], path[4400], *old;
+	const char *const bug[] = { "run", "--inject", "fork-link-late", "--no-progress", NULL };
+	const char *const clean[] = { "run", "--seconds", "1", "--threads", "2",
+				      "--no-progress", NULL };
+	const char *at;
+	struct dirent *de;
+	json_t *art;
+	int rc, n = 0;
+	DIR *d;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", dir, 1);
+	rc = rt_cli_run(clean, out, sizeof(out));
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "clean run: exit %d", rc);
+	rc = rt_cli_run(bug, out, sizeof(out));
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	ck_assert_out(rc == 1, "exit %d", rc);
+	snprintf(want, sizeof(want), "rmaptorture: no --out: artifacts go to %s/rmaptorture-run-", dir);
+	ck_assert_out(strstr(out, want), "no '%s'", want);
+	ck_assert_out(strstr(out, "\nreproduce: rmaptorture run ") &&
+		      strstr(out, "--inject fork-link-late"), "no reproduce line");
+	snprintf(want, sizeof(want), "\nreplay:    rmaptorture replay %s/rmaptorture-run-", dir);
+	at = strstr(out, want);
+	ck_assert_out(at != NULL, "no '%s'", want + 1);
+	at += strlen("\nreplay:    rmaptorture replay ");
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(at, "\n"), at);
+	ck_assert_msg(strstr(path, "/failure-bug-"), "%s", path);
+	art = json_load_file(path, 0, NULL);
+	ck_assert_msg(art != NULL, "no artifact %s", path);
+	json_decref(art);
+	/* The failing run's directory alone: the clean run made none. */
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	ck_assert_int_eq(n, 1);
+	rt_remove_tree(dir);
+}
+END_TEST
+
 /* Every command that takes --out creates its missing parents (mkdir -p). */
 START_TEST(test_cli_out_creates_parents)
 {
@@ -452,6 +515,7 @@ int main(void)
 	tcase_add_test(tc, test_cli_paths_from_any_build_dir);
 	tcase_add_test(tc, test_cli_out_creates_parents);
 	tcase_add_test(tc, test_cli_run_interrupted_record);
+	tcase_add_test(tc, test_cli_failure_without_out_keeps_artifact);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

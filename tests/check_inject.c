@@ -77,9 +77,10 @@ static bool runs_here(const struct rt_bug *b, const char **expect)
 
 static int run_bug(const struct rt_bug *b, bool inject)
 {
+	char dir[] = "/tmp/rt-inject-XXXXXX";
 	struct rt_bug_args a;
-	const char *argv[32];
-	int n = 0;
+	const char *argv[36];
+	int n = 0, rc;
 
 	rt_bug_args(b, inject, &a);
 	for (int i = 0; i < a.argc; i++)
@@ -88,8 +89,14 @@ static int run_bug(const struct rt_bug *b, bool inject)
 	if (inject)
 		argv[n++] = "--halt-on-failure";
 	argv[n++] = "--no-progress";
+	/* The artifacts go here, not to a directory of their own in /tmp. */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	argv[n++] = "--out";
+	argv[n++] = dir;
 	argv[n] = NULL;
-	return rt_cli_run(argv, out, sizeof(out));
+	rc = rt_cli_run(argv, out, sizeof(out));
+	rt_remove_tree(dir);
+	return rc;
 }
 
 /* The kind of the run's first model report ("" if none), at most @len - 1 bytes. */
@@ -250,6 +257,18 @@ START_TEST(test_inject_catalogue_matches_core)
 			ok[3] |= !strcmp(b->detector, detectors[k]);
 		ck_assert_msg(ok[0] && ok[1] && ok[2] && ok[3], "%s: bad rmap/sched/build/detector",
 			      b->name);
+		/* Its own design holds its code; each design it names is one. */
+		ck_assert_msg(rt_bug_in_design(b, b->rmap), "%s: not in its own rmap %s", b->name,
+			      b->rmap);
+		for (const char *p = b->rmaps; p && *p; ) {
+			size_t n = strcspn(p, ",");
+			bool known = false;
+
+			for (int k = 0; rmaps[k]; k++)
+				known |= n == strlen(rmaps[k]) && !strncmp(p, rmaps[k], n);
+			ck_assert_msg(known, "%s: unknown design in rmaps '%s'", b->name, b->rmaps);
+			p += n + (p[n] == ',');
+		}
 		/* A deterministic run is bounded in decisions, a free one in time. */
 		ck_assert_msg(!strcmp(b->sched, "free") ? b->sched_steps == 0 : b->sched_steps > 0,
 			      "%s: bound", b->name);
@@ -271,6 +290,14 @@ START_TEST(test_inject_catalogue_matches_core)
 		}
 	}
 	ck_assert_ptr_null(rt_bug_find("no-such-bug"));
+	/* Where a bug can fire: whole names of its designs; anywhere when it names none. */
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "objfile"));
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "anonvma"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "ptechain"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "obj"));
+	ck_assert(!rt_bug_in_design(rt_bug_find("remove-rmap-clears-mapping"), "mainline8"));
+	for (int k = 0; rmaps[k]; k++)
+		ck_assert(rt_bug_in_design(rt_bug_find("truncate-no-recheck"), rmaps[k]));
 	ck_assert(rt_bug_kind_matches("audit|bug", "bug"));
 	ck_assert(rt_bug_kind_matches("audit|bug", "audit"));
 	ck_assert(rt_bug_kind_matches("lockdep", "lockdep-order"));

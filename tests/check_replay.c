@@ -5,8 +5,10 @@
  * by both commands, with exit status 2 and one line naming the file and
  * the field; bad options likewise. The "runs" case runs real children: a
  * hang found by `run` replays, minimize shrinks it to an artifact no
- * larger than its input that still fails and itself replays, and Ctrl-C
- * stops a replay with exit status 130. meson runs the two cases as two
+ * larger than its input that still fails and itself replays, Ctrl-C
+ * stops a replay with exit status 130, replay prints what it runs and
+ * warns of another revision, and a free replay's try ends at the report
+ * it looks for (and at no other). meson runs the two cases as two
  * tests: "replay-artifacts" (unit) and "replay" (stress).
  */
 #include <dirent.h>
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "artifact.h"
+#include "record.h"
 #include "rt_check.h"
 #include "rt_cli.h"
 
@@ -300,7 +303,7 @@ START_TEST(test_replay_free_hang_reproduces_and_minimizes)
 		rc = rt_cli_run(args, out, sizeof(out));
 		ck_assert_msg(rc == 0 && strstr(out, "reproduced 2/"), "replay: exit %d:\n%s", rc,
 			      tail());
-		ck_assert_msg(strstr(out, "reproduce: rmaptorture run "), "%s", tail());
+		ck_assert_msg(strstr(out, "replay: try 1 runs: "), "%s", tail());
 	}
 	find_artifact(copy_dir, "hang", copy_path, sizeof(copy_path));
 	copy = load_ok(copy_path);
@@ -335,12 +338,145 @@ static void write_long_artifact(const char *path)
 		"--scenario", "mixed32", "--threads", "2", "--seconds", "60",
 		"--audit-every", "0"));
 	json_object_set_new(art, "build", json_string(RT_BUILD_KIND));
+	json_object_set_new(art, "git", json_string(rt_git_rev()));
 	ck_assert_int_eq(json_dump_file(art, path, 0), 0);
 	json_decref(art);
 	art = rt_artifact_load(path, err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
 }
+
+/*
+ * The fixture with @args (NULL-terminated, after "run"), @sched, @git and
+ * a "reproduce" that is not what they run, written to @path.
+ */
+static void write_artifact(const char *path, const char *const *args, const char *sched,
+			   const char *git, const char *kind, const char *signature,
+			   double seconds)
+{
+	char err[4096], fixture[4096];
+	json_t *art, *a = json_array();
+
+	snprintf(fixture, sizeof(fixture), "%s/valid.json", FIXTURES);
+	art = load_ok(fixture);
+	json_array_append_new(a, json_string("run"));
+	for (; *args; args++)
+		json_array_append_new(a, json_string(*args));
+	json_object_set_new(art, "args", a);
+	json_object_set_new(art, "reproduce", json_string("rmaptorture run --not-what-runs"));
+	json_object_set_new(art, "sched", json_string(sched));
+	json_object_set_new(art, "git", json_string(git));
+	json_object_set_new(art, "kind", json_string(kind));
+	json_object_set_new(art, "signature", json_string(signature));
+	json_object_set_new(art, "seconds", json_real(seconds));
+	json_object_set_new(art, "build", json_string(RT_BUILD_KIND));
+	ck_assert_int_eq(json_dump_file(art, path, 0), 0);
+	json_decref(art);
+	art = rt_artifact_load(path, err, sizeof(err));
+	ck_assert_msg(art != NULL, "%s", err);
+	json_decref(art);
+}
+
+/*
+ * replay prints the command it runs (the artifact's args, the try's
+ * --out and --halt-on-signature), not the artifact's "reproduce"; it
+ * warns, on one line, when the artifact comes from another revision.
+ */
+START_TEST(test_replay_prints_what_runs)
+{
+	static const char *const args[] = { "--scenario", "mixed32", "--threads", "1",
+					    "--reclaim-threads", "0", "--sched", "random",
+					    "--sched-steps", "300", "--seed", "5", NULL };
+	static const char *const want[] = {
+		"replay: try 1 runs: ",
+		" run --scenario mixed32 --threads 1 --reclaim-threads 0 --sched random"
+		" --sched-steps 300 --seed 5 --out ",
+		"/try-1 --no-progress --halt-on-signature 'lockdep-order:A->B'\n",
+	};
+	char dir[] = "/tmp/rt-replay-cmd-XXXXXX", path[4200], warn[4400];
+	const char *const replay[] = { "replay", path, "--times", "1", NULL };
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/elsewhere.json", dir);
+	write_artifact(path, args, "random", "0000000-elsewhere", "lockdep-order",
+		       "lockdep-order:A->B", 0);
+	rc = rt_cli_run(replay, out, sizeof(out));
+	ck_assert_msg(rc == 1 && strstr(out, "reproduced 0/1"), "replay: exit %d:\n%s", rc, tail());
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(out, want[i]), "no '%s' in:\n%s", want[i], tail());
+	ck_assert_msg(!strstr(out, "--not-what-runs") && !strstr(out, "reproduce:"), "%s", tail());
+	snprintf(warn, sizeof(warn), "rmaptorture: replay: warning: %s was found at revision"
+		 " 0000000-elsewhere, this is %s: the code may differ\n", path, rt_git_rev());
+	ck_assert_msg(strstr(out, warn), "no '%s' in:\n%s", warn, tail());
+	/* The same revision: no warning. */
+	write_artifact(path, args, "random", rt_git_rev(), "lockdep-order", "lockdep-order:A->B", 0);
+	rc = rt_cli_run(replay, out, sizeof(out));
+	ck_assert_msg(rc == 1 && !strstr(out, "warning"), "replay: exit %d:\n%s", rc, tail());
+	rt_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A free replay ends each try at the first report with the artifact's
+ * signature: reclaim-lock-ptl reports its lock inversion within a second,
+ * then deadlocks, so that a try that ran on would last until the watchdog
+ * (30 s) or the bound (40 s); the replay must take under half the bound.
+ */
+START_TEST(test_replay_free_stops_at_the_signature)
+{
+	static const char *const args[] = { "--scenario", "mixed32", "--rmap", "objfile",
+					    "--threads", "4", "--reclaim-threads", "2",
+					    "--seed", "1", "--inject", "reclaim-lock-ptl",
+					    "--seconds", "40", "--watchdog", "30", NULL };
+	char dir[] = "/tmp/rt-replay-stop-XXXXXX", path[4200];
+	const char *const replay[] = { "replay", path, "--budget", "60", NULL };
+	double start, took;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/free.json", dir);
+	write_artifact(path, args, "free", rt_git_rev(), "lockdep-order",
+		       "lockdep-order:PG_chainlock->page_table_lock", 40);
+	start = rt_now();
+	rc = rt_cli_run(replay, out, sizeof(out));
+	took = rt_now() - start;
+	ck_assert_msg(rc == 0 && strstr(out, "reproduced 1/1"), "replay: exit %d:\n%s", rc, tail());
+	ck_assert_msg(took < 20, "the replay took %.1f s of the recorded 40:\n%s", took, tail());
+	rt_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * --halt-on-signature ends the run at that signature's report only: a
+ * deterministic run with reclaim-lock-ptl's report ends there, unaudited,
+ * when it is the one asked for, and runs to its bound, audited and torn
+ * down, when another is.
+ */
+START_TEST(test_replay_halts_only_at_the_signature)
+{
+	static const char *const sigs[] = { "lockdep-order:PG_chainlock->page_table_lock",
+					    "lockdep-order:not-this-one" };
+	char dir[] = "/tmp/rt-replay-halt-XXXXXX";
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 2; i++) {
+		const char *const args[] = { "run", "--scenario", "mixed32", "--rmap", "objfile",
+			"--inject", "reclaim-lock-ptl", "--sched", "pct", "--threads", "4",
+			"--seed", "11", "--sched-steps", "5000", "--no-progress", "--out", dir,
+			"--halt-on-signature", sigs[i], NULL };
+		int rc = rt_cli_run(args, out, sizeof(out));
+		bool halted = strstr(out, "teardown: not run (halted at --halt-on-signature)");
+		bool clean = strstr(out, "teardown: clean");
+
+		ck_assert_msg(rc == 1 && strstr(out, "=== rmaptorture report: lockdep-order ==="),
+			      "run: exit %d:\n%s", rc, tail());
+		ck_assert_msg(i == 0 ? halted && !clean : clean && !halted, "%s:\n%s", sigs[i],
+			      tail());
+	}
+	rt_remove_tree(dir);
+}
+END_TEST
 
 START_TEST(test_replay_interrupt_exits_130)
 {
@@ -385,6 +521,9 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, rt_tmo(400));
 	tcase_add_test(tc, test_replay_free_hang_reproduces_and_minimizes);
 	tcase_add_test(tc, test_replay_interrupt_exits_130);
+	tcase_add_test(tc, test_replay_prints_what_runs);
+	tcase_add_test(tc, test_replay_free_stops_at_the_signature);
+	tcase_add_test(tc, test_replay_halts_only_at_the_signature);
 	suite_add_tcase(s, tc);
 	if (argc > 1)
 		setenv("CK_RUN_CASE", argv[1], 1);

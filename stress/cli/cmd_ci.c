@@ -60,6 +60,7 @@
 #include "record.h"
 #include "rt_child.h"
 #include "commands.h"
+#include "rt_inject.h"
 #include "rt_opt.h"
 #include "rt_sched.h"
 #include "rt_time.h"
@@ -278,6 +279,20 @@ static void parse_scheds(struct ci_opts *o, const char *scheds)
 		o->scheds[o->nr_scheds++] = RT_SCHED_RANDOM;
 }
 
+/* A seeded bug in a design that never runs its code would pass for clean there: refused. */
+static void check_inject_designs(const struct ci_opts *o)
+{
+	for (int i = 0; i < o->nr_inject; i++) {
+		const struct rt_bug *bug = rt_bug_find(o->inject[i]);
+
+		for (int k = 0; bug && k < o->nr_modes; k++)
+			if (!rt_bug_in_design(bug, rmap_mode_name(o->modes[k])))
+				rt_usage_error("--inject %s cannot fire in design %s: its code is in %s"
+					       " only (--rmaps %s)", bug->name,
+					       rmap_mode_name(o->modes[k]), bug->rmaps, bug->rmaps);
+	}
+}
+
 /* One of ci's own options. Return: false if @c is not one. */
 static bool ci_opt(struct ci_opts *o, struct ci_lists *l, int c, const char *arg)
 {
@@ -324,6 +339,7 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	parse_scenarios(o, l.scenarios);
 	parse_rmaps(o, l.rmaps);
 	parse_scheds(o, l.scheds);
+	check_inject_designs(o);
 	if (o->junit)
 		ci_check_writable("--junit", o->junit);
 	if (o->json)

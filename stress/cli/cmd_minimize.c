@@ -241,6 +241,7 @@ static int min_setup(struct ctx *x, char *binary, size_t blen, char *workdir, si
 	x->cfg = (struct rt_try_config){ .binary = binary,
 		.build = json_string_value(json_object_get(x->input, "build")),
 		.workdir = workdir, .timeout_s = rt_try_timeout(x->input) };
+	rt_try_warn_revision(x->input, x->o.artifact, "minimize");
 	if (!x->o.common.quiet) {
 		printf("minimize: %s: %s failure, signature %s\n", x->o.artifact,
 		       json_string_value(json_object_get(x->input, "kind")), x->signature);

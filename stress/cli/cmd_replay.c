@@ -37,7 +37,9 @@ static void replay_usage(FILE *f)
 	      "A deterministic schedule (sched random or pct) must reproduce it every time:\n"
 	      "it runs N tries and passes only if all of them reproduce. A free schedule is\n"
 	      "retried until the failure comes back (N times with --times) or the budget\n"
-	      "runs out, and passes if it came back at least once.\n"
+	      "runs out, and passes if it came back at least once. Each try ends at the\n"
+	      "first report with the artifact's signature (run --halt-on-signature; another\n"
+	      "report does not end it), and its command is printed.\n"
 	      "\n"
 	      "  -o, --out DIR           copy the reproduced failure artifacts there\n"
 	      "  -n, --times N           deterministic: tries (default 3); free: stop after N\n"
@@ -119,13 +121,19 @@ static int replay_setup(struct replay *r, char *binary, size_t blen, char *workd
 		return RT_EXIT_INTERNAL;
 	r->cfg = (struct rt_try_config){ .binary = binary, .build = build, .workdir = workdir,
 					 .timeout_s = rt_try_timeout(r->art) };
+	rt_try_warn_revision(r->art, r->o.artifact, "replay");
 	if (!r->o.common.quiet) {
+		char cmd[16384];
+
 		printf("replay: %s: %s failure, signature %s\n", r->o.artifact,
 		       json_string_value(json_object_get(r->art, "kind")), r->sig);
 		printf("replay: sched %s, build %s (%s); %s\n", sched, build, binary,
 		       r->deterministic ? "every try must reproduce it" :
 					  "retrying until it comes back");
-		printf("reproduce: %s\n", json_string_value(json_object_get(r->art, "reproduce")));
+		/* What runs, not the artifact's "reproduce": its "args" are what replay runs. */
+		rt_try_cmdline(&r->cfg, json_object_get(r->art, "args"), r->sig, 1, cmd, sizeof(cmd));
+		printf("replay: try 1 runs%s: %s\n", strcmp(build, "plain") ?
+		       " (with the sanitizer's capture options in its environment)" : "", cmd);
 		fflush(stdout);
 	}
 	return RT_EXIT_OK;

@@ -77,6 +77,7 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		r->audits, r->audit_violations, rt_result_failures(r),
 		r->oops ? "not run (a task died in BUG holding locks)" :
 		r->hang ? "not run (hung tasks hold locks)" :
+		r->halted ? "not run (halted at --halt-on-signature)" :
 		r->teardown_violations ? "LEAKS" : "clean");
 	rt_vtime_print_summary(f, r);
 }
@@ -97,9 +98,8 @@ static int run_in_build(struct rt_run_opts *o, enum rmap_mode *modes, int nr_mod
 	if (o->out_dir) {
 		snprintf(dir, sizeof(dir), "%s", o->out_dir);
 	} else {
-		snprintf(dir, sizeof(dir), "/tmp/rmaptorture-%s-XXXXXX", o->build);
-		if (!mkdtemp(dir))
-			rt_die("mkdtemp %s", dir);
+		if (rt_try_workdir(o->build, dir, sizeof(dir)))
+			return RT_EXIT_INTERNAL;
 		fprintf(stderr, "rmaptorture: artifacts go to %s\n", dir);
 	}
 	rt_child_catch_interrupt();
@@ -216,6 +216,29 @@ static int check_determinism(struct rt_run_opts *o, const struct rt_run_result *
 	return 0;
 }
 
+/*
+ * The report hook. Without --out, the first report makes a directory for
+ * the artifacts ($TMPDIR/rmaptorture-run-XXXXXX, as `run --build` makes
+ * one), said on stderr, which the run's record then joins: a failure is
+ * never lost, and a clean run leaves nothing behind.
+ * Context: the engine's report lock held; any thread.
+ */
+static void run_on_report(const struct vm_report *r, void *arg)
+{
+	static char default_out[4096];
+	static bool tried;
+	struct rt_run_opts *o = arg;
+
+	if (!o->out_dir && !tried) {
+		tried = true;
+		if (!rt_try_workdir("run", default_out, sizeof(default_out))) {
+			o->out_dir = default_out;
+			fprintf(stderr, "rmaptorture: no --out: artifacts go to %s\n", default_out);
+		}
+	}
+	rt_run_on_report(r, arg);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -258,10 +281,12 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 
 	o->cfg.mode = mode;
 	o->mode_now = mode;
+	o->first_artifact[0] = '\0';
 	print_start(out, o, mode);
 	o->run_start = rt_now_s();
 	rc = rt_run(&o->cfg, res);
-	if (rc != 3 && o->check_determinism && !res->hang && !res->oops && !res->interrupted) {
+	if (rc != 3 && o->check_determinism && !res->hang && !res->oops && !res->halted &&
+	    !res->interrupted) {
 		int d = check_determinism(o, res, out);
 
 		if (d) {
@@ -286,10 +311,13 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 	if (!all)
 		json_decref(rec);
 	if (rc) {
+		if (o->first_artifact[0])
+			fprintf(out, "reproduce: %s\nreplay:    rmaptorture replay %s\n",
+				o->first_reproduce, o->first_artifact);
 		fprintf(out, "END: FAILURE (%s)\n", res->nr_failures ?
 			res->failures[0].signature : "audit");
 		ret = RT_EXIT_FAILURE;
-		if (res->hang || res->oops) {
+		if (res->hang || res->oops || res->halted) {
 			/* The model is abandoned: stuck threads cannot be joined. */
 			fflush(NULL);
 			_exit(RT_EXIT_FAILURE);
@@ -339,7 +367,7 @@ int cmd_run(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	o.cfg.on_report = rt_run_on_report;
+	o.cfg.on_report = run_on_report;
 	o.cfg.on_report_arg = &o;
 	inject_mask = o.cfg.inject_mask;
 	for (int i = 0; i < nr_modes && !rt_interrupted; i++) {

@@ -76,6 +76,10 @@ static void run_usage(FILE *f)
 	      "      --procs N           at most N processes (fork stops there)\n"
 	      "      --no-flight         switch the flight recorder off\n"
 	      "      --halt-on-failure   end the run at the first failure (it still audits)\n"
+	      "      --halt-on-signature SIG\n"
+	      "                          end the run at the first report with signature SIG\n"
+	      "                          and abandon the model there, unaudited (what replay\n"
+	      "                          and minimize pass; other reports do not stop it)\n"
 	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
 	      "                          (found next to this one, or built with meson and\n"
 	      "                          ninja), capture every sanitizer report and turn it\n"
@@ -197,6 +201,7 @@ static const struct option run_options[] = {
 	{ "procs", required_argument, NULL, 'U' },
 	{ "no-flight", no_argument, NULL, 'F' },
 	{ "halt-on-failure", no_argument, NULL, 'J' },
+	{ "halt-on-signature", required_argument, NULL, 'g' },
 	{ "build", required_argument, NULL, 'B' },
 	{ "no-build", no_argument, NULL, 'Q' },
 	{ "cover-map", required_argument, NULL, 'M' },
@@ -355,6 +360,11 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'I': opt_inject(p, arg); break;
 	case 'F': flight_enabled = 0; break;
 	case 'J': cfg->halt_on_failure = true; break;
+	case 'g':
+		if (!*arg)
+			rt_usage_error("--halt-on-signature: empty signature");
+		cfg->halt_signature = arg;
+		break;
 	case 'B':
 		if (strcmp(arg, "plain") && strcmp(arg, "tsan") && strcmp(arg, "asan"))
 			rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", arg);
@@ -515,6 +525,42 @@ static void finish_opts(struct run_parse *p)
 		cfg->yield_filter = yield_filter;
 }
 
+/*
+ * Every seeded bug asked for against the designs the run runs: one whose
+ * code a design does not run cannot fire there (exit 2). One run outside
+ * its own configuration (which --inject alone takes) is told so.
+ */
+static void check_inject(struct run_parse *p)
+{
+	const struct rt_run_config *cfg = &p->o->cfg;
+	bool defaults = !p->scenario_set && !p->rmap_set && !p->sched_set;
+
+	for (int b = 0; b < INJECT_NR_BUGS; b++) {
+		const struct rt_bug *bug = rt_bug_find(inject_name((enum inject_bug)b));
+
+		if (!(cfg->inject_mask & (1ULL << b)) || !bug)
+			continue;
+		for (int m = 0; m < RMAP_NR_MODES; m++) {
+			const char *design = rmap_mode_name((enum rmap_mode)m);
+
+			if ((p->o->all_modes || (enum rmap_mode)m == cfg->mode) &&
+			    !rt_bug_in_design(bug, design))
+				rt_usage_error("--inject %s cannot fire in design %s (--rmap %s%s): its code"
+					       " is in %s only; 'run --inject %s' alone takes its own"
+					       " configuration", bug->name, design,
+					       p->o->all_modes ? "all" : design,
+					       p->rmap_set ? "" : ", the default", bug->rmaps, bug->name);
+		}
+		if (!defaults && (strcmp(cfg->scenario->name, bug->scenario) || p->o->all_modes ||
+				  strcmp(rmap_mode_name(cfg->mode), bug->rmap) ||
+				  strcmp(rt_sched_name(cfg->sched), bug->sched)))
+			fprintf(stderr, "rmaptorture: note: --inject %s runs outside its own configuration"
+				" (scenario %s, rmap %s, sched %s), which 'run --inject %s' alone takes:"
+				" it may not fire\n", bug->name, bug->scenario, bug->rmap, bug->sched,
+				bug->name);
+	}
+}
+
 void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 {
 	struct run_parse p = {
@@ -554,4 +600,5 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 	scenario_opts(&p);
 	finish_opts(&p);
 	finish_vtime(&p);
+	check_inject(&p);
 }
