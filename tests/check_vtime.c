@@ -108,12 +108,36 @@ static double vtime_ops_per_sec(int nr, bool shared, enum rt_vtime_cost cost,
 	return rt_vtime_ops_per_sec(res);
 }
 
+/*
+ * vtime_ops_per_sec(), the best of @reps runs: a measured cost is the
+ * busy loop's plus whatever a loaded machine adds (a context switch's
+ * cache refill, an interrupt), never less, so the fastest run is the one
+ * nearest the known answer. The other cost sources are deterministic.
+ */
+static double best_ops_per_sec(int nr, bool shared, enum rt_vtime_cost cost,
+			       struct rt_vtime_result *res)
+{
+	int reps = cost == RT_VTIME_MEASURED ? 7 : 1;
+	double best = 0;
+
+	for (int i = 0; i < reps; i++) {
+		struct rt_vtime_result r;
+		double ops = vtime_ops_per_sec(nr, shared, cost, &r);
+
+		if (ops > best) {
+			best = ops;
+			*res = r;
+		}
+	}
+	return best;
+}
+
 static void check_shape(enum rt_vtime_cost cost, double tol)
 {
 	struct rt_vtime_result one, two, ind;
-	double r1 = vtime_ops_per_sec(1, true, cost, &one);
-	double r2 = vtime_ops_per_sec(2, true, cost, &two);
-	double ri = vtime_ops_per_sec(2, false, cost, &ind);
+	double r1 = best_ops_per_sec(1, true, cost, &one);
+	double r2 = best_ops_per_sec(2, true, cost, &two);
+	double ri = best_ops_per_sec(2, false, cost, &ind);
 	double eff = r2 / r1 / 2, sp = ri / r1;
 
 	ck_assert_msg(eff > 0.5 - tol && eff < 0.5 + tol,
