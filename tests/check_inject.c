@@ -53,7 +53,14 @@ static const struct {
 	{ "convert-anon-unlocked", "asan", NULL },
 	{ "convert-anon-unlocked", "tsan", NULL },
 	{ "tlb-flush-skip", "asan", NULL },
-	{ "cow-establish", "asan", NULL },
+	/*
+	 * Not cow-establish in asan: its own build is plain, where it is
+	 * found in 30-80 thousand operations even at load 25; in the ASan
+	 * build at load 36-42, 4 runs of 4 (a loaded meson test) and 2 of 2
+	 * by hand (150 and 315 thousand operations) went clean to their
+	 * bound. Its window, a load stalled in its access while another CPU
+	 * copies the page, is timed too differently there to promise it.
+	 */
 };
 
 /*
