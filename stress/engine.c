@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "lockdep.h"
 #include "page_alloc.h"
 #include "perturb.h"
 #include "cover_map.h"
@@ -59,8 +60,16 @@ static void engine_sink(const struct vm_report *r, void *arg)
 		res->failures[res->nr_failures].tasks = NULL;
 	}
 	res->nr_failures++;
-	if (e->cfg->halt_on_failure)
+	if (e->cfg->halt_on_failure) {
+		/*
+		 * Scheduled, the reporter holds the CPU: its next decision
+		 * ends the run, not main's noticing a moment later, which
+		 * would depend on the machine's load.
+		 */
+		if (e->cfg->sched != RT_SCHED_FREE)
+			rt_sched_request_stop();
 		__atomic_store_n(&e->halt, 1, __ATOMIC_RELAXED);
+	}
 	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 }
 
@@ -367,6 +376,8 @@ int engine_setup(struct engine *e)
 	}
 	zone_set_low_hook(&contig_zone, low_hook, e);
 	lock_stats_reset();
+	/* Each run learns the lock order afresh, as in a process of its own. */
+	lockdep_reset_graph();
 	rmap_fallback_reset();
 	reclaim_stats_reset();
 	rmap_bytes_reset_peak();
