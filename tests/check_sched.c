@@ -3,7 +3,8 @@
  * Deterministic schedules through the rmaptorture binary: the same seed
  * gives the same per-thread operation sequences (--check-determinism) in
  * every design, cover's also with the machine loaded (the test loads
- * it); a seeded lock-order bug found under pct leaves an
+ * it), and a run that finds a seeded bug too; a seeded lock-order bug
+ * found under pct leaves an
  * artifact with every field, and replays with the same signature 10 times
  * out of 10; under TSan, an access no lock orders is still reported with
  * the scheduler handing the CPU over.
@@ -111,6 +112,46 @@ START_TEST(test_sched_cover_is_deterministic)
 	json_decref(c2);
 	rt_remove_tree(d1);
 	rt_remove_tree(d2);
+}
+END_TEST
+
+/*
+ * The seeded lock-order inversion below: TSan's deadlock detector rightly
+ * sees it too, before our lockdep does: let it report and go on (exit 66
+ * at the end; the binary's own default halts at the first report).
+ */
+static void tsan_goes_on_after_inversion(void)
+{
+	char opts[2048];
+
+	if (!RT_TSAN || strstr(getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "",
+				"halt_on_error=0"))
+		return;
+	snprintf(opts, sizeof(opts), "%s:halt_on_error=0",
+		 getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "");
+	setenv("TSAN_OPTIONS", opts, 1);
+}
+
+/*
+ * A seeded run that finds a bug replays too: with --halt-on-failure it
+ * stops at the decision after the report, not when main notices the
+ * report (which the load decides), and the replay, in the same process,
+ * learns the lock order afresh instead of finding it known and saying
+ * nothing.
+ */
+START_TEST(test_sched_failing_run_is_deterministic)
+{
+	int rc;
+
+	tsan_goes_on_after_inversion();
+	rc = RUN("run", "--scenario", "mixed32", "--rmap", "objfile", "--inject",
+		 "reclaim-lock-ptl", "--sched", "pct", "--threads", "4", "--seed", "11",
+		 "--sched-steps", "5000", "--halt-on-failure", "--check-determinism",
+		 "--no-progress");
+	ck_assert_msg(rc == (RT_TSAN ? 66 : 1), "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "determinism: OK"), "%s", tail());
+	ck_assert_msg(strstr(out, "END: FAILURE (lockdep-order:PG_chainlock->page_table_lock)"),
+		      "%s", tail());
 }
 END_TEST
 
@@ -301,20 +342,7 @@ START_TEST(test_sched_seeded_failure_replays_10_of_10)
 	int rc;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-#if RT_TSAN
-	/*
-	 * TSan's deadlock detector rightly sees the same inversion, before
-	 * our lockdep does: let it report and go on (exit 66 at the end;
-	 * the binary's own default halts at the first report).
-	 */
-	{
-		char opts[2048];
-
-		snprintf(opts, sizeof(opts), "%s:halt_on_error=0",
-			 getenv("TSAN_OPTIONS") ? getenv("TSAN_OPTIONS") : "");
-		setenv("TSAN_OPTIONS", opts, 1);
-	}
-#endif
+	tsan_goes_on_after_inversion();
 	rc = RUN("run", "--scenario", "mixed32", "--rmap", "objfile", "--inject",
 		 "reclaim-lock-ptl", "--sched", "pct", "--threads", "4", "--seed", "11",
 		 "--sched-steps", "5000", "--out", dir, "--no-progress");
@@ -394,6 +422,7 @@ static Suite *sched_suite(void)
 	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, 3);
+	tcase_add_test(tc, test_sched_failing_run_is_deterministic);
 	tcase_add_test(tc, test_cover_map_and_coverage_command);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);
 	suite_add_tcase(s, tc);
