@@ -81,6 +81,17 @@ static const char *op_names[COVER_MAX_OPS + 1];	/* the last stays NULL */
 
 static uint64_t win[WIN_BUCKETS_MAX][COVER_WAYS] ____cacheline_aligned;
 static unsigned int win_buckets = WIN_BUCKETS_FAST;	/* set while no thread runs */
+/*
+ * Exact mode (a deterministic schedule), set while no thread runs: each
+ * entry's object by its address and kind (win_key), not a tag of a hash;
+ * a bucket whose ways all held open windows when one more was needed
+ * spilled into the next bucket (win_spill), for good: lookups go on there.
+ */
+static bool win_exact;
+static uint64_t win_key[WIN_BUCKETS_MAX][COVER_WAYS];
+static unsigned char win_spill[WIN_BUCKETS_MAX];
+
+_Static_assert(COVER_NR_KINDS <= 8, "exact_key() keeps the kind in 3 bits");
 
 /* ---- the pairs ---- */
 
@@ -277,38 +288,20 @@ static COVER_NOTSAN bool entry_open(uint64_t e)
 	return RLX(x->in_op) && E_SEQ(e) == (RLX(x->seq) & SEQ_MASK);
 }
 
-COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int cls,
-			      const void *obj, int kind)
+/*
+ * The window table, as real threads use it: a 24-bit tag tells objects
+ * apart, and a bucket with more open windows than ways has one
+ * overwritten (counted). Both depend on where the objects lie, which
+ * costs a pair now and then and nothing else.
+ */
+static COVER_NOTSAN void window_fast(struct cover_cpu *c, int me, int site, const void *obj,
+				     int kind)
 {
-	struct cover_cpu *c = my_cpu();
-	int me = (int)(c - cpus), site, mine = -1, empty = -1, victim;
-	uint64_t h, *b, e;
-	uint32_t tag;
+	uint64_t h = mix64((uint64_t)(uintptr_t)obj * 31 + (uint64_t)kind), *b, e;
+	uint32_t tag = (uint32_t)(h >> 40);
+	int mine = -1, empty = -1, victim;
 
-	if (!RLX(pub[me].in_op) || !obj)
-		return;
-	{
-		int ck = cls * 16 + kind;
-		struct site_cache *sc = &c->scache[((unsigned int)line ^
-						    (unsigned int)((uintptr_t)label >> 3)) % SCACHE];
-
-		if (sc->file == file && sc->label == label && sc->line == line && sc->cls_kind == ck) {
-			site = sc->id;
-		} else {
-			site = site_intern(file, line, label, cls, kind);
-			*sc = (struct site_cache){ file, label, line, ck, site };
-		}
-	}
-	INC(c->events);
-	if (site < 0) {
-		__atomic_fetch_add(&dropped_sites, 1, __ATOMIC_RELAXED);
-		return;
-	}
-	SET(c->last_site, site);
-	SET(c->last_contact, false);
-	h = mix64((uint64_t)(uintptr_t)obj * 31 + (uint64_t)kind);
 	b = win[h & (win_buckets - 1)];
-	tag = (uint32_t)(h >> 40);
 	for (int w = 0; w < COVER_WAYS; w++) {
 		e = RLX(b[w]);
 		if (!e) {
@@ -340,11 +333,157 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	/* A repeat of this CPU's own entry leaves the line shared. */
 	if (RLX(b[victim]) != e)
 		SET(b[victim], e);
+}
+
+/* Exact mode: an object is its address and its kind. */
+static inline uint64_t exact_key(const void *obj, int kind)
+{
+	return (uint64_t)(uintptr_t)obj << 3 | (uint64_t)kind;
+}
+
+static inline unsigned int exact_bucket(uint64_t key)
+{
+	return (unsigned int)mix64(key) & (win_buckets - 1);
+}
+
+/*
+ * The window table under a deterministic schedule: every window open on
+ * the object is found, wherever it was put, and no open window is ever
+ * overwritten. The windows open on an object, and so the pairs, the
+ * contacts and the cover schedule's decisions, are then a function of
+ * the events alone; where the allocator put the objects only decides
+ * where the entries lie.
+ */
+static COVER_NOTSAN void window_exact(struct cover_cpu *c, int me, int site, const void *obj,
+				      int kind)
+{
+	uint64_t key = exact_key(obj, kind), e;
+	unsigned int b = exact_bucket(key), mask = win_buckets - 1;
+	uint64_t *slot = NULL, *reuse = NULL, *reuse_key = NULL;
+
+	for (unsigned int n = 0; n < win_buckets; n++) {
+		for (int w = 0; w < COVER_WAYS; w++) {
+			e = RLX(win[b][w]);
+			if (!e || !entry_open(e)) {
+				if (!reuse) {
+					reuse = &win[b][w];
+					reuse_key = &win_key[b][w];
+				}
+				if (!e)
+					continue;
+			}
+			if (RLX(win_key[b][w]) != key)
+				continue;
+			if (E_CPU(e) == me) {
+				slot = &win[b][w];
+				continue;
+			}
+			if (entry_open(e)) {
+				SET(c->last_contact, true);
+				pair_count(c, E_SITE(e), site, RLX(pub[E_CPU(e)].op), RLX(pub[me].op));
+			}
+		}
+		if (!RLX(win_spill[b]))
+			break;
+		b = (b + 1) & mask;
+	}
+	/* Every way of the chain holds an open window: spill, for good. */
+	for (unsigned int n = 0; !slot && !reuse && n < win_buckets; n++) {
+		SET(win_spill[b], 1);
+		b = (b + 1) & mask;
+		for (int w = 0; w < COVER_WAYS && !reuse; w++) {
+			e = RLX(win[b][w]);
+			if (!e || !entry_open(e)) {
+				reuse = &win[b][w];
+				reuse_key = &win_key[b][w];
+			}
+		}
+	}
+	if (!slot && !reuse) {
+		/* A million open windows: the table cannot be exact any more. */
+		INC(c->evicted_open);
+		reuse = &win[b][0];
+		reuse_key = &win_key[b][0];
+	}
+	e = (uint64_t)(site + 1) << 28 | (uint64_t)me << 20 | (RLX(pub[me].seq) & SEQ_MASK);
+	if (!slot) {
+		/* The key first: cover_forget() reads it, then the entry. */
+		SET(*reuse_key, key);
+		slot = reuse;
+	}
+	if (RLX(*slot) != e)
+		SET(*slot, e);
+}
+
+COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int cls,
+			      const void *obj, int kind)
+{
+	struct cover_cpu *c = my_cpu();
+	int me = (int)(c - cpus), site;
+
+	if (!RLX(pub[me].in_op) || !obj)
+		return;
+	{
+		int ck = cls * 16 + kind;
+		struct site_cache *sc = &c->scache[((unsigned int)line ^
+						    (unsigned int)((uintptr_t)label >> 3)) % SCACHE];
+
+		if (sc->file == file && sc->label == label && sc->line == line && sc->cls_kind == ck) {
+			site = sc->id;
+		} else {
+			site = site_intern(file, line, label, cls, kind);
+			*sc = (struct site_cache){ file, label, line, ck, site };
+		}
+	}
+	INC(c->events);
+	if (site < 0) {
+		__atomic_fetch_add(&dropped_sites, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	SET(c->last_site, site);
+	SET(c->last_contact, false);
+	if (win_exact)
+		window_exact(c, me, site, obj, kind);
+	else
+		window_fast(c, me, site, obj, kind);
 	{
 		int k = RLX(kind_sites[RLX(site_info[site].kind)]);
 		int got = RLX(site_partners[site]);
 
 		SET(c->last_uncovered, k > got ? k - got : 0);
+	}
+}
+
+/*
+ * Exact mode: the windows on whatever lay at @obj are closed, so that
+ * the allocator's next object there is new to the coverage. Called
+ * before the memory is freed, so before anyone can have it again; the
+ * only other writer then is the running CPU, which takes a slot only if
+ * it is empty or closed (a CAS that finds it changed leaves it).
+ */
+COVER_NOTSAN void __cover_forget(const void *obj)
+{
+	unsigned int mask = win_buckets - 1;
+
+	if (!win_exact)
+		return;
+	for (int kind = 0; kind < COVER_NR_KINDS; kind++) {
+		uint64_t key = exact_key(obj, kind);
+		unsigned int b = exact_bucket(key);
+
+		for (unsigned int n = 0; n < win_buckets; n++) {
+			for (int w = 0; w < COVER_WAYS; w++) {
+				uint64_t e = RLX(win[b][w]);
+
+				if (e && RLX(win_key[b][w]) == key)
+					__atomic_compare_exchange_n(&win[b][w], &e, 0, false,
+								    __ATOMIC_RELAXED,
+								    __ATOMIC_RELAXED);
+			}
+			if (!RLX(win_spill[b]))
+				break;
+			b = (b + 1) & mask;
+		}
 	}
 }
 
@@ -490,7 +629,12 @@ COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
 		cpus[i].pairs = NULL;
 	}
 	memset(win, 0, used);
+	if (win_exact) {
+		memset(win_key, 0, (size_t)win_buckets * sizeof(win_key[0]));
+		memset(win_spill, 0, win_buckets);
+	}
 	win_buckets = exact ? WIN_BUCKETS_MAX : WIN_BUCKETS_FAST;
+	win_exact = exact;
 	memset(covered, 0, sizeof(covered));
 	memset(site_key, 0, sizeof(site_key));
 	memset(site_slot_id, 0, sizeof(site_slot_id));

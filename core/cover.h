@@ -40,15 +40,19 @@
  * A bucket holds 8 windows: an object with more CPUs' windows open at
  * once (a zone's lru_lock, an mm many threads share) has one overwritten
  * by the CPU that needs the slot; cover_stats.evicted_open counts them
- * (pairs missed).
+ * (pairs missed). Not under a deterministic schedule (below).
  *
  * Under a deterministic schedule one CPU runs at a time, so the
  * coverage, and the decisions the cover schedule takes from it, are a
- * function of the seed: object addresses only pick buckets, and the
- * table is eight times larger there (cover_reset_exact()), so that two
- * objects with open windows rarely share one. Rarely is not never: a
- * full bucket shared by two objects makes the coverage depend on where
- * the allocator put them (--check-determinism would report it).
+ * function of the seed, provided that where the allocator puts objects
+ * never shows (it varies with ASLR, with libc's arenas, and with when
+ * liburcu's thread runs the RCU callbacks that free them, i.e. with the
+ * machine's load). There (cover_reset_exact()) the table tells objects
+ * apart by address and kind, not by a hash's tag; an open window is
+ * never overwritten: a bucket full of them spills into the next one; and
+ * the memory of a freed object closes the windows on it (cover_forget()),
+ * so that the next object the allocator puts at that address is a new
+ * one to the coverage. Addresses then only decide where entries lie.
  */
 #ifndef RT_CORE_COVER_H
 #define RT_CORE_COVER_H
@@ -97,6 +101,7 @@ void __cover_lock(const void *lock, int cls, int op, const char *file, int line)
 void __cover_op(const char *op);
 void __cover_lock_intent(const void *lock, int cls);
 void __cover_lock_busy(int op, const char *file, int line);
+void __cover_forget(const void *obj);
 
 /**
  * cover_yield() - a yield point named @name reached on @obj of @kind
@@ -148,12 +153,28 @@ static inline void cover_op(const char *op)
 		__cover_op(op);
 }
 
+/**
+ * cover_forget() - the memory of an object at @obj goes back to the allocator
+ * @obj: the object's address (what its sites pass), of any kind
+ *
+ * Under a deterministic schedule, closes every window still open on
+ * whatever lies at @obj; otherwise does nothing (real threads' coverage
+ * is approximate anyway). Call it before the memory is freed.
+ *
+ * Context: any; the pointer is not dereferenced.
+ */
+static inline void cover_forget(const void *obj)
+{
+	if (unlikely(__atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)))
+		__cover_forget(obj);
+}
+
 /* Clear every table and switch recording on or off. Context: no thread runs. */
 void cover_reset(bool enable);
 /*
  * The same; @exact: a deterministic schedule, which gets a window table
- * eight times larger, so that its coverage does not depend on object
- * addresses (see the top of this file).
+ * eight times larger that is exact, so that its coverage does not depend
+ * on object addresses (see the top of this file).
  */
 void cover_reset_exact(bool enable, bool exact);
 

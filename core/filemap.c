@@ -510,6 +510,8 @@ void file_extend(struct address_space *mapping, unsigned long new_size)
 /* The memory of a file nobody can reach any more. */
 static void file_free(struct address_space *mapping)
 {
+	/* libc may hand the address out again: a new file to the coverage. */
+	cover_forget(mapping);
 	free(mapping->page_tree);
 	free(mapping->backing);
 	free(mapping->shadow);

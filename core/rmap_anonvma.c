@@ -198,10 +198,12 @@ static struct anon_vma *anon_vma_alloc(void)
 static void anon_vma_free(struct anon_vma *anon_vma)
 {
 	rmap_account_anon_vma(-(long)sizeof(*anon_vma));
-	if (injected(INJECT_ANON_VMA_FREE_NOW))
+	if (injected(INJECT_ANON_VMA_FREE_NOW)) {
+		cover_forget(anon_vma);	/* libc may hand the address out again */
 		free(anon_vma);		/* seeded bug: see anon_vma_alloc() */
-	else
+	} else {
 		kmem_cache_free(anon_vma_cachep, anon_vma);
+	}
 }
 
 /*

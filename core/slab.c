@@ -25,6 +25,7 @@
 
 #include "bug.h"
 #include "compiler.h"
+#include "cover.h"
 #include "die.h"
 #include "lockdep.h"
 #include "rcu.h"
@@ -156,10 +157,12 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c)
 
 /*
  * Poisoned first (as SLAB_POISON does), so a reader that should not see
- * the memory any more reads 0x6b..., in builds without ASan too.
+ * the memory any more reads 0x6b..., in builds without ASan too. The
+ * coverage forgets the object first: libc may hand the address out again.
  */
 static void slab_libc_free(struct kmem_cache *c, struct slab_obj *hdr)
 {
+	cover_forget(hdr_to_obj(c, hdr));
 	memset(hdr, SLAB_POISON_BYTE, obj_bytes(c));
 	free(hdr);
 	stat_add(&c->total, -1);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "lockdep.h"
 #include "page_alloc.h"
 #include "perturb.h"
 #include "cover_map.h"
@@ -61,8 +62,16 @@ static void engine_sink(const struct vm_report *r, void *arg)
 	res->nr_failures++;
 	if (e->cfg->halt_signature && !strcmp(r->signature, e->cfg->halt_signature))
 		__atomic_store_n(&e->halt_found, 1, __ATOMIC_RELAXED);
-	if (e->cfg->halt_on_failure || __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED))
+	if (e->cfg->halt_on_failure || __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED)) {
+		/*
+		 * Scheduled, the reporter holds the CPU: its next decision
+		 * ends the run, not main's noticing a moment later, which
+		 * would depend on the machine's load.
+		 */
+		if (e->cfg->sched != RT_SCHED_FREE)
+			rt_sched_request_stop();
 		__atomic_store_n(&e->halt, 1, __ATOMIC_RELAXED);
+	}
 	RT_PTHREAD(pthread_mutex_unlock(&e->report_lock));
 }
 
@@ -104,9 +113,44 @@ unsigned long rt_result_failures(const struct rt_run_result *res)
 	return n;
 }
 
+/* ---- seeds ---- */
+
+/*
+ * Stream @stream of the run's seed: the operations of thread i are
+ * stream i (what every recorded seed replays), its perturbation stream
+ * nr + i, and every other thread's (main, RCU callbacks) stream 2 * nr,
+ * for nr threads in the run. A function of the seed alone: no address,
+ * no time.
+ */
+static uint64_t thread_seed(uint64_t seed, uint64_t stream)
+{
+	return seed * 0x9e3779b97f4a7c15ULL + stream * 0xbf58476d1ce4e5b9ULL + 1;
+}
+
 /* ---- perturbation ---- */
 
-static _Thread_local uint64_t perturb_rng;
+/* Runs set up so far; a thread's stream from an earlier run is stale. */
+static unsigned long perturb_run;		/* written while no thread of the run runs */
+static _Thread_local struct {
+	uint64_t rng;
+	unsigned long run;
+} perturb_tls;
+
+static void perturb_seed_thread(uint64_t stream)
+{
+	perturb_tls.rng = thread_seed(the_engine->cfg->seed, stream);
+	perturb_tls.run = __atomic_load_n(&perturb_run, __ATOMIC_RELAXED);
+}
+
+/* This thread's perturbation PRNG; a thread the engine did not start draws stream 2 * nr. */
+static uint64_t *perturb_rng(void)
+{
+	const struct rt_run_config *cfg = the_engine->cfg;
+
+	if (perturb_tls.run != __atomic_load_n(&perturb_run, __ATOMIC_RELAXED))
+		perturb_seed_thread(2 * (uint64_t)(cfg->threads + cfg->reclaim_threads));
+	return &perturb_tls.rng;
+}
 
 static bool yield_point_enabled(const bool *filter, const char *where)
 {
@@ -125,9 +169,7 @@ static void perturb_yield(const char *where)
 
 	if (!yield_point_enabled(the_engine->cfg->yield_filter, where))
 		return;
-	if (!perturb_rng)
-		perturb_rng = the_engine->cfg->seed ^ (uint64_t)(uintptr_t)&perturb_rng;
-	r = wl_rand(&perturb_rng) % 64;
+	r = wl_rand(perturb_rng()) % 64;
 	if (r < (uint64_t)(4 * level))
 		sched_yield();
 	else if (r < (uint64_t)(5 * level))
@@ -137,10 +179,8 @@ static void perturb_yield(const char *where)
 static void perturb_long_hold(int cls)
 {
 	(void)cls;
-	if (!perturb_rng)
-		perturb_rng = the_engine->cfg->seed ^ (uint64_t)(uintptr_t)&perturb_rng;
 	/* locktorture's long_hold: now and then, hold on for a while. */
-	if (wl_rand(&perturb_rng) % 256 == 0)
+	if (wl_rand(perturb_rng()) % 256 == 0)
 		nanosleep(&(struct timespec){ 0, 200000L }, NULL);
 }
 
@@ -238,6 +278,7 @@ static void *worker_main(void *arg)
 
 	snprintf(name, sizeof(name), "cpu-%d", t->idx);
 	rt_task_attach(name);
+	perturb_seed_thread((uint64_t)(e->nr_threads + slot));
 	if (e->cfg->sched != RT_SCHED_FREE)
 		rt_sched_enter(slot);
 	if (e->cfg->test_hang && t->idx == 0)
@@ -295,6 +336,7 @@ static void *reclaim_main(void *arg)
 
 	snprintf(name, sizeof(name), "kswapd-%d", t->idx);
 	rt_task_attach(name);
+	perturb_seed_thread((uint64_t)(e->nr_threads + (t - e->ts)));
 	if (e->cfg->sched != RT_SCHED_FREE)
 		rt_sched_enter((int)(t - e->ts));
 	while (!run_stopped(e)) {
@@ -359,6 +401,9 @@ int engine_setup(struct engine *e)
 	const struct rt_run_config *cfg = e->cfg;
 
 	the_engine = e;
+	/* Every thread's perturbation stream is stale: this run's seed now. */
+	__atomic_store_n(&perturb_run, __atomic_load_n(&perturb_run, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 	if (rmap_select(cfg->mode))
 		return 3;
 	if (mem_init(cfg->params.pages))
@@ -369,6 +414,8 @@ int engine_setup(struct engine *e)
 	}
 	zone_set_low_hook(&contig_zone, low_hook, e);
 	lock_stats_reset();
+	/* Each run learns the lock order afresh, as in a process of its own. */
+	lockdep_reset_graph();
 	rmap_fallback_reset();
 	reclaim_stats_reset();
 	rmap_bytes_reset_peak();
@@ -416,8 +463,7 @@ double engine_start_threads(struct engine *e)
 		t->e = e;
 		t->reclaim = i >= cfg->threads;
 		t->idx = t->reclaim ? i - cfg->threads : i;
-		/* Every thread's stream derives from the seed alone. */
-		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL + 1;
+		t->rng = thread_seed(cfg->seed, (uint64_t)i);
 	}
 	if (cfg->sched != RT_SCHED_FREE) {
 		struct rt_sched_config sc = {

@@ -5,7 +5,11 @@
  * pairs: two CPUs, scripted step by step with a barrier, register a known
  * pair on one object and none on two objects; the window closes at the
  * first CPU's next site on the object and at the end of its operation;
- * emulated locks stand for their object. merge: records merged (as the
+ * emulated locks stand for their object. exact: under a deterministic
+ * schedule, where objects lie does not show: a freed object's memory
+ * closes the windows on it (the next object there is new), and more
+ * CPUs' windows on one object than a bucket has ways are all kept.
+ * merge: records merged (as the
  * ci gate and `coverage` do) keep every pair and sum the counts.
  * window: a planted window of two instructions between two test sites is
  * reached by --sched cover within a budget of operations in which real
@@ -27,6 +31,7 @@
 #include "perturb.h"
 #include "rt_check.h"
 #include "rt_sched.h"
+#include "slab.h"
 #include "spinlock.h"
 #include "task.h"
 
@@ -55,6 +60,7 @@ struct script {
 	void (*step[8])(void *obj_a, void *obj_b);
 	int nr;
 	void *obj_a, *obj_b;
+	bool exact;		/* the table of a deterministic schedule */
 };
 
 static int obj1, obj2;
@@ -96,7 +102,7 @@ static void run_script(struct script *s)
 
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	cover_reset(true);
+	cover_reset_exact(true, s->exact);
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, script_thread, &a[i]), 0);
 	for (int i = 0; i < 2; i++)
@@ -248,6 +254,105 @@ START_TEST(test_lock_stands_for_its_object)
 				}
 	ck_assert_int_eq(n, 2);
 	ck_assert_uint_eq(cover_distinct(), 2);
+}
+END_TEST
+
+/* ---- exact ---- */
+
+/*
+ * An object of a slab cache, x's window open on it; y frees it (as
+ * liburcu's thread frees an mm, whenever the load lets it run): y's site
+ * at that address, where the allocator may put the next object, is on a
+ * new object. Without the free it is the same object, and the pair counts.
+ */
+static struct kmem_cache *exact_cache;
+static void *exact_obj;
+
+static void x_open_slab_obj(void *o, void *p)
+{
+	(void)o;
+	(void)p;
+	rt_task_set_op("op_x");
+	exact_obj = kmem_cache_alloc(exact_cache, GFP_KERNEL);
+	cover_yield("test:A", exact_obj, COVER_TEST);
+}
+
+static void y_free_slab_obj(void *o, void *p)
+{
+	(void)o;
+	(void)p;
+	kmem_cache_free(exact_cache, exact_obj);
+}
+
+static void y_b_on_slab_addr(void *o, void *p)
+{
+	(void)o;
+	(void)p;
+	rt_task_set_op("op_y");
+	/* The address only: the site does not read the object. */
+	cover_yield("test:B", exact_obj, COVER_TEST);
+	rt_task_set_op(NULL);
+}
+
+START_TEST(test_exact_freed_object_is_forgotten)
+{
+	struct script freed = { .step = { x_open_slab_obj, y_free_slab_obj, nop, y_b_on_slab_addr,
+					  x_end }, .nr = 5, .exact = true };
+	struct script live = { .step = { x_open_slab_obj, y_b_on_slab_addr, x_end }, .nr = 3,
+			       .exact = true };
+
+	exact_cache = kmem_cache_create("test_cover_exact", 64, 0, NULL);
+	run_script(&freed);
+	ck_assert_int_ge(site_id("test:B"), 0);
+	ck_assert(!covered("test:A", "test:B"));
+	run_script(&live);
+	ck_assert(covered("test:A", "test:B"));
+	kmem_cache_free(exact_cache, exact_obj);
+	kmem_cache_destroy(exact_cache);
+	cover_reset(false);
+}
+END_TEST
+
+/*
+ * CPUs 0..N-1 (scheduler slots, played by this thread in turn) open a
+ * window on one object, each pairing with those before it; CPU N pairs
+ * with all N. N is more than a bucket's ways: the table of real threads
+ * overwrites open windows (the control), a deterministic schedule's
+ * keeps every one.
+ */
+#define EXACT_CPUS	11
+
+static void open_windows_on_one_object(bool exact, struct cover_stats *st)
+{
+	struct task_struct *t = current;
+
+	cover_reset_exact(true, exact);
+	for (int cpu = 0; cpu <= EXACT_CPUS; cpu++) {
+		t->sched_slot = cpu;
+		rt_task_set_op(cpu < EXACT_CPUS ? "op_x" : "op_y");
+		cover_yield(cpu < EXACT_CPUS ? "test:A" : "test:B", &obj1, COVER_TEST);
+	}
+	for (int cpu = 0; cpu <= EXACT_CPUS; cpu++) {
+		t->sched_slot = cpu;
+		rt_task_set_op(NULL);
+	}
+	t->sched_slot = -1;
+	cover_get_stats(st);
+	cover_reset(false);
+}
+
+START_TEST(test_exact_keeps_every_open_window)
+{
+	struct cover_stats st;
+
+	open_windows_on_one_object(false, &st);
+	ck_assert_uint_gt(st.evicted_open, 0);
+	ck_assert_uint_lt(st.hits, EXACT_CPUS * (EXACT_CPUS - 1) / 2 + EXACT_CPUS);
+	open_windows_on_one_object(true, &st);
+	ck_assert_uint_eq(st.evicted_open, 0);
+	/* A|A: 0 + 1 + ... + (N-1); A|B: N. */
+	ck_assert_uint_eq(st.hits, EXACT_CPUS * (EXACT_CPUS - 1) / 2 + EXACT_CPUS);
+	ck_assert_uint_eq(st.distinct, 2);
 }
 END_TEST
 
@@ -423,6 +528,10 @@ int main(void)
 	tcase_add_test(tc, test_op_end_closes_the_window);
 	tcase_add_test(tc, test_lock_stands_for_its_object);
 	tcase_add_test(tc, test_merge_keeps_every_pair);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exact");
+	tcase_add_test(tc, test_exact_freed_object_is_forgotten);
+	tcase_add_test(tc, test_exact_keeps_every_open_window);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("window");
 	tcase_set_timeout(tc, 120);
