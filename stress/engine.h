@@ -36,6 +36,8 @@ struct rt_run_config {
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
 	bool halt_on_failure;		/* end the run at the first report */
+	uint32_t until_fallbacks;	/* by enum rmap_fallback_site: end the run once
+					 * each of these fired (--seconds still bounds it) */
 	/* Deterministic schedules (sched.h); kind RT_SCHED_FREE: real threads. */
 	enum rt_sched_kind sched;
 	int pct_depth;
