@@ -42,6 +42,8 @@ struct rt_run_config {
 	 * for is found). NULL: none.
 	 */
 	const char *halt_signature;
+	uint32_t until_fallbacks;	/* by enum rmap_fallback_site: end the run once
+					 * each of these fired (--seconds still bounds it) */
 	/* Deterministic schedules (sched.h); kind RT_SCHED_FREE: real threads. */
 	enum rt_sched_kind sched;
 	int pct_depth;

@@ -322,7 +322,16 @@ static bool audit_due(struct engine *e, struct watch *w, double t)
 	return true;
 }
 
-/* Is the run over: its bound reached, interrupted, halted, oopsed? */
+/* Has every trylock fallback site of --until-fallbacks fired? */
+static bool fallbacks_fired(uint32_t sites)
+{
+	for (int s = 0; s < FB_NR_SITES; s++)
+		if ((sites & (1u << s)) && !rmap_fallback_count((enum rmap_fallback_site)s))
+			return false;
+	return true;
+}
+
+/* Is the run over: its bound reached, its sites fired, interrupted, halted, oopsed? */
 static bool run_over(struct engine *e, double start, double t)
 {
 	const struct rt_run_config *cfg = e->cfg;
@@ -335,6 +344,8 @@ static bool run_over(struct engine *e, double start, double t)
 	if (cfg->seconds > 0 && cfg->sched != RT_SCHED_VTIME && t - start >= cfg->seconds)
 		return true;
 	if (cfg->ops && !__atomic_load_n(&e->ops_left, __ATOMIC_RELAXED))
+		return true;
+	if (cfg->until_fallbacks && fallbacks_fired(cfg->until_fallbacks))
 		return true;
 	if (cfg->sched != RT_SCHED_FREE && rt_sched_stopped())
 		return true;

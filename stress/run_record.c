@@ -108,6 +108,17 @@ static void bound_args(json_t *args, const struct rt_run_config *c, unsigned lon
 	}
 	if (c->ops)
 		args_opt(args, "--ops", "%lu", c->ops);
+	if (c->until_fallbacks) {
+		char l[1024];
+		int n = 0;
+
+		l[0] = '\0';
+		for (int s = 0; s < FB_NR_SITES; s++)
+			if (c->until_fallbacks & (1u << s))
+				n = name_list_add(l, sizeof(l), n,
+						  rmap_fallback_name((enum rmap_fallback_site)s));
+		args_opt(args, "--until-fallbacks", "%s", l);
+	}
 	if (sched_steps)
 		args_opt(args, "--sched-steps", "%lu", sched_steps);
 	else if (c->seconds > 0)

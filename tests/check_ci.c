@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * The `ci` gate. The "plan" case is quick (no runs: --dry-run): bad
- * options exit 2 with one line naming the option; --shard I/N over every
- * N up to 4 covers each configuration exactly once; the budget-limited
+ * options exit 2 with one line naming the option (a budget that cannot
+ * pay for the site runs, naming the smallest that can); --shard I/N over
+ * every N up to 4 covers each configuration exactly once; the budget-limited
  * selection is a deterministic function of the seed, names every skipped
  * configuration, and rotates with the seed. The "runs" case runs real
  * gates in this build: a tiny gate passes and its JUnit file has the
  * schema's required elements and one testcase per configuration and per
- * trylock fallback site; a seeded bug (reclaim-lock-ptl) fails its
+ * trylock fallback site; the smallest unrestricted gate fires every site,
+ * its site runs first; a seeded bug (reclaim-lock-ptl) fails its
  * configuration with a <failure> that carries the artifact path and the
  * reproduce command, exit 1; Ctrl-C exits 130 and still writes the JUnit
  * file. meson runs them as "ci-plan" (unit) and "ci" (stress).
@@ -15,7 +17,8 @@
  * ci-merge: the stored shards of a tiny gate (tests/data/ci-shards) merge
  * into one verdict, summary, JUnit file and JSON record, a failure in one
  * shard failing the whole; a shard missing, given twice, of another gate
- * or not a shard at all is refused with one line and exit 2 ("plan"). A
+ * or not a shard at all is refused with one line and exit 2, and a site
+ * that never fired in a judged gate fails it ("plan"). A
  * real gate run in two shards merges to the verdict the same gate gives
  * unsharded, with its coverage judged over both ("runs").
  */
@@ -45,6 +48,7 @@ static char out[1 << 20];
  * Check's TAP messages must stay on one line.
  */
 static char *slurp(const char *path);
+static int count(const char *s, const char *needle);
 
 #define ck_assert_out(cond, ...) do {					\
 	if (!(cond))							\
@@ -96,8 +100,49 @@ START_TEST(test_ci_bad_options_exit_2)
 	BAD("--json", "--budget", "10", "--json", "/nonexistent-dir/ci.json");
 	BAD("--bogus", "--budget", "10", "--bogus");
 	BAD("extra", "--budget", "10", "extra");
-	expect_usage_error((const char *const[]){ "ci", "--budget", "10", "--builds", "plain",
+	expect_usage_error((const char *const[]){ "ci", "--budget", "1000", "--builds", "plain",
 						  "--out", rt_cli_binary(), NULL }, "--out");
+}
+END_TEST
+
+#define MIN_NEEDLE "the smallest budget that can is "
+
+/* `ci ARGS` refused for its budget: the smallest budget its message names. */
+static int refused_budget(const char *const *args)
+{
+	const char *p;
+
+	expect_usage_error(args, MIN_NEEDLE);
+	p = strstr(out, MIN_NEEDLE);
+	return atoi(p + strlen(MIN_NEEDLE));
+}
+
+/*
+ * A budget that cannot pay for the runs that fire every trylock fallback
+ * site is refused, run or --dry-run, with one line naming the smallest
+ * budget that can; that one is accepted, and its plan says every site is
+ * expected to fire, with its site runs. A restricted gate needs none.
+ */
+START_TEST(test_ci_budget_too_small_is_refused)
+{
+	char less[32], min[32];
+	int m = refused_budget((const char *const[]){ "ci", "--budget", "10", "--builds",
+						      "plain,tsan", "--seed", "42", NULL });
+
+	ck_assert_int_gt(m, 10);
+	snprintf(less, sizeof(less), "%d", m - 1);
+	snprintf(min, sizeof(min), "%d", m);
+	ck_assert_int_eq(refused_budget((const char *const[]){ "ci", "--dry-run", "--budget", less,
+							       "--builds", "plain,tsan", NULL }), m);
+	ck_assert_int_eq(rt_cli_run((const char *const[]){ "ci", "--dry-run", "--budget", min,
+							   "--builds", "plain,tsan", NULL },
+				    out, sizeof(out)), 0);
+	ck_assert_out(strstr(out, "every site is expected to fire"), "no word on the sites");
+	ck_assert_int_eq(count(out, "site-run (first"), 4);
+	ck_assert_int_eq(rt_cli_run((const char *const[]){ "ci", "--dry-run", "--budget", "10",
+							   "--builds", "plain", "--scenarios",
+							   "mixed32", NULL }, out, sizeof(out)), 0);
+	ck_assert_out(strstr(out, "fallback sites: not judged"), "restricted gate's word");
 }
 END_TEST
 
@@ -465,18 +510,24 @@ START_TEST(test_ci_tiny_gate_passes)
 END_TEST
 
 /*
- * An unrestricted gate judges coverage: in a few seconds most fallback
- * sites cannot fire, and each that did not is a failing testcase.
+ * An unrestricted gate judges coverage, and at the smallest budget it
+ * accepts its site runs go first and every site fires (each site run ends
+ * when its sites fired, within a bound several times what they take on a
+ * loaded 2-core machine). A site that never fired failing the gate is
+ * test_ci_merge_judges_sites.
  */
 START_TEST(test_ci_coverage_is_judged)
 {
-	char dir[] = "/tmp/rt-ci-cov-XXXXXX", junit[4200], json[4200], outdir[4200];
-	const char *args[] = { "ci", "--budget", "6", "--builds", RT_BUILD_KIND, "--seed", "1",
+	char dir[] = "/tmp/rt-ci-cov-XXXXXX", junit[4200], json[4200], outdir[4200], budget[32];
+	const char *args[] = { "ci", "--budget", budget, "--builds", RT_BUILD_KIND, "--seed", "1",
 			       "--junit", junit, "--json", json, "--out", outdir, NULL };
 	json_t *rec, *never;
+	const char *first;
 	char *xml;
 	int rc;
 
+	snprintf(budget, sizeof(budget), "%d", refused_budget((const char *const[]){
+		"ci", "--budget", "1", "--builds", RT_BUILD_KIND, NULL }));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
 	snprintf(json, sizeof(json), "%s/ci.json", dir);
@@ -486,10 +537,21 @@ START_TEST(test_ci_coverage_is_judged)
 	ck_assert_ptr_nonnull(rec);
 	ck_assert(json_is_true(json_object_get(json_object_get(rec, "coverage"), "judged")));
 	never = json_object_get(json_object_get(rec, "coverage"), "never_fired");
-	ck_assert_out(json_array_size(never) > 0, "every site fired in 6 s?");
-	ck_assert_out(rc == 1 && strstr(out, "END: FAILURE"), "exit %d", rc);
+	ck_assert_out(json_array_size(never) == 0, "%zu sites never fired at %s s",
+		      json_array_size(never), budget);
+	/* The four site runs are the first four lines, each with its sites fired. */
+	first = strstr(out, "ci [  1/");
+	ck_assert_ptr_nonnull(first);
+	for (int k = 0; k < 4; k++) {
+		const char *eol = strchr(first, '\n');
+		const char *fired = strstr(first, "  sites fired at ");
+
+		ck_assert_out(eol && fired && fired < eol, "line %d is not a site run", k + 1);
+		first = eol + 1;
+	}
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "exit %d", rc);
 	xml = slurp(junit);
-	ck_assert_int_ge(count(xml, "<failure"), (int)json_array_size(never));
+	ck_assert_int_eq(count(xml, "<failure"), 0);
 	free(xml);
 	json_decref(rec);
 	rt_remove_tree(dir);
@@ -686,6 +748,44 @@ START_TEST(test_ci_merge_stored_shards)
 }
 END_TEST
 
+/*
+ * A site that never fired in a judged gate fails it: the stored shards,
+ * marked unrestricted, judged by ci-merge (a real gate's site runs fire
+ * every site: test_ci_coverage_is_judged).
+ */
+START_TEST(test_ci_merge_judges_sites)
+{
+	char dir[] = "/tmp/rt-ci-merge-sites-XXXXXX", junit[4200], p1[4200], p2[4200];
+	const char *args[] = { "ci-merge", "--junit", junit, p1, p2, NULL };
+	const char *paths[2] = { SHARDS "/shard-1-of-2.json", SHARDS "/shard-2-of-2.json" };
+	char *bufs[2] = { p1, p2 }, *xml;
+	const char *end;
+	int rc, never = 0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	for (int i = 0; i < 2; i++) {
+		json_t *rec = json_load_file(paths[i], 0, NULL);
+		char name[32];
+
+		ck_assert_ptr_nonnull(rec);
+		json_object_set_new(json_object_get(rec, "gate"), "filtered", json_false());
+		snprintf(name, sizeof(name), "shard-%d.json", i + 1);
+		write_copy(rec, dir, name, bufs[i], sizeof(p1));
+		json_decref(rec);
+	}
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1 && strstr(out, "coverage FAILED: "), "exit %d", rc);
+	end = strstr(out, "END: FAILURE (0 failed, 0 errors, ");
+	ck_assert_out(end && sscanf(end, "END: FAILURE (0 failed, 0 errors, %d fallback sites never"
+				    " fired)", &never) == 1 && never > 0, "END line");
+	xml = slurp(junit);
+	ck_assert_int_eq(count(xml, "never fired in the whole gate"), never);
+	free(xml);
+	rt_remove_tree(dir);
+}
+END_TEST
+
 START_TEST(test_ci_merge_refuses_bad_shards)
 {
 	char dir[] = "/tmp/rt-ci-merge-bad-XXXXXX", seed[4200], rev[4200], n3[4200], junk[4200];
@@ -743,23 +843,31 @@ static int gate_json(const char *const *extra, const char *json, json_t **rec)
 
 /*
  * The whole gate (every scenario, design and schedule of this build), in
- * two shards and unsharded: the merge judges the coverage the shards
- * could not, and gives the unsharded gate's verdict. In a few seconds
- * some fallback sites cannot fire, so both fail on coverage.
+ * two shards and unsharded, each at the smallest budget it accepts (the
+ * shards' the larger of theirs: a gate's shards share one budget): the
+ * merge judges the coverage the shards could not, and gives the unsharded
+ * gate's verdict.
  */
 START_TEST(test_ci_merge_equals_unsharded)
 {
 	char dir[] = "/tmp/rt-ci-shards-XXXXXX", o1[4200], o2[4200], oa[4200];
-	char j1[4200], j2[4200], ja[4200], jm[4200], end_all[256], *e;
-	const char *s1[] = { "--budget", "3", "--builds", RT_BUILD_KIND, "--seed", "1",
+	char j1[4200], j2[4200], ja[4200], jm[4200], end_all[256], *e, bs[32], ba[32];
+	const char *s1[] = { "--budget", bs, "--builds", RT_BUILD_KIND, "--seed", "1",
 			     "--shard", "1/2", "--out", o1, NULL };
-	const char *s2[] = { "--budget", "3", "--builds", RT_BUILD_KIND, "--seed", "1",
+	const char *s2[] = { "--budget", bs, "--builds", RT_BUILD_KIND, "--seed", "1",
 			     "--shard", "2/2", "--out", o2, NULL };
-	const char *whole[] = { "--budget", "6", "--builds", RT_BUILD_KIND, "--seed", "1",
+	const char *whole[] = { "--budget", ba, "--builds", RT_BUILD_KIND, "--seed", "1",
 				"--out", oa, NULL };
 	json_t *r1, *r2, *ra, *rm;
-	int rc_all, rc;
+	int rc_all, rc, m1, m2;
 
+	m1 = refused_budget((const char *const[]){ "ci", "--budget", "1", "--builds",
+						   RT_BUILD_KIND, "--shard", "1/2", NULL });
+	m2 = refused_budget((const char *const[]){ "ci", "--budget", "1", "--builds",
+						   RT_BUILD_KIND, "--shard", "2/2", NULL });
+	snprintf(bs, sizeof(bs), "%d", m1 > m2 ? m1 : m2);
+	snprintf(ba, sizeof(ba), "%d", refused_budget((const char *const[]){
+		"ci", "--budget", "1", "--builds", RT_BUILD_KIND, NULL }));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(o1, sizeof(o1), "%s/o1", dir);
 	snprintf(o2, sizeof(o2), "%s/o2", dir);
@@ -805,10 +913,12 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, rt_tmo(120));
 	tcase_add_test(tc, test_ci_bad_options_exit_2);
 	tcase_add_test(tc, test_ci_help);
+	tcase_add_test(tc, test_ci_budget_too_small_is_refused);
 	tcase_add_test(tc, test_ci_junit_writer_escapes);
 	tcase_add_test(tc, test_ci_shards_cover_every_configuration_once);
 	tcase_add_test(tc, test_ci_short_budget_selects_by_seed);
 	tcase_add_test(tc, test_ci_merge_stored_shards);
+	tcase_add_test(tc, test_ci_merge_judges_sites);
 	tcase_add_test(tc, test_ci_merge_refuses_bad_shards);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("runs");

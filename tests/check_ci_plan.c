@@ -5,8 +5,9 @@
  * budget split between the builds (a build that cannot pay for one
  * configuration giving its share to the others, the dearest first), the
  * seeded window of configurations a short budget runs (the free ones
- * first when they all fit), and the run time
- * each child gets from the clock. `ci --dry-run` through the binary is
+ * first when they all fit), the site runs (every trylock fallback site in
+ * one, run first) and the smallest budget that pays for them, and the run
+ * time each child gets from the clock. `ci --dry-run` through the binary is
  * tests/check_ci.c's "plan" case.
  */
 #include <math.h>
@@ -20,9 +21,9 @@
 #define B_TSAN	1
 #define B_ASAN	2
 
-/* A gate over every scenario, built design and free+pct, the builds in @builds (bit mask). */
-static struct ci_gate *gate_new(double budget, unsigned builds, uint64_t seed, int shard_i,
-				int shard_n)
+/* The options of a gate over every scenario, built design and free+pct, the builds in @builds. */
+static struct ci_gate *gate_opts(double budget, unsigned builds, uint64_t seed, int shard_i,
+				 int shard_n)
 {
 	struct ci_gate *g = calloc(1, sizeof(*g));
 	struct ci_opts *o = &g->o;
@@ -42,6 +43,15 @@ static struct ci_gate *gate_new(double budget, unsigned builds, uint64_t seed, i
 			o->modes[o->nr_modes++] = (enum rmap_mode)m;
 	o->scheds[o->nr_scheds++] = RT_SCHED_FREE;
 	o->scheds[o->nr_scheds++] = RT_SCHED_PCT;
+	return g;
+}
+
+/* That gate, its configurations made and planned. */
+static struct ci_gate *gate_new(double budget, unsigned builds, uint64_t seed, int shard_i,
+				int shard_n)
+{
+	struct ci_gate *g = gate_opts(budget, builds, seed, shard_i, shard_n);
+
 	ci_make_configs(g);
 	ci_plan(g);
 	return g;
@@ -272,20 +282,183 @@ START_TEST(test_ci_plan_child_seconds)
 	double oh = ci_builds[B_PLAIN].overhead_s;
 
 	/* 20 s left for 4 children: 5 s each less the overhead, in tenths. */
-	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4), floor((5 - oh) * 10) / 10,
-				1e-9);
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4, false),
+				floor((5 - oh) * 10) / 10, 1e-9);
+	/* A site run gets at least its bound, the others at least the minimum. */
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 8, true),
+				ci_builds[B_PLAIN].site_s, 1e-9);
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 8, false),
+				floor((20.0 / 8 - oh) * 10) / 10, 1e-9);
 	/* Too little left: the minimum, if it still ends within a quarter past the deadline. */
-	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 101.6, false, 1),
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 101.6, false, 1, false),
 				ci_builds[B_PLAIN].min_s, 1e-9);
-	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 100.5, false, 1), 0);
+	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 100.5, false, 1, false), 0);
 	/* The last build ends at the gate's deadline, no quarter past it. */
-	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 101.6, true, 1), 0);
+	ck_assert_double_lt(ci_child_seconds(g, B_PLAIN, 100, 101.6, true, 1, false), 0);
 	/* A measured overhead replaces the guess. */
 	g->overhead_sum[B_PLAIN] = 6;
 	g->overhead_n[B_PLAIN] = 2;
 	ck_assert_double_eq_tol(ci_overhead_est(g, B_PLAIN), 3, 1e-9);
-	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4), 2, 1e-9);
+	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 4, false), 2, 1e-9);
 	gate_free(g);
+}
+END_TEST
+
+/*
+ * Every trylock fallback site belongs to exactly one site run, a free
+ * configuration of the first build asked for; a restricted gate, which
+ * judges no coverage, has none.
+ */
+START_TEST(test_ci_plan_site_runs_cover_every_site)
+{
+	static const unsigned masks[] = { 7, 6, 4 };
+	uint32_t all = 0;
+	struct ci_gate *g;
+
+	for (int i = 0; i < CI_NR_SITE_RUNS; i++) {
+		ck_assert_msg(wl_find(ci_site_runs[i].scenario), "no scenario %s",
+			      ci_site_runs[i].scenario);
+		ck_assert_int_eq(rmap_select(ci_site_runs[i].mode), 0);
+		ck_assert_uint_ne(ci_site_runs[i].sites, 0);
+		ck_assert_msg(!(all & ci_site_runs[i].sites), "site run %d repeats a site", i);
+		all |= ci_site_runs[i].sites;
+	}
+	ck_assert_uint_eq(all, (1u << FB_NR_SITES) - 1);
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		uint32_t got = 0;
+
+		g = gate_new(1e6, masks[m], 1, 1, 1);
+		ck_assert_int_eq(g->site_build, __builtin_ctz(masks[m]));
+		ck_assert_int_eq(g->nr_sites, CI_NR_SITE_RUNS);
+		for (int i = 0; i < g->nr_cfgs; i++) {
+			const struct ci_config *c = &g->cfgs[i];
+
+			if (!c->sites)
+				continue;
+			ck_assert_int_eq(c->build, g->site_build);
+			ck_assert_int_eq(c->sched, RT_SCHED_FREE);
+			ck_assert(!(got & c->sites));
+			got |= c->sites;
+		}
+		ck_assert_uint_eq(got, all);
+		gate_free(g);
+	}
+	g = gate_opts(1, 7, 1, 1, 1);
+	g->o.filtered = true;
+	ci_make_configs(g);
+	ci_plan(g);
+	ck_assert_int_eq(g->site_build, -1);
+	ck_assert_int_eq(g->nr_sites, 0);
+	ck_assert(g->sites_paid);
+	ck_assert_int_eq(ci_plan_min_budget(g), 0);
+	gate_free(g);
+}
+END_TEST
+
+/*
+ * The issue's short gate (60 s, plain and tsan) pays for its site runs,
+ * whatever the seed: every one is selected at its bound at least and runs
+ * before any other configuration of its build; the window is over the rest.
+ */
+START_TEST(test_ci_plan_site_runs_first)
+{
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		struct ci_gate *g = gate_new(60, (1u << B_PLAIN) | (1u << B_TSAN), seed, 1, 1);
+		int *order = calloc((size_t)g->nr_cfgs, sizeof(int));
+		int n = ci_plan_order(g, B_PLAIN, order), prev = -1;
+		uint32_t got = 0;
+
+		ck_assert(g->sites_paid);
+		ck_assert_int_eq(n, g->nr_selected[B_PLAIN]);
+		ck_assert_int_gt(n, CI_NR_SITE_RUNS);
+		for (int k = 0; k < n; k++) {
+			const struct ci_config *c = &g->cfgs[order[k]];
+
+			ck_assert(c->selected);
+			if (k < CI_NR_SITE_RUNS) {
+				ck_assert_msg(c->sites, "seed %llu: #%d runs before a site run",
+					      (unsigned long long)seed, c->index);
+				ck_assert_double_ge(c->seconds, ci_builds[B_PLAIN].site_s);
+				got |= c->sites;
+			} else {
+				ck_assert(!c->sites);
+				ck_assert_int_gt(c->index, prev);
+				prev = c->index;
+			}
+		}
+		ck_assert_uint_eq(got, (1u << FB_NR_SITES) - 1);
+		/* tsan has none: its order is its selection in index order. */
+		n = ci_plan_order(g, B_TSAN, order);
+		ck_assert_int_eq(n, g->nr_selected[B_TSAN]);
+		for (int k = 0; k < n; k++)
+			ck_assert(!g->cfgs[order[k]].sites && (!k || order[k] > order[k - 1]));
+		free(order);
+		gate_free(g);
+	}
+}
+END_TEST
+
+/* Re-plan @g at @budget. Return: it pays for its site runs (each selected at its bound). */
+static bool pays_at(struct ci_gate *g, double budget)
+{
+	g->o.budget = budget;
+	ci_plan(g);
+	for (int i = 0; g->sites_paid && i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+
+		if (c->sites)
+			ck_assert_msg(c->selected && c->seconds >= ci_builds[c->build].site_s - 1e-9,
+				      "budget %g: site run #%d not planned at its bound", budget,
+				      c->index);
+	}
+	return g->sites_paid;
+}
+
+/*
+ * The smallest budget the CLI accepts is the planner's: below it the site
+ * build's share cannot pay each site run its bound (a budget just under
+ * it is refused), from it on every budget can. For every set of builds,
+ * and each shard of a sharded gate needs only its own site runs.
+ */
+START_TEST(test_ci_plan_min_budget_pays_the_site_runs)
+{
+	static const unsigned masks[] = { 1, 3, 5, 7, 2, 6, 4 };
+	int whole = 0, shards[2];
+
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		struct ci_gate *g = gate_new(1, masks[m], 1, 1, 1);
+		int min = ci_plan_min_budget(g);
+		bool refused = false;
+
+		ck_assert(!g->sites_paid);
+		ck_assert_int_gt(min, 1);
+		for (int tenths = (min - 1) * 10; tenths < min * 10; tenths++)
+			refused |= !pays_at(g, tenths / 10.0);
+		ck_assert_msg(refused, "builds %#x: every budget from %d - 1 pays", masks[m], min);
+		for (int tenths = min * 10; tenths <= 3000 * 10; tenths += 7)
+			ck_assert_msg(pays_at(g, tenths / 10.0), "builds %#x: %.1f s (from %d) refused",
+				      masks[m], tenths / 10.0, min);
+		if (masks[m] == 7)
+			whole = min;
+		gate_free(g);
+	}
+	/* plain alone: the usable budget (less 1 s) pays four site costs. */
+	{
+		struct ci_gate *g = gate_new(1, 1u << B_PLAIN, 1, 1, 1);
+
+		ck_assert_int_eq(ci_plan_min_budget(g),
+				 (int)ceil(CI_NR_SITE_RUNS * ci_site_cost(B_PLAIN) + 1));
+		gate_free(g);
+	}
+	for (int i = 1; i <= 2; i++) {
+		struct ci_gate *g = gate_new(1, 7, 1, i, 2);
+
+		shards[i - 1] = g->nr_sites;
+		ck_assert_int_lt(ci_plan_min_budget(g), whole);
+		ck_assert(pays_at(g, ci_plan_min_budget(g)));
+		gate_free(g);
+	}
+	ck_assert_int_eq(shards[0] + shards[1], CI_NR_SITE_RUNS);
 }
 END_TEST
 
@@ -313,6 +486,9 @@ int main(void)
 	tcase_add_test(tc, test_ci_plan_free_configurations_first);
 	tcase_add_test(tc, test_ci_plan_poor_builds_give_their_share);
 	tcase_add_test(tc, test_ci_plan_child_seconds);
+	tcase_add_test(tc, test_ci_plan_site_runs_cover_every_site);
+	tcase_add_test(tc, test_ci_plan_site_runs_first);
+	tcase_add_test(tc, test_ci_plan_min_budget_pays_the_site_runs);
 	tcase_add_test(tc, test_ci_plan_names);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);

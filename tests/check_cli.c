@@ -8,7 +8,7 @@
  * root's whatever the build directory; --out creates missing parents;
  * Ctrl-C ends a run as interrupted, not passed (exit 130, its summary and
  * record say so); without --out a failure's artifact is kept in a
- * directory it names.
+ * directory it names; --until-fallbacks ends a run once its sites fired.
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -84,6 +84,7 @@ START_TEST(test_cli_bad_run_options)
 	    "mremap=0,fork=0,exec=0,exit=0,truncate=0,remap_file_pages=0,expand_stack=0");
 	BAD("--procs", "run", "--procs", "0");
 	BAD("--build", "run", "--build", "msan");
+	BAD("--until-fallbacks", "run", "--until-fallbacks", "shrink_list:PG_chainlock");
 	BAD("--bugs", "matrix", "--bugs", "no-such-bug");
 	BAD("unexpected argument", "matrix", "extra");
 	BAD("unexpected argument", "list", "--bugs", "extra");
@@ -140,6 +141,35 @@ START_TEST(test_cli_run_json_record)
 	json_decref(rec);
 	ck_assert_ptr_nonnull(strstr(out, "START:"));
 	ck_assert_ptr_nonnull(strstr(out, "END: SUCCESS"));
+}
+END_TEST
+
+/*
+ * --until-fallbacks ends the run once its site fired, well before its
+ * bound (the site fires thousands of times a second in this run), and
+ * the reproduce line keeps it.
+ */
+START_TEST(test_cli_until_fallbacks_ends_the_run)
+{
+	static const char site[] = "page_referenced_obj_one:page_table_lock";
+	const char *const args[] = { "run", "--scenario", "many-vmas", "--rmap", "objfile",
+				     "--threads", "8", "--seed", "3", "--seconds", "100",
+				     "--until-fallbacks", site, "--json", NULL };
+	json_t *rec;
+	char *json;
+
+	ck_assert_int_eq(rt_cli_run(args, out, sizeof(out)), 0);
+	json = strstr(out, "\n{");
+	ck_assert_msg(json != NULL, "no JSON in:\n%s", out);
+	rec = json_loads(json + 1, JSON_DISABLE_EOF_CHECK, NULL);
+	ck_assert_ptr_nonnull(rec);
+	ck_assert_int_gt(json_integer_value(json_object_get(json_object_get(rec, "trylock_fallbacks"),
+							    site)), 0);
+	ck_assert_double_lt(json_number_value(json_object_get(rec, "seconds")), 100);
+	ck_assert_msg(strstr(json_string_value(json_object_get(rec, "reproduce")),
+			     "--until-fallbacks page_referenced_obj_one:page_table_lock"),
+		      "reproduce: %s", json_string_value(json_object_get(rec, "reproduce")));
+	json_decref(rec);
 }
 END_TEST
 
@@ -510,6 +540,7 @@ int main(void)
 	tc = tcase_create("runs");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_cli_run_json_record);
+	tcase_add_test(tc, test_cli_until_fallbacks_ends_the_run);
 	tcase_add_test(tc, test_cli_hang_is_reported_with_held_lock);
 	tcase_add_test(tc, test_cli_bug_ends_the_run);
 	tcase_add_test(tc, test_cli_paths_from_any_build_dir);

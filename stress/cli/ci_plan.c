@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The merge gate's plan (ci_plan.h): the builds, the configurations in the
- * fixed order, the budget split and the windows, each child's run time.
+ * fixed order, the site runs, the budget split and the windows, the
+ * smallest budget that pays for the site runs, each child's run time.
  * Pure: no I/O, no child processes, no clock (the caller passes it).
  * The budget rule and the fixed order are stated in cmd_ci.c's header.
  */
@@ -15,13 +16,51 @@
 /*
  * The slack is the build's hang watchdog (RT_WATCHDOG_DEFAULT) and a margin, so
  * that a hang is reported by the run itself, with its holders named,
- * before the gate kills it.
+ * before the gate kills it. site_s is about three times the longest any
+ * site run (below) took to fire its sites, over 8 to 24 seeds each on a
+ * 2-core machine at load 15 to 40: plain 2.1 s, tsan (8 threads) 8.4 s,
+ * asan 2.4 s.
  */
 const struct ci_build ci_builds[CI_NR_BUILDS] = {
-	{ "plain", 0.50, 1.5, 0.5, 0, 35 },
-	{ "tsan", 0.30, 4.0, 2.5, 8, 135 },
-	{ "asan", 0.20, 2.5, 0.7, 0, 75 },
+	{ "plain", 0.50, 1.5, 0.5, 0, 35, 6.0 },
+	{ "tsan", 0.30, 4.0, 2.5, 8, 135, 20.0 },
+	{ "asan", 0.20, 2.5, 0.7, 0, 75, 8.0 },
 };
+
+#define FB(site)	(1u << (site))
+
+/*
+ * Each site goes to the free run (--perturb 2 --long-hold i_shared_sem, as
+ * ci_run.c runs them) that fired it soonest under `run --until-fallbacks`:
+ * these fire theirs in about half a second, where others take up to a
+ * minute or never (shrink_list:PG_locked in many-vmas up to 44 s;
+ * try_to_unmap_obj:i_shared_sem only in many-vmas, whose vma churn holds
+ * i_shared_sem; try_to_unmap_one in reclaim-pressure/anonvma not in 60 s).
+ */
+const struct ci_site_run ci_site_runs[CI_NR_SITE_RUNS] = {
+	{ "many-vmas", RMAP_OBJFILE,
+	  FB(FB_PAGE_REFERENCED_OBJ_ISHARED) | FB(FB_PAGE_REFERENCED_OBJ_ONE_PTL) |
+	  FB(FB_TRY_TO_UNMAP_OBJ_ISHARED) | FB(FB_TRY_TO_UNMAP_OBJ_ONE_PTL) },
+	{ "truncate-race", RMAP_MAINLINE8,
+	  FB(FB_PAGE_REFERENCED_FILE_IMMAP) | FB(FB_PAGE_REFERENCED_ONE_PTL) |
+	  FB(FB_TRY_TO_UNMAP_FILE_IMMAP) | FB(FB_TRY_TO_UNMAP_CLUSTER_PTL) },
+	{ "reclaim-pressure", RMAP_ANONVMA,
+	  FB(FB_PAGE_REFERENCED_ANON_PTL) | FB(FB_TRY_TO_UNMAP_ANON_PTL) },
+	{ "forkbomb-cow", RMAP_OBJFILE,
+	  FB(FB_SHRINK_LIST_PAGE_LOCKED) | FB(FB_TRY_TO_UNMAP_ONE_PTL) },
+};
+
+/* The sites @c must fire if it is a site run of build @site_build; else 0. */
+static uint32_t config_sites(const struct ci_config *c, int site_build)
+{
+	if (c->build != site_build || c->sched != RT_SCHED_FREE)
+		return 0;
+	for (int i = 0; i < CI_NR_SITE_RUNS; i++)
+		if (!strcmp(ci_site_runs[i].scenario, c->scenario->name) &&
+		    ci_site_runs[i].mode == c->mode)
+			return ci_site_runs[i].sites;
+	return 0;
+}
 
 double ci_overhead_est(const struct ci_gate *g, int b)
 {
@@ -82,6 +121,13 @@ void ci_make_configs(struct ci_gate *g)
 	int per_build = S * C, index = 0;
 
 	g->cfgs = rt_calloc((size_t)(per_build * CI_NR_BUILDS) + 1, sizeof(*g->cfgs));
+	/* A restricted gate judges no coverage: it needs no site runs. */
+	g->site_build = -1;
+	for (int b = 0; b < CI_NR_BUILDS && !o->filtered; b++)
+		if (o->build_on[b]) {
+			g->site_build = b;
+			break;
+		}
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
 		if (!o->build_on[b])
 			continue;
@@ -103,6 +149,8 @@ void ci_make_configs(struct ci_gate *g)
 			if (ci_builds[b].max_threads && c->threads > ci_builds[b].max_threads)
 				c->threads = ci_builds[b].max_threads;
 			c->reclaim_threads = sc->default_reclaim_threads;
+			c->sites = config_sites(c, g->site_build);
+			g->nr_sites += c->sites != 0;
 			c->state = CI_SKIPPED;
 			snprintf(c->dir, sizeof(c->dir), "%s/%s-%s-%s-%s", o->out_dir,
 				 ci_builds[b].name, rt_sched_name(c->sched), sc->name,
@@ -118,12 +166,24 @@ double ci_min_cost(int b)
 	return ci_builds[b].min_s + ci_builds[b].overhead_s;
 }
 
-void ci_plan(struct ci_gate *g)
+double ci_site_cost(int b)
 {
+	return ci_builds[b].site_s + ci_builds[b].overhead_s;
+}
+
+/*
+ * The usable part of @budget and each build's share of it (0: a build
+ * that cannot pay for one configuration gave it away, the dearest first).
+ * Return: the usable budget; @all_on: no build gave its share away.
+ */
+static double plan_shares(const struct ci_gate *g, double budget, double share[CI_NR_BUILDS],
+			  bool *all_on)
+{
+	double usable = budget >= 20 ? budget - 1.0 : budget * 0.95;
 	bool on[CI_NR_BUILDS];
 	bool changed = true;
 
-	g->usable = g->o.budget >= 20 ? g->o.budget - 1.0 : g->o.budget * 0.95;
+	*all_on = true;
 	for (int b = 0; b < CI_NR_BUILDS; b++)
 		on[b] = g->nr_build[b] > 0;
 	while (changed) {
@@ -133,69 +193,117 @@ void ci_plan(struct ci_gate *g)
 		for (int b = 0; b < CI_NR_BUILDS; b++)
 			total += on[b] ? ci_builds[b].share : 0;
 		for (int b = 0; b < CI_NR_BUILDS; b++)
-			g->share[b] = on[b] && total > 0 ? g->usable * ci_builds[b].share / total : 0;
+			share[b] = on[b] && total > 0 ? usable * ci_builds[b].share / total : 0;
 		for (int b = 0; b < CI_NR_BUILDS; b++) {
-			if (on[b] && g->share[b] < ci_min_cost(b)) {
+			if (on[b] && share[b] < ci_min_cost(b)) {
 				/* Drop the dearest such build first, then look again. */
 				int worst = b;
 
 				for (int k = b + 1; k < CI_NR_BUILDS; k++)
-					if (on[k] && g->share[k] < ci_min_cost(k) &&
-					    ci_min_cost(k) - g->share[k] > ci_min_cost(worst) - g->share[worst])
+					if (on[k] && share[k] < ci_min_cost(k) &&
+					    ci_min_cost(k) - share[k] > ci_min_cost(worst) - share[worst])
 						worst = k;
 				on[worst] = false;
+				*all_on = false;
 				changed = true;
 				break;
 			}
 		}
 	}
+	return usable;
+}
+
+/* Does @share pay every site run of this shard its bound? */
+static bool pays_sites(const struct ci_gate *g, const double share[CI_NR_BUILDS])
+{
+	if (g->site_build < 0 || !g->nr_sites)
+		return true;
+	return share[g->site_build] >= g->nr_sites * ci_site_cost(g->site_build) - 1e-9;
+}
+
+int ci_plan_min_budget(const struct ci_gate *g)
+{
+	double share[CI_NR_BUILDS], last_short = 0;
+	bool all_on;
+
+	if (g->site_build < 0 || !g->nr_sites)
+		return 0;
+	/*
+	 * Shares grow with the budget once no build gives its share away;
+	 * below that, a build dropped can raise the others': so every budget
+	 * up to the first that pays with every build on is tried.
+	 */
+	for (int tenths = 1; tenths < 100000000; tenths++) {
+		plan_shares(g, tenths / 10.0, share, &all_on);
+		if (!pays_sites(g, share))
+			last_short = tenths / 10.0;
+		else if (all_on)
+			break;
+	}
+	return (int)floor(last_short) + 1;
+}
+
+void ci_plan(struct ci_gate *g)
+{
+	bool all_on;
+
+	g->usable = plan_shares(g, g->o.budget, g->share, &all_on);
+	g->sites_paid = pays_sites(g, g->share);
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		int n = g->nr_build[b], nf = 0, k, m, start, pos = 0;
+		int n = g->nr_build[b], nf = 0, k, kr, m, start, pos = 0;
+		/* The site runs first, when the share pays each its bound. */
+		int ns = b == g->site_build && g->sites_paid ? g->nr_sites : 0;
+		double even;
 		bool ff;
 
-		k = on[b] ? (int)floor(g->share[b] / ci_min_cost(b)) : 0;
+		k = (int)floor(g->share[b] / ci_min_cost(b));
 		if (k > n)
 			k = n;
+		kr = k - ns;
 		for (int i = 0; i < g->nr_cfgs; i++)
-			nf += g->cfgs[i].build == b && g->cfgs[i].sched == RT_SCHED_FREE;
+			nf += g->cfgs[i].build == b && g->cfgs[i].sched == RT_SCHED_FREE &&
+			      !(ns && g->cfgs[i].sites);
 		/*
 		 * When the window would leave some out but every free
 		 * configuration fits, all of those run and the window turns
 		 * over the others: every scenario runs in every design at full
 		 * concurrency, where trylocks meet their busy locks, in every
 		 * gate, whatever the seed (a serialising schedule fires few
-		 * fallbacks, and a gate whose window missed a scenario's free
-		 * runs could miss a site).
+		 * fallbacks).
 		 */
-		ff = k < n && nf > 0 && nf <= k;
-		m = ff ? n - nf : n;
+		ff = kr < n - ns && nf > 0 && nf <= kr;
+		m = ff ? n - ns - nf : n - ns;
 		g->nr_selected[b] = k;
 		g->free_first[b] = ff;
 		start = m ? (int)(ci_mix64(g->o.seed + (uint64_t)b) % (uint64_t)m) : 0;
-		if (k == n)
+		if (kr == n - ns)
 			start = 0;
 		g->window_start[b] = start;
+		even = k ? g->share[b] / k - ci_builds[b].overhead_s : 0;
 		for (int i = 0; i < g->nr_cfgs; i++) {
 			struct ci_config *c = &g->cfgs[i];
 			bool free_run = c->sched == RT_SCHED_FREE;
 
 			if (c->build != b)
 				continue;
-			if (ff && free_run) {
+			if (ns && c->sites) {
+				c->selected = true;
+			} else if (ff && free_run) {
 				c->selected = true;
 			} else {
 				/* Positions start .. start + w - 1, wrapping. */
-				c->selected = (pos - start + m) % m < (ff ? k - nf : k);
+				c->selected = (pos - start + m) % m < (ff ? kr - nf : kr);
 				pos++;
 			}
 			if (c->selected) {
 				c->state = CI_PLANNED;
-				c->seconds = g->share[b] / k - ci_builds[b].overhead_s;
+				c->seconds = ns && c->sites && even < ci_builds[b].site_s ?
+					     ci_builds[b].site_s : even;
 			} else if (k) {
 				snprintf(c->skip_reason, sizeof(c->skip_reason),
 					 "not selected: the budget runs %d of the %d %s configurations"
-					 " of this shard (%sa window that --seed rotates)",
-					 k, n, ci_builds[b].name,
+					 " of this shard (%s%sa window that --seed rotates)",
+					 k, n, ci_builds[b].name, ns ? "the site runs, " : "",
 					 ff ? "every free one, and of the others " : "");
 			} else {
 				snprintf(c->skip_reason, sizeof(c->skip_reason),
@@ -204,6 +312,20 @@ void ci_plan(struct ci_gate *g)
 			}
 		}
 	}
+}
+
+int ci_plan_order(const struct ci_gate *g, int b, int *order)
+{
+	int n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < g->nr_cfgs; i++) {
+			const struct ci_config *c = &g->cfgs[i];
+
+			if (c->build == b && c->selected && (c->sites != 0) == (pass == 0))
+				order[n++] = i;
+		}
+	return n;
 }
 
 int ci_plan_selected(const struct ci_gate *g, double *cheapest)
@@ -220,13 +342,13 @@ int ci_plan_selected(const struct ci_gate *g, double *cheapest)
 }
 
 double ci_child_seconds(const struct ci_gate *g, int b, double now, double build_end,
-			bool last, int left)
+			bool last, int left, bool site)
 {
 	const struct ci_build *cb = &ci_builds[b];
 	double oh = ci_overhead_est(g, b), t = (build_end - now) / left - oh;
 
-	if (t < cb->min_s)
-		t = cb->min_s;
+	if (t < (site ? cb->site_s : cb->min_s))
+		t = site ? cb->site_s : cb->min_s;
 	t = floor(t * 10) / 10;
 	/* Past the build's deadline by more than a quarter of one: its share is spent. */
 	if (now + t + oh > (last ? build_end : build_end + 0.25 * (cb->min_s + oh)))

@@ -3,8 +3,10 @@
  * The merge gate's plan (ci_plan.c), pure: no I/O, no child processes, so
  * that tests/check_ci_plan.c holds it without the binary. The builds and
  * what each costs, the configurations in the fixed order and this shard's
- * share of them, the budget split between the builds, the window of
- * configurations each build runs, and the run time each child gets.
+ * share of them, the site runs that fire every trylock fallback site, the
+ * budget split between the builds, the window of configurations each
+ * build runs, the smallest budget that pays for the site runs, and the
+ * run time each child gets.
  * The types are those of the whole gate (ci-internal.h adds what runs,
  * judges and writes it).
  */
@@ -29,11 +31,27 @@ struct ci_build {
 	double overhead_s;	/* first guess at start-up + end audit + teardown */
 	int max_threads;	/* worker threads at most; 0: the scenario's */
 	double slack_s;		/* past T + overhead before the child is killed */
+	double site_s;		/* a site run's bound: its sites fire well within it */
 };
 
 #define CI_NR_BUILDS	3
 /* plain, tsan, asan: the gate's fixed order (ci_plan.c). */
 extern const struct ci_build ci_builds[CI_NR_BUILDS];
+
+/*
+ * A site run: the free configuration that fires these trylock fallback
+ * sites soonest. Every site is in exactly one (ci_plan.c says how they were
+ * chosen); an unrestricted gate runs them first in its first build, each
+ * until its sites fired (run --until-fallbacks), at most the build's site_s.
+ */
+struct ci_site_run {
+	const char *scenario;
+	enum rmap_mode mode;
+	uint32_t sites;		/* 1 << enum rmap_fallback_site */
+};
+
+#define CI_NR_SITE_RUNS	4
+extern const struct ci_site_run ci_site_runs[CI_NR_SITE_RUNS];
 
 enum ci_state {
 	CI_PLANNED,
@@ -52,11 +70,13 @@ struct ci_config {
 	enum rt_sched_kind sched;
 	uint64_t seed;
 	int threads, reclaim_threads;
+	uint32_t sites;			/* a site run: the fallback sites it must fire */
 	bool selected;			/* planned to run */
 	enum ci_state state;
 	char skip_reason[256];
 	double seconds;			/* the run's --seconds */
 	double wall;			/* the child's wall time */
+	double ran;			/* the run's own time (its record's "seconds") */
 	char verdict[128];		/* how the child ended, in words */
 	bool have_record;
 	long long ops;
@@ -103,6 +123,10 @@ struct ci_gate {
 					 * free_first, in its list of the others */
 	bool free_first[CI_NR_BUILDS];	/* every free configuration runs, the
 					 * window is over the others */
+	int site_build;			/* the build of the site runs; -1: none
+					 * (a restricted gate judges no coverage) */
+	int nr_sites;			/* site runs in this shard */
+	bool sites_paid;		/* the site build's share pays each its site_s */
 	char binary[CI_NR_BUILDS][4096];
 	double overhead_sum[CI_NR_BUILDS];
 	int overhead_n[CI_NR_BUILDS];
@@ -137,26 +161,55 @@ uint64_t ci_mix64(uint64_t x);
 /*
  * ci_make_configs() - the configurations of every build asked for in the
  * fixed order (cmd_ci.c's header comment), this shard's kept
- * @g: g->o filled; fills cfgs (allocated), nr_cfgs, nr_all, nr_build
+ * @g: g->o filled; fills cfgs (allocated), nr_cfgs, nr_all, nr_build,
+ *	site_build, nr_sites
  *
  * Each gets its index, build, scenario, design, schedule, seed, threads,
- * directory (under o.out_dir) and the state CI_SKIPPED.
+ * directory (under o.out_dir), the state CI_SKIPPED and, if it is one of
+ * ci_site_runs[] in the first build asked for (unless o.filtered), its
+ * sites.
  */
 void ci_make_configs(struct ci_gate *g);
 
 /* Cost of one configuration of build @b: its minimum run and its overhead. */
 double ci_min_cost(int b);
+/* Cost of one site run of build @b: its bound (site_s) and its overhead. */
+double ci_site_cost(int b);
 
 /*
  * ci_plan() - split the usable budget and choose each build's window
  * @g: after ci_make_configs(); fills usable, share, nr_selected,
- *	window_start, and each configuration's selected, state, seconds or
- *	skip_reason
+ *	window_start, sites_paid, and each configuration's selected, state,
+ *	seconds or skip_reason
  *
  * A build whose share cannot pay for one configuration gives it to the
- * others (the dearest such build first).
+ * others (the dearest such build first). The site runs come first: when
+ * the site build's share pays each its site cost (sites_paid), all are
+ * selected, at their bound, and the window is over the others.
  */
 void ci_plan(struct ci_gate *g);
+
+/*
+ * ci_plan_min_budget() - the smallest budget that pays for the site runs
+ * @g: after ci_make_configs()
+ *
+ * The planner's own split (the reserve, the shares, builds giving theirs
+ * away) at each budget, in tenths of a second, against the site runs' cost.
+ * Return: the least whole number of seconds from which every budget sets
+ * sites_paid; 0 when there are no site runs.
+ */
+int ci_plan_min_budget(const struct ci_gate *g);
+
+/*
+ * ci_plan_order() - the order build @b's selected configurations run in
+ * @g: after ci_plan()
+ * @b: the build
+ * @order: receives indices into g->cfgs (g->nr_cfgs of room)
+ *
+ * The site runs first, then the others in index order.
+ * Return: how many.
+ */
+int ci_plan_order(const struct ci_gate *g, int b, int *order);
 
 /*
  * The configurations ci_plan() selected, over every build; @cheapest
@@ -172,13 +225,15 @@ int ci_plan_selected(const struct ci_gate *g, double *cheapest);
  * @build_end: the build's deadline; @last: it is the gate's last build
  *	(whose deadline is the gate's, @build_end then)
  * @left: the build's configurations still to run, this one included
+ * @site: the configuration is a site run (it ends when its sites fired)
  *
  * What is left of the build's share over the configurations still to run,
- * less the overhead, at least the build's minimum, in tenths of a second.
+ * less the overhead, at least the build's minimum (a site run's: its
+ * site_s), in tenths of a second.
  * Return: the seconds, or -1 when the child would end past the deadline
  * (for a build not the last, by more than a quarter of one configuration).
  */
 double ci_child_seconds(const struct ci_gate *g, int b, double now, double build_end,
-			bool last, int left);
+			bool last, int left, bool site);
 
 #endif /* RT_STRESS_CLI_CI_PLAN_H */

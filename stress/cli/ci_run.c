@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "die.h"
 #include "record.h"
 #include "rt_child.h"
 #include "rt_opt.h"
@@ -59,6 +60,18 @@ static json_t *run_args(const struct ci_gate *g, const struct ci_config *c)
 	ADD("--seconds");
 	snprintf(num, sizeof(num), "%.1f", c->seconds);
 	ADD(num);
+	if (c->sites) {
+		char list[1024];
+		int n = 0;
+
+		list[0] = '\0';
+		for (int s = 0; s < FB_NR_SITES; s++)
+			if (c->sites & (1u << s))
+				n += snprintf(list + n, sizeof(list) - (size_t)n, "%s%s", n ? "," : "",
+					      rmap_fallback_name((enum rmap_fallback_site)s));
+		ADD("--until-fallbacks");
+		ADD(list);
+	}
 	for (int i = 0; i < g->o.nr_inject; i++) {
 		ADD("--inject");
 		ADD(g->o.inject[i]);
@@ -188,6 +201,7 @@ static void judge(struct ci_gate *g, struct ci_config *c, const struct rt_try_re
 		c->have_record = true;
 		c->ops = (long long)json_integer_value(json_object_get(rec, "ops"));
 		c->ops_per_sec = json_number_value(json_object_get(rec, "ops_per_sec"));
+		c->ran = json_number_value(json_object_get(rec, "seconds"));
 		c->fallbacks = json_incref(json_object_get(rec, "trylock_fallbacks"));
 		c->interleaving = json_incref(json_object_get(rec, "coverage"));
 	}
@@ -224,9 +238,27 @@ static void judge(struct ci_gate *g, struct ci_config *c, const struct rt_try_re
 	json_decref(rec);
 }
 
+/* A site run: " sites fired at T s", or the first of its sites that did not fire. */
+static void site_note(const struct ci_config *c, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (!c->sites || !c->have_record)
+		return;
+	for (int s = 0; s < FB_NR_SITES; s++) {
+		const char *site = rmap_fallback_name((enum rmap_fallback_site)s);
+		json_int_t fired = json_integer_value(json_object_get(c->fallbacks, site));
+
+		if ((c->sites & (1u << s)) && fired <= 0) {
+			snprintf(buf, len, "  site %s did not fire", site);
+			return;
+		}
+	}
+	snprintf(buf, len, "  sites fired at %.1f s", c->ran);
+}
+
 static void print_progress(const struct ci_config *c, int n, int total)
 {
-	char name[128], ops[32];
+	char name[128], ops[32], note[160];
 	json_t *f;
 	size_t i;
 
@@ -235,11 +267,12 @@ static void print_progress(const struct ci_config *c, int n, int total)
 		snprintf(ops, sizeof(ops), "%9.0f ops/s", c->ops_per_sec);
 	else
 		snprintf(ops, sizeof(ops), "%15s", "- ops/s");
-	printf("ci [%3d/%d] %-5s %-6s %-28s %-5s %s  run %5.1f s  wall %5.1f s%s%s\n", n, total,
+	site_note(c, note, sizeof(note));
+	printf("ci [%3d/%d] %-5s %-6s %-28s %-5s %s  run %5.1f s  wall %5.1f s%s%s%s\n", n, total,
 	       ci_builds[c->build].name, rt_sched_name(c->sched), name,
 	       c->state == CI_PASS ? "pass" : c->state == CI_FAIL ? "FAIL" : "ERROR", ops,
 	       c->seconds, c->wall, c->state == CI_PASS ? "" : "  ",
-	       c->state == CI_PASS ? "" : c->verdict);
+	       c->state == CI_PASS ? "" : c->verdict, note);
 	json_array_foreach(c->failures, i, f) {
 		const char *art = json_string_value(json_object_get(f, "artifact"));
 
@@ -308,18 +341,55 @@ static bool run_config(struct ci_gate *g, struct ci_config *c, int n, int total)
 	return !g->usage_rc;
 }
 
+/* Where the gate stands: its progress count and whether it must stop. */
+struct gate_pass {
+	int n, total;
+	bool stop;
+};
+
+/* Run or skip the selected configuration @c of build @b, whose deadline is @build_end. */
+static void run_selected(struct ci_gate *g, struct gate_pass *p, struct ci_config *c,
+			 double build_end, bool last, int left)
+{
+	const struct ci_build *cb = &ci_builds[c->build];
+	char name[128];
+	double t;
+
+	if (p->stop || rt_child_interrupted()) {
+		if (rt_child_interrupted())
+			g->interrupted = true;
+		c->state = CI_SKIPPED;
+		snprintf(c->skip_reason, sizeof(c->skip_reason), "%s",
+			 g->interrupted ? "interrupted" : "the gate stopped early");
+		return;
+	}
+	t = ci_child_seconds(g, c->build, rt_now_s(), build_end, last, left, c->sites != 0);
+	if (t < 0) {
+		c->state = CI_SKIPPED;
+		snprintf(c->skip_reason, sizeof(c->skip_reason), "the budget ran out (%s's share)",
+			 cb->name);
+		ci_config_name(c, name, sizeof(name));
+		printf("ci [%3d/%d] %-5s %-6s %-28s skip  %s\n", ++p->n, p->total, cb->name,
+		       rt_sched_name(c->sched), name, c->skip_reason);
+		fflush(stdout);
+		return;
+	}
+	c->seconds = t;
+	if (!run_config(g, c, ++p->n, p->total))
+		p->stop = true;
+}
+
 void ci_run_gate(struct ci_gate *g)
 {
-	int total = 0, n = 0;
 	double start = rt_now_s(), deadline = start + g->usable, build_end = start;
-	bool stop = false;
+	int *order = rt_calloc((size_t)g->nr_cfgs + 1, sizeof(*order));
+	struct gate_pass p = { 0 };
 
 	for (int b = 0; b < CI_NR_BUILDS; b++)
-		total += g->nr_selected[b];
+		p.total += g->nr_selected[b];
 	rt_child_catch_interrupt();
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		const struct ci_build *cb = &ci_builds[b];
-		int left = g->nr_selected[b];
+		int n = ci_plan_order(g, b, order);
 		bool last = true;
 
 		for (int k = b + 1; k < CI_NR_BUILDS; k++)
@@ -328,38 +398,10 @@ void ci_run_gate(struct ci_gate *g)
 		build_end += g->share[b];
 		if (last)
 			build_end = deadline;
-		for (int i = 0; i < g->nr_cfgs; i++) {
-			struct ci_config *c = &g->cfgs[i];
-			double t;
-
-			if (c->build != b || !c->selected)
-				continue;
-			if (stop || rt_child_interrupted()) {
-				if (rt_child_interrupted())
-					g->interrupted = true;
-				c->state = CI_SKIPPED;
-				snprintf(c->skip_reason, sizeof(c->skip_reason), "%s",
-					 g->interrupted ? "interrupted" : "the gate stopped early");
-				continue;
-			}
-			t = ci_child_seconds(g, b, rt_now_s(), build_end, last, left--);
-			if (t < 0) {
-				char name[128];
-
-				c->state = CI_SKIPPED;
-				snprintf(c->skip_reason, sizeof(c->skip_reason),
-					 "the budget ran out (%s's share)", cb->name);
-				ci_config_name(c, name, sizeof(name));
-				printf("ci [%3d/%d] %-5s %-6s %-28s skip  %s\n", ++n, total, cb->name,
-				       rt_sched_name(c->sched), name, c->skip_reason);
-				fflush(stdout);
-				continue;
-			}
-			c->seconds = t;
-			if (!run_config(g, c, ++n, total))
-				stop = true;
-		}
+		for (int k = 0; k < n; k++)
+			run_selected(g, &p, &g->cfgs[order[k]], build_end, last, n - k);
 	}
+	free(order);
 	g->wall = rt_now_s() - start;
 }
 

@@ -7,8 +7,12 @@
  * wall-clock budget split across the builds and their configurations.
  * The gate then sums the trylock fallbacks every run record counted: a
  * fallback site that never fired in the whole gate fails it, since those
- * fallbacks are what the model exists to exercise. Output: one line per
- * configuration, a summary, and optionally JUnit XML and a JSON record.
+ * fallbacks are what the model exists to exercise. So an unrestricted gate
+ * runs its site runs first (ci_plan.h: the free runs that fire every site
+ * soonest), each until its sites fired, and refuses (exit 2) a budget that
+ * cannot pay each its bound, naming the smallest that can. Output: one
+ * line per configuration, a summary, and optionally JUnit XML and a JSON
+ * record.
  *
  * The budget rule (README "Gating merges"):
  *  - The usable budget (the budget less a reserve of 1 s, or 5% below
@@ -105,7 +109,10 @@ static void ci_usage(FILE *f)
 	      "configurations in the fixed order, starting where the seed says, runs and the\n"
 	      "rest are reported skipped; when every free-schedule configuration of a build\n"
 	      "fits, they all run and the window is over the others. Shares: plain 50%,\n"
-	      "tsan 30%, asan 20%.\n"
+	      "tsan 30%, asan 20%. Unless --scenarios/--rmaps/--scheds restrict it, four\n"
+	      "site runs that fire every trylock fallback site go first in the first build,\n"
+	      "each until its sites fired (at most plain 6 s, tsan 20 s, asan 8 s); a\n"
+	      "budget that cannot pay for them is refused, naming the smallest that can.\n"
 	      "\n"
 	      "Exit status: 0 every configuration clean and every fallback site fired,\n"
 	      "1 a failure (or a site that never fired), 2 bad usage, 3 internal error (a\n"
@@ -348,6 +355,31 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 		o->seed = rt_seed_from_clock();
 }
 
+/* The plan's word on the trylock fallback sites: the site runs, or why there are none. */
+static void print_sites(const struct ci_gate *g)
+{
+	if (g->site_build < 0) {
+		printf("ci: plan: fallback sites: not judged (--scenarios/--rmaps/--scheds restrict"
+		       " the gate): no site runs\n");
+		return;
+	}
+	if (!g->nr_sites) {
+		printf("ci: plan: fallback sites: shard %d/%d holds none of the %d site runs;"
+		       " 'ci-merge' of every shard judges the sites\n", g->o.shard_i, g->o.shard_n,
+		       CI_NR_SITE_RUNS);
+		return;
+	}
+	if (g->o.shard_n > 1)
+		printf("ci: plan: fallback sites: this shard's %d of the %d site runs go first",
+		       g->nr_sites, CI_NR_SITE_RUNS);
+	else
+		printf("ci: plan: fallback sites: every site is expected to fire: its %d site runs"
+		       " go first", g->nr_sites);
+	printf(" in %s, each until its sites fired (at most %.1f s); the smallest budget that"
+	       " pays for them is %d s\n", ci_builds[g->site_build].name,
+	       ci_builds[g->site_build].site_s, ci_plan_min_budget(g));
+}
+
 static void print_plan(const struct ci_gate *g)
 {
 	printf("ci: plan: %d configurations in shard %d/%d (of %d), budget %g s (usable %.1f s)\n",
@@ -359,15 +391,17 @@ static void print_plan(const struct ci_gate *g)
 			       g->share[b], g->nr_selected[b], g->nr_build[b],
 			       ci_builds[b].max_threads ? "at most 8" : "the scenario's",
 			       ci_builds[b].min_s, ci_builds[b].overhead_s);
+	print_sites(g);
 	for (int i = 0; i < g->nr_cfgs; i++) {
 		const struct ci_config *c = &g->cfgs[i];
 		char name[128];
 
 		ci_config_name(c, name, sizeof(name));
 		if (c->selected)
-			printf("plan #%d %s %s %s seed=%" PRIu64 " threads=%d seconds=%.1f\n",
+			printf("plan #%d %s %s %s seed=%" PRIu64 " threads=%d seconds=%.1f%s\n",
 			       c->index, ci_builds[c->build].name, rt_sched_name(c->sched), name,
-			       c->seed, c->threads, c->seconds);
+			       c->seed, c->threads, c->seconds,
+			       c->sites ? " site-run (first; ends when its sites fired)" : "");
 		else
 			printf("skip #%d %s %s %s (%s)\n", c->index, ci_builds[c->build].name,
 			       rt_sched_name(c->sched), name, c->skip_reason);
@@ -385,6 +419,13 @@ int cmd_ci(int argc, char **argv)
 	if (!g->nr_cfgs)
 		rt_usage_error("--shard: shard %d/%d holds none of the %d configurations",
 			       g->o.shard_i, g->o.shard_n, g->nr_all);
+	if (!g->sites_paid)
+		rt_usage_error("--budget: %g s cannot pay for the %d runs that fire every trylock"
+			       " fallback site (%.1f s each at most, in the %s build's share of"
+			       " %.1f s); the smallest budget that can is %d s", g->o.budget,
+			       g->nr_sites, ci_builds[g->site_build].site_s,
+			       ci_builds[g->site_build].name, g->share[g->site_build],
+			       ci_plan_min_budget(g));
 	if (!ci_plan_selected(g, &cheapest))
 		rt_usage_error("--budget: %g s cannot pay for one configuration (%.1f s at least)",
 			       g->o.budget, cheapest / 0.95);

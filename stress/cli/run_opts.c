@@ -80,6 +80,8 @@ static void run_usage(FILE *f)
 	      "                          end the run at the first report with signature SIG\n"
 	      "                          and abandon the model there, unaudited (what replay\n"
 	      "                          and minimize pass; other reports do not stop it)\n"
+	      "      --until-fallbacks LIST  end the run once each of these trylock fallback\n"
+	      "                          sites fired (--seconds still bounds it; 'ci' uses it)\n"
 	      "      --build KIND        plain | tsan | asan: run this command in that build\n"
 	      "                          (found next to this one, or built with meson and\n"
 	      "                          ninja), capture every sanitizer report and turn it\n"
@@ -114,6 +116,29 @@ static uint64_t parse_classes(const char *opt, const char *arg)
 			rt_usage_error("%s: unknown lock class '%s'", opt, tok);
 		mask |= 1ULL << c;
 	}
+	return mask;
+}
+
+/* --until-fallbacks SITE,...: the trylock fallback sites, by rmap_fallback_name(). */
+static uint32_t parse_fallbacks(const char *arg)
+{
+	char buf[1024], *save = NULL, *tok;
+	uint32_t mask = 0;
+
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", arg) >= sizeof(buf))
+		rt_usage_error("--until-fallbacks: list too long");
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int s = 0;
+
+		while (s < FB_NR_SITES && strcmp(rmap_fallback_name((enum rmap_fallback_site)s), tok))
+			s++;
+		if (s == FB_NR_SITES)
+			rt_usage_error("--until-fallbacks: unknown site '%s' (the names 'run' prints"
+				       " under 'trylock fallback site')", tok);
+		mask |= 1u << s;
+	}
+	if (!mask)
+		rt_usage_error("--until-fallbacks: empty list");
 	return mask;
 }
 
@@ -202,6 +227,7 @@ static const struct option run_options[] = {
 	{ "no-flight", no_argument, NULL, 'F' },
 	{ "halt-on-failure", no_argument, NULL, 'J' },
 	{ "halt-on-signature", required_argument, NULL, 'g' },
+	{ "until-fallbacks", required_argument, NULL, 'u' },
 	{ "build", required_argument, NULL, 'B' },
 	{ "no-build", no_argument, NULL, 'Q' },
 	{ "cover-map", required_argument, NULL, 'M' },
@@ -365,6 +391,7 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 			rt_usage_error("--halt-on-signature: empty signature");
 		cfg->halt_signature = arg;
 		break;
+	case 'u': cfg->until_fallbacks = parse_fallbacks(arg); break;
 	case 'B':
 		if (strcmp(arg, "plain") && strcmp(arg, "tsan") && strcmp(arg, "asan"))
 			rt_usage_error("--build: unknown build '%s' (plain, tsan, asan)", arg);
