@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The enumerator behind `rmaptorture explore`: every schedule of a run
+ * under the deterministic scheduler (kind RT_SCHED_EXPLORE) with at most
+ * K preemptions, depth first and statelessly, as CHESS does (Musuvathi
+ * and Qadeer, PLDI 2007). Each schedule is a decision prefix; the run
+ * replays it from the initial world and goes on without preempting
+ * (rt_sched.h); its trace tells the enumerator where the run could have
+ * branched. A preemption is a decision that switches away from a thread
+ * that could have gone on; switching when it cannot (it waits for a lock,
+ * it exited) is free.
+ *
+ * Pure: no threads, no clock, no I/O; unit-tested without the binary.
+ * No pruning: every schedule within the bound is run once.
+ */
+#ifndef RT_STRESS_RT_EXPLORE_H
+#define RT_STRESS_RT_EXPLORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rt_sched.h"
+
+/* One level of the depth-first search: a decision and what was tried there. */
+struct rt_explore_level {
+	struct rt_sched_decision d;	/* d.chosen: the branch being explored */
+	unsigned int tried;		/* slots tried (or over the bound) at this level */
+};
+
+struct rt_explore {
+	int k;				/* the preemption bound */
+	struct rt_explore_level *lv;	/* the current path */
+	size_t nr, cap;
+	int *prefix;			/* the next schedule's decisions */
+	size_t nr_prefix;
+	unsigned long schedules;	/* fed so far */
+	unsigned long diverged;		/* runs whose trace left their prefix (nondeterminism) */
+	bool started, done;
+};
+
+/* rt_explore_init() - an empty search for schedules with at most @k preemptions. */
+void rt_explore_init(struct rt_explore *x, int k);
+
+/* rt_explore_free() - release what the search holds. */
+void rt_explore_free(struct rt_explore *x);
+
+/**
+ * rt_explore_next() - the next schedule to run
+ * @x: the search
+ * @prefix, @nr: receive its decisions (owned by @x, valid until the next call)
+ *
+ * Context: call rt_explore_feed() with the run's trace before calling again.
+ * Return: false when every schedule within the bound has been run.
+ */
+bool rt_explore_next(struct rt_explore *x, const int **prefix, size_t *nr);
+
+/**
+ * rt_explore_feed() - the trace of the schedule just run
+ * @x: the search
+ * @t, @n: every decision the run took (rt_sched_trace())
+ *
+ * Extends the path with the decisions past the prefix, then backtracks to
+ * the deepest decision with an untried slot whose preemptions, added to
+ * those before it, stay within the bound.
+ */
+void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, size_t n);
+
+/* The preemptions of trace @t (@n decisions). */
+int rt_explore_preemptions(const struct rt_sched_decision *t, size_t n);
+
+#endif /* RT_STRESS_RT_EXPLORE_H */

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture explore` (issue 24): the preemption-bounded enumerator
+ * (stress/rt_explore.c) driving the deterministic scheduler's explore
+ * kind on a tiny two-CPU program whose switch points are known; then the
+ * command through the binary.
+ *
+ * The tiny program: CPU A runs m blocks, CPU B runs n blocks, with a
+ * yield point (a switch point) between two blocks of a CPU. A schedule is
+ * an interleaving of the blocks, alternating runs of A's and B's; with r
+ * runs it has r-1 switches, and every switch but the last leaves a CPU
+ * that could have gone on (the last one leaves a CPU that is done), so it
+ * has r-2 preemptions. Interleavings with r = 2j runs starting with A
+ * split A's blocks into j runs and B's into j: C(m-1,j-1)·C(n-1,j-1)
+ * ways; with r = 2j+1 runs starting with A: C(m-1,j)·C(n-1,j-1); and the
+ * same starting with B. Hence the schedules with at most K preemptions:
+ *	K = 0:	2
+ *	K = 1:	2 + (m-1) + (n-1)			= m + n
+ *	K = 2:	m + n + 2·(m-1)·(n-1)
+ * (all of them, C(m+n, m), once K >= m+n-2).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_check.h"
+#include "rt_cli.h"
+#include "rt_explore.h"
+#include "rt_sched.h"
+#include "perturb.h"
+#include "task.h"
+
+/*
+ * The shared state of the tiny program; relaxed atomics, since the
+ * scheduler's hand-off orders nothing (rt_sched.h).
+ */
+static struct {
+	int blocks[2];		/* m, n */
+	int x[2];		/* A's and B's progress flag */
+	int seen[2];		/* what each read of the other's flag in its middle block */
+} P;
+
+#define LD(v)		__atomic_load_n(&(v), __ATOMIC_RELAXED)
+#define ST(v, x)	__atomic_store_n(&(v), (x), __ATOMIC_RELAXED)
+
+/*
+ * CPU @slot's blocks: the first sets its flag to 1, the second reads the
+ * other's, the last sets its own to 2. Both reading 1 needs each CPU's
+ * middle block to run between the other's first and last: exactly two
+ * preemptions (A1 B1 B2 A2 A3 B3), never one (a run in between of the
+ * whole other CPU makes it read 2 or 0).
+ */
+static void *tiny_cpu(void *arg)
+{
+	int slot = (int)(long)arg, other = 1 - slot;
+	char name[16];
+
+	snprintf(name, sizeof(name), "tiny-%d", slot);
+	rt_task_attach(name);
+	rt_sched_enter(slot);
+	for (int b = 0; b < P.blocks[slot]; b++) {
+		if (b)
+			sched_point(SP_YIELD, NULL, -1);
+		if (b == 0)
+			ST(P.x[slot], 1);
+		else if (b == 1)
+			ST(P.seen[slot], LD(P.x[other]));
+		if (b == P.blocks[slot] - 1)
+			ST(P.x[slot], 2);
+	}
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+static void no_audit(void *arg)
+{
+	(void)arg;
+}
+
+/* One schedule of the tiny program given by @prefix; true if the bug showed. */
+static bool tiny_run(int m, int n, const int *prefix, size_t nr)
+{
+	struct rt_sched_config sc = { .kind = RT_SCHED_EXPLORE, .seed = 1,
+				      .decisions = prefix, .nr_decisions = nr };
+	pthread_t t[2];
+
+	memset(&P, 0, sizeof(P));
+	P.blocks[0] = m;
+	P.blocks[1] = n;
+	rt_sched_init(&sc, 2, no_audit, NULL);
+	for (long i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, tiny_cpu, (void *)i), 0);
+	rt_sched_start();
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	rt_sched_fini();
+	return LD(P.seen[0]) == 1 && LD(P.seen[1]) == 1;
+}
+
+struct tiny_result {
+	unsigned long schedules, bugs;
+	int *found;		/* the first buggy schedule's decisions */
+	size_t nr_found;
+};
+
+/* Every schedule of the tiny program with at most @k preemptions. */
+static void tiny_explore(int m, int n, int k, struct tiny_result *r)
+{
+	struct rt_explore x;
+	const int *prefix;
+	size_t nr;
+
+	memset(r, 0, sizeof(*r));
+	rt_explore_init(&x, k);
+	while (rt_explore_next(&x, &prefix, &nr)) {
+		unsigned long nt;
+		const struct rt_sched_decision *t;
+		bool bug = tiny_run(m, n, prefix, nr);
+
+		t = rt_sched_trace(&nt);
+		ck_assert_int_le(rt_explore_preemptions(t, nt), k);
+		if (bug && !r->bugs++) {
+			r->found = malloc(nt * sizeof(int));
+			for (size_t i = 0; i < nt; i++)
+				r->found[i] = t[i].chosen;
+			r->nr_found = nt;
+		}
+		rt_explore_feed(&x, t, nt);
+		ck_assert_uint_le(x.schedules, 10000);
+	}
+	ck_assert_uint_eq(x.diverged, 0);
+	r->schedules = x.schedules;
+	rt_explore_free(&x);
+}
+
+static unsigned long closed_form(int m, int n, int k)
+{
+	unsigned long c = 2;
+
+	if (k >= 1)
+		c += (unsigned long)(m - 1 + n - 1);
+	if (k >= 2)
+		c += 2UL * (unsigned long)(m - 1) * (unsigned long)(n - 1);
+	return c;
+}
+
+START_TEST(test_explore_count_closed_form)
+{
+	static const int shapes[][2] = { { 3, 3 }, { 4, 2 }, { 2, 5 }, { 1, 3 } };
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (int k = 0; k <= 2; k++) {
+			struct tiny_result r;
+			int m = shapes[s][0], n = shapes[s][1];
+
+			tiny_explore(m, n, k, &r);
+			ck_assert_msg(r.schedules == closed_form(m, n, k),
+				      "m %d n %d K %d: %lu schedules, closed form %lu",
+				      m, n, k, r.schedules, closed_form(m, n, k));
+			free(r.found);
+		}
+}
+END_TEST
+
+/* C(6,3) = 20 interleavings in all: K = 4 reaches every one. */
+START_TEST(test_explore_count_all)
+{
+	struct tiny_result r;
+
+	tiny_explore(3, 3, 4, &r);
+	ck_assert_uint_eq(r.schedules, 20);
+	free(r.found);
+}
+END_TEST
+
+START_TEST(test_explore_bug_needs_two)
+{
+	struct tiny_result r1, r2;
+
+	tiny_explore(3, 3, 1, &r1);
+	ck_assert_msg(r1.bugs == 0, "K=1 found the depth-2 bug %lu times", r1.bugs);
+	tiny_explore(3, 3, 2, &r2);
+	ck_assert_msg(r2.bugs >= 1, "K=2 missed the depth-2 bug in %lu schedules", r2.schedules);
+	free(r1.found);
+	free(r2.found);
+}
+END_TEST
+
+/* The found schedule's decisions replay to the bug, and to the same trace, 10 of 10. */
+START_TEST(test_explore_found_replays)
+{
+	struct tiny_result r;
+
+	tiny_explore(3, 3, 2, &r);
+	ck_assert_uint_ge(r.bugs, 1);
+	for (int i = 0; i < 10; i++) {
+		unsigned long nt;
+		const struct rt_sched_decision *t;
+
+		ck_assert_msg(tiny_run(3, 3, r.found, r.nr_found), "try %d: not reproduced", i);
+		t = rt_sched_trace(&nt);
+		ck_assert_uint_eq(nt, r.nr_found);
+		for (size_t j = 0; j < nt; j++)
+			ck_assert_int_eq(t[j].chosen, r.found[j]);
+		ck_assert_int_eq(rt_explore_preemptions(t, nt), 2);
+	}
+	free(r.found);
+}
+END_TEST
+
+static Suite *explore_suite(void)
+{
+	Suite *s = suite_create("explore");
+	TCase *tc = rt_tcase(s, "tiny", 120, NULL, NULL);
+
+	tcase_add_test(tc, test_explore_count_closed_form);
+	tcase_add_test(tc, test_explore_count_all);
+	tcase_add_test(tc, test_explore_bug_needs_two);
+	tcase_add_test(tc, test_explore_found_replays);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(explore_suite());
+}
