@@ -256,7 +256,7 @@ static void *worker_main(void *arg)
 			break;
 		if (e->cfg->test_race)
 			rt_test_race_bump();
-		op = wl_pick_op(e->world, &t->rng);
+		op = e->cfg->fixed_ops ? e->cfg->fixed_ops[t->idx] : wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
@@ -272,6 +272,8 @@ static void *worker_main(void *arg)
 		else if (r == WL_CORRUPT)
 			bump(&t->corrupt);
 		bump(&t->progress);
+		if (e->cfg->fixed_ops)
+			break;		/* explore: one operation each */
 	}
 	rt_sched_exit();
 	/* Release pairs with park_all(): an exited thread counts as parked. */
@@ -425,6 +427,8 @@ double engine_start_threads(struct engine *e)
 			.pct_steps = cfg->pct_steps,
 			.max_steps = cfg->sched_steps,
 			.audit_steps = cfg->audit_every > 0 ? cfg->sched_audit_steps : 0,
+			.decisions = cfg->decisions,
+			.nr_decisions = cfg->nr_decisions,
 			.vtime = {
 				.cost = cfg->vtime_cost,
 				.end_ns = (uint64_t)(cfg->seconds * 1e9),

@@ -4,6 +4,8 @@
  */
 #include "rt_explore.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,4 +119,89 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 	x->nr = n;
 	if (!backtrack(x))
 		x->done = true;
+}
+
+size_t rt_explore_format(const int *d, size_t n, char *buf, size_t len)
+{
+	size_t out = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int w;
+
+		while (j < n && d[j] == d[i])
+			j++;
+		if (j - i > 1)
+			w = snprintf(buf + (out < len ? out : len), out < len ? len - out : 0,
+				     "%s%dx%zu", i ? "," : "", d[i], j - i);
+		else
+			w = snprintf(buf + (out < len ? out : len), out < len ? len - out : 0,
+				     "%s%d", i ? "," : "", d[i]);
+		out += (size_t)w;
+		i = j;
+	}
+	return out;
+}
+
+int rt_explore_parse(const char *text, int **out, size_t *nr)
+{
+	size_t n = 0, cap = 64;
+	int *d = malloc(cap * sizeof(*d));
+	const char *p = text;
+
+	if (!d)
+		rt_die("explore: out of memory");
+	while (*p) {
+		char *end;
+		long slot = strtol(p, &end, 10), count = 1;
+
+		if (end == p || slot < 0 || slot > 31)
+			goto bad;
+		p = end;
+		if (*p == 'x') {
+			count = strtol(p + 1, &end, 10);
+			if (end == p + 1 || count < 1 || count > (long)RT_SCHED_TRACE_MAX)
+				goto bad;
+			p = end;
+		}
+		if (n + (size_t)count > RT_SCHED_TRACE_MAX)
+			goto bad;
+		while (n + (size_t)count > cap) {
+			cap *= 2;
+			d = realloc(d, cap * sizeof(*d));
+			if (!d)
+				rt_die("explore: out of memory");
+		}
+		for (long i = 0; i < count; i++)
+			d[n++] = (int)slot;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	*out = d;
+	*nr = n;
+	return 0;
+bad:
+	free(d);
+	return -EINVAL;
+}
+
+int rt_explore_pairs(const unsigned int *weights, int nr, int (*out)[2], int max)
+{
+	int n = 0;
+
+	for (int a = 0; a < nr; a++)
+		for (int b = 0; b < nr; b++) {
+			if (!weights[a] || !weights[b])
+				continue;
+			if (n < max) {
+				out[n][0] = a;
+				out[n][1] = b;
+			}
+			n++;
+		}
+	return n;
 }

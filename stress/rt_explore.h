@@ -68,4 +68,29 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 /* The preemptions of trace @t (@n decisions). */
 int rt_explore_preemptions(const struct rt_sched_decision *t, size_t n);
 
+/*
+ * A decision list as text, run-length coded: "0x12,1x3,0" is slot 0
+ * twelve times, slot 1 three times, then slot 0 once (`run --decisions`,
+ * the artifact's command). Return: the length it needed (as snprintf).
+ */
+size_t rt_explore_format(const int *d, size_t n, char *buf, size_t len);
+
+/*
+ * Parse rt_explore_format()'s text into a new array (@out, free() it).
+ * Return: 0, or -EINVAL (a slot outside 0..31, a count of 0, junk).
+ */
+int rt_explore_parse(const char *text, int **out, size_t *nr);
+
+/**
+ * rt_explore_pairs() - the ordered pairs of operation kinds to explore
+ * @weights: a scenario's weights, @nr of them; a kind of weight 0 is left out
+ * @out: receives the pairs (first CPU's kind, second's), in order
+ * @max: room in @out
+ *
+ * Every ordered pair (a kind with itself too): (a, b) and (b, a) differ in
+ * which CPU runs first by default, and so in the schedules within K.
+ * Return: the number of pairs (those past @max are not stored).
+ */
+int rt_explore_pairs(const unsigned int *weights, int nr, int (*out)[2], int max);
+
 #endif /* RT_STRESS_RT_EXPLORE_H */

@@ -24,6 +24,9 @@
 # define RT_WATCHDOG_DEFAULT 20.0
 #endif
 
+/* Workers that --fixed-ops can name (explore's CPUs). */
+#define RT_FIXED_OPS_MAX	4
+
 /* A run as asked for on the command line, and the state its records need. */
 struct rt_run_opts {
 	struct rt_run_config cfg;
@@ -42,6 +45,10 @@ struct rt_run_opts {
 	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
 	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
 	unsigned long artifacts_new, artifacts_repeat;	/* on_report's thread */
+	/* --fixed-ops (explore): each worker's one operation; cfg.fixed_ops points here. */
+	enum wl_op fixed_ops[RT_FIXED_OPS_MAX];
+	int nr_fixed_ops;
+	int *decisions;			/* --decisions, parsed (cfg.decisions) */
 };
 
 /* The share of scanned mapped pages that reclaim got as far as unmapping. */
