@@ -19,6 +19,7 @@
  *	K = 2:	m + n + 2·(m-1)·(n-1)
  * (all of them, C(m+n, m), once K >= m+n-2).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +211,98 @@ START_TEST(test_explore_found_replays)
 }
 END_TEST
 
+/* The decision list's text: run-length coded, parsed back to the same list. */
+START_TEST(test_explore_decisions_text)
+{
+	static const int d[] = { 0, 0, 0, 1, 1, 0, 1 };
+	char buf[64];
+	int *back;
+	size_t n;
+
+	rt_explore_format(d, 7, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0x3,1x2,0,1");
+	ck_assert_int_eq(rt_explore_parse(buf, &back, &n), 0);
+	ck_assert_uint_eq(n, 7);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(back[i], d[i]);
+	free(back);
+	ck_assert_int_eq(rt_explore_parse("0x0", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("32", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("0,", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("1y2", &back, &n), -EINVAL);
+}
+END_TEST
+
+/* Every ordered pair of the kinds with a weight, a kind with itself too. */
+START_TEST(test_explore_pairs)
+{
+	unsigned int w[4] = { 1, 0, 3, 2 };
+	int pairs[16][2];
+
+	ck_assert_int_eq(rt_explore_pairs(w, 4, pairs, 16), 9);
+	ck_assert_int_eq(pairs[0][0], 0);
+	ck_assert_int_eq(pairs[0][1], 0);
+	ck_assert_int_eq(pairs[1][1], 2);
+	ck_assert_int_eq(pairs[8][0], 3);
+	ck_assert_int_eq(pairs[8][1], 3);
+	ck_assert_int_eq(rt_explore_pairs(w, 4, pairs, 2), 9);
+}
+END_TEST
+
+static char out[1 << 20];
+
+static const char *tail(void)
+{
+	size_t n = strlen(out);
+
+	return n > 3000 ? out + n - 3000 : out;
+}
+
+#define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
+
+/* Bad input: one line, exit 2. */
+START_TEST(test_explore_cli_bad_options)
+{
+	static const char *const bad[][4] = {
+		{ "explore", "--ops", "fork", NULL },
+		{ "explore", "--ops", "fork,nosuchop", NULL },
+		{ "explore", "--ops", "fork,exit,read", NULL },
+		{ "explore", "-k", "9", NULL },
+		{ "explore", "-k", "-1", NULL },
+		{ "explore", "--rmap", "nosuch", NULL },
+		{ "explore", "--scenario", "nosuch", NULL },
+		{ "explore", "--budget", "soon", NULL },
+		{ "explore", "--inject", "nosuch", NULL },
+		{ "explore", "--bogus", NULL },
+		{ "explore", "extra", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = rt_cli_run(bad[i], out, sizeof(out));
+
+		ck_assert_msg(rc == 2, "%s %s: exit %d\n%s", bad[i][1], bad[i][2] ? bad[i][2] : "",
+			      rc, tail());
+		ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "not one line: %s", tail());
+	}
+	ck_assert_int_eq(RUN("run", "--sched", "explore"), 2);
+	ck_assert_int_eq(RUN("run", "--decisions", "0x3", "--fixed-ops", "fork,exit"), 2);
+	ck_assert_int_eq(RUN("run", "--sched", "explore", "--fixed-ops", "fork,exit",
+			     "--decisions", "0xz"), 2);
+}
+END_TEST
+
+/* A pair explored to the end says so, in the words of a bounded proof. */
+START_TEST(test_explore_cli_exhausts_pair)
+{
+	int rc = RUN("explore", "--ops", "fork,truncate", "-k", "1", "--no-progress");
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "exhausted at K=1"), "%s", tail());
+	ck_assert_msg(strstr(out, "with at most 1 preemptions"), "%s", tail());
+	ck_assert_msg(strstr(out, "1 exhausted, 0 failed"), "%s", tail());
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -219,6 +312,12 @@ static Suite *explore_suite(void)
 	tcase_add_test(tc, test_explore_count_all);
 	tcase_add_test(tc, test_explore_bug_needs_two);
 	tcase_add_test(tc, test_explore_found_replays);
+	tc = rt_tcase(s, "plan", 30, NULL, NULL);
+	tcase_add_test(tc, test_explore_decisions_text);
+	tcase_add_test(tc, test_explore_pairs);
+	tc = rt_tcase(s, "cli", 240, NULL, NULL);
+	tcase_add_test(tc, test_explore_cli_bad_options);
+	tcase_add_test(tc, test_explore_cli_exhausts_pair);
 	return s;
 }
 
