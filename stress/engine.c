@@ -401,6 +401,28 @@ void engine_release(void)
 }
 
 /* Create the threads (and the deterministic scheduler); Return: the start time. */
+/*
+ * explore's world: the same for every schedule, so built by main alone
+ * before any thread of the run exists, from the seed: the processes'
+ * pages written and read, and one fork in the middle, so that the pair
+ * meets mapped, shared and copy-on-write pages rather than an empty
+ * world.
+ */
+#define EXPLORE_WARM_OPS	24
+
+static void warm_world(struct engine *e)
+{
+	uint64_t rng = e->cfg->seed * 0x94d049bb133111ebULL + 7;
+
+	rt_task_set_op("warm-up");
+	for (int i = 0; i < EXPLORE_WARM_OPS; i++) {
+		enum wl_op op = i == EXPLORE_WARM_OPS / 2 ? WL_FORK : i % 3 == 2 ? WL_READ : WL_WRITE;
+
+		(void)wl_do_op(e->world, op, &rng, 0);
+	}
+	rt_task_set_op(NULL);
+}
+
 double engine_start_threads(struct engine *e)
 {
 	const struct rt_run_config *cfg = e->cfg;
@@ -419,6 +441,8 @@ double engine_start_threads(struct engine *e)
 		/* Every thread's stream derives from the seed alone. */
 		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL + 1;
 	}
+	if (cfg->fixed_ops)
+		warm_world(e);
 	if (cfg->sched != RT_SCHED_FREE) {
 		struct rt_sched_config sc = {
 			.kind = cfg->sched,
