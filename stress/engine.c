@@ -438,8 +438,13 @@ double engine_start_threads(struct engine *e)
 		t->e = e;
 		t->reclaim = i >= cfg->threads;
 		t->idx = t->reclaim ? i - cfg->threads : i;
-		/* Every thread's stream derives from the seed alone. */
-		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i * 0xbf58476d1ce4e5b9ULL + 1;
+		/*
+		 * Every thread's stream derives from the seed alone. explore's
+		 * CPUs share one: both draw the same process, address and file,
+		 * so that their operations meet on one object.
+		 */
+		t->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + 1 +
+			 (cfg->fixed_ops ? 0 : (uint64_t)i * 0xbf58476d1ce4e5b9ULL);
 	}
 	if (cfg->fixed_ops)
 		warm_world(e);
@@ -466,8 +471,13 @@ double engine_start_threads(struct engine *e)
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);
 	}
 	start = rt_now_s();
+	/*
+	 * explore reads only each CPU's last site, not the pairs: the small
+	 * window table will do (clearing the exact one cost a third of a
+	 * schedule).
+	 */
 	rt_cover_run_start(start, cfg->cover || cfg->sched == RT_SCHED_COVER,
-			   cfg->sched != RT_SCHED_FREE);
+			   cfg->sched != RT_SCHED_FREE && cfg->sched != RT_SCHED_EXPLORE);
 	for (int i = 0; i < e->nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e->ts[i].thread, NULL,
 					  e->ts[i].reclaim ? reclaim_main : worker_main, &e->ts[i]));
