@@ -208,6 +208,36 @@ static __attribute__((noinline)) void rt_test_race_bump(void)
 	yield_point("test:race");
 }
 
+/*
+ * Test-only (--test-window): before its operation, worker 0 and worker 1
+ * each set a flag, read the other's, and set their own again, with a
+ * switch point between each step. Both reading the other's middle state
+ * needs each read to fall inside the other's window: two preemptions
+ * exactly (tests/check_explore.c's tiny program, in the engine), which
+ * explore must find at K = 2 and not at K = 1. Relaxed atomics: one
+ * CPU at a time, and no happens-before from the scheduler.
+ */
+static struct {
+	int flag[2], seen[2], middles;
+} test_window;
+
+static void rt_test_window(int idx)
+{
+	int other = 1 - idx;
+
+	if (idx > 1)
+		return;
+	__atomic_store_n(&test_window.flag[idx], 1, __ATOMIC_RELAXED);
+	yield_point_on("test:window", &test_window, COVER_TEST);
+	__atomic_store_n(&test_window.seen[idx],
+			 __atomic_load_n(&test_window.flag[other], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&test_window.middles, 1, __ATOMIC_RELAXED) == 1)
+		WARN_ON(__atomic_load_n(&test_window.seen[0], __ATOMIC_RELAXED) == 1 &&
+			__atomic_load_n(&test_window.seen[1], __ATOMIC_RELAXED) == 1);
+	yield_point_on("test:window", &test_window, COVER_TEST);
+	__atomic_store_n(&test_window.flag[idx], 2, __ATOMIC_RELAXED);
+}
+
 /* Is the run over? Under a deterministic schedule only a decision says so. */
 static bool run_stopped(struct engine *e)
 {
@@ -258,6 +288,8 @@ static void *worker_main(void *arg)
 			rt_test_race_bump();
 		op = e->cfg->fixed_ops ? e->cfg->fixed_ops[t->idx] : wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
+		if (e->cfg->test_window)
+			rt_test_window(t->idx);	/* inside the operation: its sites count */
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
@@ -448,6 +480,7 @@ double engine_start_threads(struct engine *e)
 	}
 	if (cfg->fixed_ops)
 		warm_world(e);
+	memset(&test_window, 0, sizeof(test_window));
 	if (cfg->sched != RT_SCHED_FREE) {
 		struct rt_sched_config sc = {
 			.kind = cfg->sched,

@@ -35,6 +35,7 @@ struct rt_run_config {
 	bool progress;			/* live line on stderr */
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
+	bool test_window;		/* test-only: a planted race that needs two preemptions */
 	bool halt_on_failure;		/* end the run at the first report */
 	/* Deterministic schedules (sched.h); kind RT_SCHED_FREE: real threads. */
 	enum rt_sched_kind sched;

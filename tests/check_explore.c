@@ -303,6 +303,42 @@ START_TEST(test_explore_cli_exhausts_pair)
 }
 END_TEST
 
+/*
+ * The engine's planted depth-2 race (run --test-window): not found at
+ * K = 1, found at K = 2 with both preempted switch points named; the
+ * artifact's schedule replays to the same signature 10 times of 10.
+ */
+START_TEST(test_explore_cli_window_found_and_replayed)
+{
+	char dir[] = "/tmp/check_explore.XXXXXX", cmd[4200], path[4200];
+	FILE *ls;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = RUN("explore", "--ops", "read,read", "--test-window", "-k", "1", "--no-progress",
+		 "--out", dir);
+	ck_assert_msg(rc == 0, "K=1: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "exhausted at K=1"), "%s", tail());
+	rc = RUN("explore", "--ops", "read,read", "--test-window", "-k", "2", "--no-progress",
+		 "--out", dir);
+	ck_assert_msg(rc == 1, "K=2: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "read,read: FAILURE after"), "%s", tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 0 at yield test:window"), "%s", tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 1 at yield test:window"), "%s", tail());
+	snprintf(cmd, sizeof(cmd), "ls %s/failure-warn-*.json", dir);
+	ls = popen(cmd, "r");
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_ptr_nonnull(fgets(path, sizeof(path), ls));
+	pclose(ls);
+	path[strcspn(path, "\n")] = '\0';
+	rc = RUN("replay", path, "--times", "10");
+	ck_assert_msg(rc == 0, "replay: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "reproduced 10/10"), "%s", tail());
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -318,6 +354,7 @@ static Suite *explore_suite(void)
 	tc = rt_tcase(s, "cli", 240, NULL, NULL);
 	tcase_add_test(tc, test_explore_cli_bad_options);
 	tcase_add_test(tc, test_explore_cli_exhausts_pair);
+	tcase_add_test(tc, test_explore_cli_window_found_and_replayed);
 	return s;
 }
 

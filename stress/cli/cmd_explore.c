@@ -37,6 +37,7 @@ struct explore_opts {
 	const char *seed;
 	int k;
 	bool json, progress;
+	bool test_window;	/* test-only: run's --test-window */
 };
 
 static void explore_usage(FILE *f)
@@ -68,7 +69,7 @@ static void explore_usage(FILE *f)
 
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
-	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS };
+	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -80,6 +81,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "out", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -110,6 +112,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 			break;
 		case OPT_JSON: o->json = true; o->progress = false; break;
 		case OPT_NO_PROGRESS: o->progress = false; break;
+		case OPT_TEST_WINDOW: o->test_window = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
 		}
 	}
@@ -181,6 +184,8 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 		argv[argc++] = "--inject";
 		argv[argc++] = (char *)eo->inject;
 	}
+	if (eo->test_window)
+		argv[argc++] = "--test-window";
 	if (eo->common.out_dir) {
 		argv[argc++] = "--out";
 		argv[argc++] = (char *)eo->common.out_dir;

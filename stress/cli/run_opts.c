@@ -203,6 +203,7 @@ static const struct option run_options[] = {
 	{ "cover-map", required_argument, NULL, 'M' },
 	{ "fixed-ops", required_argument, NULL, 'g' },
 	{ "decisions", required_argument, NULL, 'd' },
+	{ "test-window", no_argument, NULL, 'i' },
 	{ "no-cover", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -400,6 +401,7 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'Q': o->no_build = true; break;
 	case 'g': opt_fixed_ops(o, arg); break;
 	case 'd': opt_decisions(o, arg); break;
+	case 'i': cfg->test_window = true; break;
 	default: return false;
 	}
 	return true;
