@@ -20,6 +20,7 @@
  * (all of them, C(m+n, m), once K >= m+n-2).
  */
 #include <errno.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -339,6 +340,32 @@ START_TEST(test_explore_cli_window_found_and_replayed)
 }
 END_TEST
 
+/*
+ * No --ops: every ordered pair of the scenario's kinds (forkbomb-cow has
+ * 6, so 36), each exhausted at K = 0 in 2 schedules (which CPU starts);
+ * the JSON record on stdout says so.
+ */
+START_TEST(test_explore_cli_every_pair_json)
+{
+	json_t *rec;
+	json_error_t err;
+	int rc = RUN("explore", "--scenario", "forkbomb-cow", "--rmap", "anonvma", "-k", "0",
+		     "--json", "--no-progress");
+	const char *brace = strchr(out, '{');
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_ptr_nonnull(brace);
+	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_msg(rec != NULL, "not JSON: %s\n%s", err.text, tail());
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), "explore");
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_total")), 36);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_exhausted")), 36);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "schedules")), 72);
+	ck_assert_uint_eq(json_array_size(json_object_get(rec, "pairs")), 36);
+	json_decref(rec);
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -355,6 +382,7 @@ static Suite *explore_suite(void)
 	tcase_add_test(tc, test_explore_cli_bad_options);
 	tcase_add_test(tc, test_explore_cli_exhausts_pair);
 	tcase_add_test(tc, test_explore_cli_window_found_and_replayed);
+	tcase_add_test(tc, test_explore_cli_every_pair_json);
 	return s;
 }
 
