@@ -2,7 +2,8 @@
 /*
  * `rmaptorture explore`: bounded exhaustive schedules of pairs of
  * operations. From a small world, the same for every schedule (the
- * scenario's, with at most 4 processes, built from --seed), two CPUs each
+ * scenario's, with at most 3 processes and room for 3 more, built and
+ * warmed up from --seed: run --fixed-ops), two CPUs each
  * run one operation; every schedule with at most K preemptions over the
  * deterministic scheduler's switch points is run from that world and
  * audited (stress/rt_explore.h enumerates, the explore kind of
@@ -29,7 +30,6 @@
 #include "run_opts.h"
 
 #define EXPLORE_MAX_K		8
-#define EXPLORE_PROCS		"4"	/* the small world: at most so many processes */
 
 struct explore_opts {
 	struct rt_common_opts common;	/* --out, --budget, --quiet */
@@ -177,8 +177,6 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	argv[argc++] = fixed;
 	argv[argc++] = "--seed";
 	argv[argc++] = (char *)eo->seed;
-	argv[argc++] = "--procs";
-	argv[argc++] = EXPLORE_PROCS;
 	argv[argc++] = "--no-progress";
 	if (eo->inject) {
 		argv[argc++] = "--inject";

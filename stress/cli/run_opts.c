@@ -530,6 +530,13 @@ static void finish_fixed_ops(struct run_parse *p)
 			       o->nr_fixed_ops, p->threads);
 	cfg->threads = o->nr_fixed_ops;
 	cfg->reclaim_threads = p->reclaim >= 0 ? (int)p->reclaim : 0;
+	/*
+	 * explore's small world: at most 3 processes to start with, and
+	 * room for 3 more, so that fork and exec have something to do.
+	 */
+	if (cfg->params.procs_initial > 3)
+		cfg->params.procs_initial = 3;
+	cfg->params.procs_max = cfg->params.procs_initial + 3;
 	cfg->ops = 0;
 	/* One operation each: the audit at the end is the one that counts. */
 	cfg->sched_audit_steps = 0;
