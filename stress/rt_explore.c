@@ -25,10 +25,11 @@ int rt_explore_preemptions(const struct rt_sched_decision *t, size_t n)
 	return p;
 }
 
-void rt_explore_init(struct rt_explore *x, int k)
+void rt_explore_init(struct rt_explore *x, int k, bool prune)
 {
 	memset(x, 0, sizeof(*x));
 	x->k = k;
+	x->prune = prune;
 }
 
 void rt_explore_free(struct rt_explore *x)
@@ -99,6 +100,75 @@ static bool backtrack(struct rt_explore *x)
 	return false;
 }
 
+#define SLEEP_SLOTS	4	/* pruning only among the first slots (explore runs 2) */
+
+static bool independent(const struct rt_explore_fp *a, const struct rt_explore_fp *b)
+{
+	if (a->nr <= 0 || b->nr <= 0)
+		return false;
+	for (int i = 0; i < a->nr; i++)
+		for (int j = 0; j < b->nr; j++)
+			if (a->o[i] == b->o[j])
+				return false;
+	return true;
+}
+
+/* The segment after decision @i of @t: what its thread reported at its next decision. */
+static struct rt_explore_fp seg_of(const struct rt_sched_decision *t, size_t n, size_t i)
+{
+	struct rt_explore_fp f = { .nr = 0 };
+
+	if (i + 1 < n && t[i + 1].me == t[i].chosen && t[i + 1].nr_objs > 0) {
+		f.nr = t[i + 1].nr_objs;
+		memcpy(f.o, t[i + 1].objs, sizeof(f.o));
+	}
+	return f;
+}
+
+static bool two_enabled(unsigned int m)
+{
+	unsigned int rest = m & (m - 1);	/* all but the lowest */
+
+	return rest && !(rest & (rest - 1));
+}
+
+/*
+ * Sleep sets along the path (rt_explore.h): a sleeping slot is marked
+ * tried at each level it sleeps at, so backtrack() never picks it there.
+ */
+static void apply_sleep(struct rt_explore *x)
+{
+	struct rt_explore_fp fp[SLEEP_SLOTS];
+	unsigned int sleep = 0;
+	int pre = 0;
+
+	for (size_t i = 0; i < x->nr; i++) {
+		struct rt_explore_level *l = &x->lv[i];
+		int me = l->d.me, c = l->d.chosen;
+
+		for (int u = 0; u < SLEEP_SLOTS; u++) {
+			unsigned int bit = 1u << u;
+
+			if (!(sleep & bit) || u == c || !(l->d.enabled & bit) || (l->tried & bit))
+				continue;
+			l->tried |= bit;
+			if (pre + preempts(&l->d, u) <= x->k)
+				x->pruned++;
+		}
+		pre += preempts(&l->d, c);
+		/* The child's sleepers: the parent's, and a continuation given up for a preemption. */
+		sleep &= ~(1u << c);
+		if (l->have_first && c != me && l->d.me_enabled && me >= 0 && me < SLEEP_SLOTS &&
+		    two_enabled(l->d.enabled)) {
+			sleep |= 1u << me;
+			fp[me] = l->first;
+		}
+		for (int u = 0; u < SLEEP_SLOTS; u++)
+			if ((sleep & (1u << u)) && !independent(&fp[u], &l->seg))
+				sleep &= ~(1u << u);
+	}
+}
+
 void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, size_t n)
 {
 	x->schedules++;
@@ -115,8 +185,16 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 	for (size_t i = x->nr; i < n; i++) {
 		x->lv[i].d = t[i];
 		x->lv[i].tried = 1u << t[i].chosen;
+		x->lv[i].seg = seg_of(t, n, i);
+		x->lv[i].have_first = t[i].me_enabled && t[i].chosen == t[i].me;
+		x->lv[i].first = x->lv[i].seg;
 	}
+	/* The level the last backtrack branched at ran a new segment. */
+	if (x->nr_prefix && x->nr_prefix <= n)
+		x->lv[x->nr_prefix - 1].seg = seg_of(t, n, x->nr_prefix - 1);
 	x->nr = n;
+	if (x->prune)
+		apply_sleep(x);
 	if (!backtrack(x))
 		x->done = true;
 }

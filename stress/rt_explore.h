@@ -11,7 +11,18 @@
  * it exited) is free.
  *
  * Pure: no threads, no clock, no I/O; unit-tested without the binary.
- * No pruning: every schedule within the bound is run once.
+ *
+ * Pruning (optional): sleep sets (Godefroid) on the objects each segment
+ * touched, as the coverage layer reports them (rt_sched_decision's
+ * objs). Where the default branch continued CPU X with segment a and the
+ * sibling preempts X for Y, X sleeps in the sibling while Y's segments
+ * touch none of a's objects: switching back to X there would give a
+ * schedule that commutes to one the default branch ran, with no more
+ * preemptions (a·[to Y]·b·[to X] costs at most what [to Y]·b·[to X]
+ * does). Only with two CPUs enabled; a segment whose objects are not
+ * known (none, or too many) is dependent on everything. Sound only as
+ * far as the sites name every object a segment touches: an access with
+ * no site between two switch points is invisible to it.
  */
 #ifndef RT_STRESS_RT_EXPLORE_H
 #define RT_STRESS_RT_EXPLORE_H
@@ -21,10 +32,19 @@
 
 #include "rt_sched.h"
 
+/* The objects one segment touched; nr <= 0: not known (dependent on all). */
+struct rt_explore_fp {
+	int nr;
+	const void *o[RT_SCHED_SEG_OBJS];
+};
+
 /* One level of the depth-first search: a decision and what was tried there. */
 struct rt_explore_level {
 	struct rt_sched_decision d;	/* d.chosen: the branch being explored */
-	unsigned int tried;		/* slots tried (or over the bound) at this level */
+	unsigned int tried;		/* slots tried (or over the bound, or pruned) here */
+	struct rt_explore_fp seg;	/* the segment d.chosen ran after it */
+	struct rt_explore_fp first;	/* d.me's segment in the default branch */
+	bool have_first;		/* the default branch continued d.me */
 };
 
 struct rt_explore {
@@ -35,11 +55,13 @@ struct rt_explore {
 	size_t nr_prefix;
 	unsigned long schedules;	/* fed so far */
 	unsigned long diverged;		/* runs whose trace left their prefix (nondeterminism) */
+	bool prune;			/* sleep sets on the segments' objects */
+	unsigned long pruned;		/* branches within the bound not run for that */
 	bool started, done;
 };
 
-/* rt_explore_init() - an empty search for schedules with at most @k preemptions. */
-void rt_explore_init(struct rt_explore *x, int k);
+/* rt_explore_init() - an empty search for schedules with at most @k preemptions; @prune: sleep sets. */
+void rt_explore_init(struct rt_explore *x, int k, bool prune);
 
 /* rt_explore_free() - release what the search holds. */
 void rt_explore_free(struct rt_explore *x);

@@ -85,6 +85,8 @@ static struct {
  */
 #define EXPLORE_FAIR_RUN	256
 
+_Static_assert(RT_SCHED_SEG_OBJS == COVER_SEG_OBJS, "a decision holds what cover reports");
+
 static long futex(unsigned int *uaddr, int op, unsigned int val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
@@ -276,6 +278,9 @@ static void trace_add(const struct rt_sched_decision *d)
 	SET(e->enabled, d->enabled);
 	SET(e->chosen, d->chosen);
 	SET(e->site, d->site);
+	SET(e->nr_objs, d->nr_objs);
+	for (int i = 0; i < RT_SCHED_SEG_OBJS; i++)
+		SET(e->objs[i], d->objs[i]);
 	SET(T.nr, n + 1);
 }
 
@@ -312,6 +317,9 @@ static int pick_explore(void)
 
 		cover_take_last(&l);
 		d.site = l.site;
+		d.nr_objs = l.nr_objs;
+		for (int k = 0; k < l.nr_objs && k < RT_SCHED_SEG_OBJS; k++)
+			d.objs[k] = l.objs[k];
 	}
 	if (i < S.cfg.nr_decisions && S.cfg.decisions[i] >= 0 && S.cfg.decisions[i] < 32 &&
 	    (d.enabled & (1u << S.cfg.decisions[i]))) {

@@ -65,6 +65,8 @@ struct rt_sched_config {
 	unsigned long nr_decisions;
 };
 
+#define RT_SCHED_SEG_OBJS	4	/* = COVER_SEG_OBJS */
+
 /* One decision of an explore schedule, as rt_sched_trace() records it. */
 struct rt_sched_decision {
 	int me;			/* the slot that held the CPU; -1: main, at the start */
@@ -72,6 +74,13 @@ struct rt_sched_decision {
 	unsigned int enabled;	/* the slots that could be picked, a bit each (slots < 32) */
 	int chosen;		/* the slot picked */
 	int site;		/* core/cover.h site @me last reached; -1: none (no coverage) */
+	/*
+	 * The objects @me's segment before this decision touched (its
+	 * sites' objects and the one whose window it started in); -1: too
+	 * many to list; 0: none known (no coverage, no site).
+	 */
+	int nr_objs;
+	const void *objs[RT_SCHED_SEG_OBJS];
 };
 
 /* The decisions an explore schedule records, at most. */

@@ -30,6 +30,7 @@
 #include "rt_cli.h"
 #include "rt_explore.h"
 #include "rt_sched.h"
+#include "cover.h"
 #include "perturb.h"
 #include "task.h"
 
@@ -76,10 +77,50 @@ static void *tiny_cpu(void *arg)
 	return NULL;
 }
 
+/*
+ * The same program with a private first block, each block naming the
+ * object it touched to the coverage (a yield point on it) before its
+ * switch point: A0 and B0 touch only their own, so sleep sets may skip
+ * switching back across them; the flags are shared, so the bug stays.
+ */
+static int private_obj[2];
+
+static void *tiny_obj_cpu(void *arg)
+{
+	int slot = (int)(long)arg, other = 1 - slot;
+	char name[16];
+
+	snprintf(name, sizeof(name), "tinyo-%d", slot);
+	rt_task_attach(name);
+	rt_sched_enter(slot);
+	rt_task_set_op("tiny");
+	for (int b = 0; b < P.blocks[slot]; b++) {
+		const void *obj = &P.x[slot];
+
+		if (b == 0)
+			obj = &private_obj[slot];
+		else if (b == 1)
+			ST(P.x[slot], 1);
+		else if (b == 2)
+			ST(P.seen[slot], LD(P.x[other])), obj = &P.x[other];
+		if (b == P.blocks[slot] - 1)
+			ST(P.x[slot], 2);
+		cover_yield("tiny:block", obj, COVER_TEST);
+		if (b < P.blocks[slot] - 1)
+			sched_point(SP_YIELD, NULL, -1);
+	}
+	rt_task_set_op(NULL);
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
 static void no_audit(void *arg)
 {
 	(void)arg;
 }
+
+static bool with_objs;	/* tiny_run() runs tiny_obj_cpu() */
 
 /* One schedule of the tiny program given by @prefix; true if the bug showed. */
 static bool tiny_run(int m, int n, const int *prefix, size_t nr)
@@ -91,9 +132,12 @@ static bool tiny_run(int m, int n, const int *prefix, size_t nr)
 	memset(&P, 0, sizeof(P));
 	P.blocks[0] = m;
 	P.blocks[1] = n;
+	if (with_objs)
+		cover_reset(true);	/* each schedule from nothing, as the engine's runs */
 	rt_sched_init(&sc, 2, no_audit, NULL);
 	for (long i = 0; i < 2; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, tiny_cpu, (void *)i), 0);
+		ck_assert_int_eq(pthread_create(&t[i], NULL, with_objs ? tiny_obj_cpu : tiny_cpu,
+					    (void *)i), 0);
 	rt_sched_start();
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
@@ -102,20 +146,20 @@ static bool tiny_run(int m, int n, const int *prefix, size_t nr)
 }
 
 struct tiny_result {
-	unsigned long schedules, bugs;
+	unsigned long schedules, bugs, pruned;
 	int *found;		/* the first buggy schedule's decisions */
 	size_t nr_found;
 };
 
-/* Every schedule of the tiny program with at most @k preemptions. */
-static void tiny_explore(int m, int n, int k, struct tiny_result *r)
+/* Every schedule of the tiny program with at most @k preemptions (@prune: sleep sets). */
+static void tiny_explore_p(int m, int n, int k, bool prune, struct tiny_result *r)
 {
 	struct rt_explore x;
 	const int *prefix;
 	size_t nr;
 
 	memset(r, 0, sizeof(*r));
-	rt_explore_init(&x, k);
+	rt_explore_init(&x, k, prune);
 	while (rt_explore_next(&x, &prefix, &nr)) {
 		unsigned long nt;
 		const struct rt_sched_decision *t;
@@ -134,7 +178,13 @@ static void tiny_explore(int m, int n, int k, struct tiny_result *r)
 	}
 	ck_assert_uint_eq(x.diverged, 0);
 	r->schedules = x.schedules;
+	r->pruned = x.pruned;
 	rt_explore_free(&x);
+}
+
+static void tiny_explore(int m, int n, int k, struct tiny_result *r)
+{
+	tiny_explore_p(m, n, k, false, r);
 }
 
 static unsigned long closed_form(int m, int n, int k)
@@ -366,6 +416,35 @@ START_TEST(test_explore_cli_every_pair_json)
 }
 END_TEST
 
+/*
+ * Sleep sets on the objects: fewer schedules than without, the depth-2
+ * bug still found at K = 2; and without pruning the count is the closed
+ * form's (the private block is one more block).
+ */
+START_TEST(test_explore_prune_keeps_bug)
+{
+	struct tiny_result full, pruned;
+
+	with_objs = true;
+	cover_reset(true);
+	tiny_explore_p(4, 4, 2, false, &full);
+	tiny_explore_p(4, 4, 2, true, &pruned);
+	cover_reset(false);
+	with_objs = false;
+	printf("# tiny 4+4 blocks, K=2: %lu schedules unpruned, %lu with sleep sets (%lu branches pruned)\n",
+	       full.schedules, pruned.schedules, pruned.pruned);
+	ck_assert_uint_eq(full.schedules, closed_form(4, 4, 2));
+	ck_assert_uint_ge(full.bugs, 1);
+	ck_assert_msg(pruned.bugs >= 1, "pruning lost the bug (%lu schedules, %lu pruned)",
+		      pruned.schedules, pruned.pruned);
+	ck_assert_msg(pruned.schedules < full.schedules && pruned.pruned > 0,
+		      "no reduction: %lu of %lu schedules, %lu pruned",
+		      pruned.schedules, full.schedules, pruned.pruned);
+	free(full.found);
+	free(pruned.found);
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -375,6 +454,7 @@ static Suite *explore_suite(void)
 	tcase_add_test(tc, test_explore_count_all);
 	tcase_add_test(tc, test_explore_bug_needs_two);
 	tcase_add_test(tc, test_explore_found_replays);
+	tcase_add_test(tc, test_explore_prune_keeps_bug);
 	tc = rt_tcase(s, "plan", 30, NULL, NULL);
 	tcase_add_test(tc, test_explore_decisions_text);
 	tcase_add_test(tc, test_explore_pairs);

@@ -38,6 +38,7 @@ struct explore_opts {
 	int k;
 	bool json, progress;
 	bool test_window;	/* test-only: run's --test-window */
+	bool no_prune;
 };
 
 static void explore_usage(FILE *f)
@@ -60,6 +61,8 @@ static void explore_usage(FILE *f)
 	      "      --inject NAME       switch on a seeded bug\n"
 	      "  -o, --out DIR           the record (explore.json) and failure artifacts there\n"
 	      "      --json              print the record on stdout\n"
+	      "      --no-prune          run every schedule within K (default: sleep sets skip\n"
+	      "                          a switch back whose segments touch disjoint objects)\n"
 	      "      --no-progress       no progress line on stderr\n"
 	      "  -q, --quiet             only the total\n"
 	      "  -h, --help              this text\n"
@@ -69,7 +72,8 @@ static void explore_usage(FILE *f)
 
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
-	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW };
+	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
+	       OPT_NO_PRUNE };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -82,6 +86,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
+		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -113,6 +118,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_JSON: o->json = true; o->progress = false; break;
 		case OPT_NO_PROGRESS: o->progress = false; break;
 		case OPT_TEST_WINDOW: o->test_window = true; break;
+		case OPT_NO_PRUNE: o->no_prune = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
 		}
 	}
@@ -147,7 +153,7 @@ static void parse_pair(const char *arg, int pair[2])
 struct pair_result {
 	int ops[2];
 	enum rmap_mode mode;
-	unsigned long schedules, diverged;
+	unsigned long schedules, diverged, pruned;
 	bool exhausted, failed;
 	bool abandoned;		/* a hang or a BUG: the model cannot be run again */
 	double seconds;
@@ -234,7 +240,7 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 
 	pair_run_opts(eo, pr, ro);
 	inject_mask = ro->cfg.inject_mask;
-	rt_explore_init(&x, eo->k);
+	rt_explore_init(&x, eo->k, !eo->no_prune);
 	while (!rt_interrupted && rt_explore_next(&x, &prefix, &nr)) {
 		const struct rt_sched_decision *t;
 		unsigned long n;
@@ -271,6 +277,7 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 		pr->schedules = x.schedules;
 	pr->exhausted = x.done && !pr->failed;
 	pr->diverged = x.diverged;
+	pr->pruned = x.pruned;
 	pr->seconds = rt_now_s() - start;
 	rt_explore_free(&x);
 	free(ro->decisions);
@@ -301,21 +308,22 @@ static void print_pair(FILE *out, const struct explore_opts *eo, const struct pa
 	if (eo->common.quiet)
 		return;
 	if (pr->exhausted)
-		fprintf(out, "%s %s,%s: exhausted at K=%d: %lu schedules, %.2f s: no failure in any"
-			" schedule of this world with at most %d preemptions%s\n",
-			rmap_mode_name(pr->mode), a, b, eo->k, pr->schedules, pr->seconds, eo->k,
+		fprintf(out, "%s %s,%s: exhausted at K=%d: %lu schedules (%lu pruned), %.2f s: no failure"
+			" in any schedule of this world with at most %d preemptions%s\n",
+			rmap_mode_name(pr->mode), a, b, eo->k, pr->schedules, pr->pruned, pr->seconds, eo->k,
 			pr->diverged ? " (some runs left their prefix: not a proof)" : "");
 	else
-		fprintf(out, "%s %s,%s: cut by the budget after %lu schedules, %.2f s\n",
-			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->seconds);
+		fprintf(out, "%s %s,%s: cut by the budget after %lu schedules (%lu pruned), %.2f s\n",
+			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->pruned, pr->seconds);
 }
 
 static json_t *pair_json(const struct pair_result *pr)
 {
-	json_t *j = json_pack("{s:s, s:[s,s], s:I, s:b, s:b, s:f, s:I}",
+	json_t *j = json_pack("{s:s, s:[s,s], s:I, s:I, s:b, s:b, s:f, s:I}",
 		"rmap", rmap_mode_name(pr->mode),
 		"ops", wl_op_name((enum wl_op)pr->ops[0]), wl_op_name((enum wl_op)pr->ops[1]),
 		"schedules", (json_int_t)pr->schedules,
+		"pruned", (json_int_t)pr->pruned,
 		"exhausted", pr->exhausted,
 		"failed", pr->failed,
 		"seconds", pr->seconds,
