@@ -196,6 +196,8 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	}
 	argv[argc] = NULL;
 	rt_run_parse_opts(argc, argv, ro);
+	ro->argc = 0;		/* @argv is ours, and gone on return */
+	ro->argv = NULL;
 	/* The world is the same for every schedule: no seeded bug's own sched. */
 	ro->cfg.sched = RT_SCHED_EXPLORE;
 	ro->cfg.threads = 2;
@@ -279,6 +281,8 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 	pr->diverged = x.diverged;
 	pr->pruned = x.pruned;
 	pr->seconds = rt_now_s() - start;
+	if (pr->abandoned)
+		return ret;	/* threads left in the model still read ro->cfg: the caller exits */
 	rt_explore_free(&x);
 	free(ro->decisions);
 	free(ro);
