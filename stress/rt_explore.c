@@ -43,7 +43,6 @@ bool rt_explore_next(struct rt_explore *x, const int **prefix, size_t *nr)
 {
 	if (x->done)
 		return false;
-	x->started = true;
 	*prefix = x->prefix;
 	*nr = x->nr_prefix;
 	return true;

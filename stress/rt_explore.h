@@ -57,7 +57,7 @@ struct rt_explore {
 	unsigned long diverged;		/* runs whose trace left their prefix (nondeterminism) */
 	bool prune;			/* sleep sets on the segments' objects */
 	unsigned long pruned;		/* branches within the bound not run for that */
-	bool started, done;
+	bool done;
 };
 
 /* rt_explore_init() - an empty search for schedules with at most @k preemptions; @prune: sleep sets. */
