@@ -118,6 +118,10 @@ struct cover_pub {
 struct cover_cpu {
 	/* Owner only (the schedule reads its own). */
 	int last_site, last_uncovered;
+	/* Objects of the sites since the last cover_take_last(); > COVER_SEG_OBJS: too many. */
+	const void *seg_obj[COVER_SEG_OBJS];
+	int nr_seg_obj;
+	const void *last_obj;	/* the object of the last site */
 	const void *intent;	/* cover_lock_intent() */
 	int intent_cls;
 	bool last_new, last_contact;
@@ -288,6 +292,21 @@ static COVER_NOTSAN bool entry_open(uint64_t e)
 	return RLX(x->in_op) && E_SEQ(e) == (RLX(x->seq) & SEQ_MASK);
 }
 
+/* @obj into the CPU's objects of this segment (cover_take_last()). */
+static COVER_NOTSAN void seg_add(struct cover_cpu *c, const void *obj)
+{
+	int n = RLX(c->nr_seg_obj);
+
+	SET(c->last_obj, obj);
+	for (int i = 0; i < n && i < COVER_SEG_OBJS; i++)
+		if (RLX(c->seg_obj[i]) == obj)
+			return;
+	if (n < COVER_SEG_OBJS)
+		SET(c->seg_obj[n], obj);
+	if (n <= COVER_SEG_OBJS)
+		SET(c->nr_seg_obj, n + 1);
+}
+
 /*
  * The window table, as real threads use it: a 24-bit tag tells objects
  * apart, and a bucket with more open windows than ways has one
@@ -442,6 +461,7 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	}
 	SET(c->last_site, site);
 	SET(c->last_contact, false);
+	seg_add(c, obj);
 	if (win_exact)
 		window_exact(c, me, site, obj, kind);
 	else
@@ -657,6 +677,15 @@ COVER_NOTSAN void cover_take_last(struct cover_last *out)
 {
 	struct cover_cpu *c = my_cpu();
 
+	const void *open = RLX(c->last_obj);
+	int n = RLX(c->nr_seg_obj);
+
+	out->nr_objs = n > COVER_SEG_OBJS ? -1 : n;
+	for (int i = 0; i < n && i < COVER_SEG_OBJS; i++)
+		out->objs[i] = RLX(c->seg_obj[i]);
+	/* The next segment starts inside the window of the last site's object. */
+	SET(c->nr_seg_obj, open ? 1 : 0);
+	SET(c->seg_obj[0], open);
 	out->site = RLX(c->last_site);
 	out->uncovered = RLX(c->last_uncovered);
 	out->new_pair = RLX(c->last_new);

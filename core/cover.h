@@ -189,8 +189,17 @@ unsigned long cover_distinct(void);
  * has not, whether it covered a pair never covered before, and whether
  * another CPU had a window open on its object.
  */
+#define COVER_SEG_OBJS	4	/* objects cover_take_last() reports, at most */
+
 struct cover_last {
 	int site;		/* -1: no event since the last call */
+	/*
+	 * The objects of its sites since the last call, and the object of
+	 * the site before them (whose window was still open); -1: more
+	 * than COVER_SEG_OBJS. explore's partial-order pruning reads them.
+	 */
+	int nr_objs;
+	const void *objs[COVER_SEG_OBJS];
 	int uncovered;
 	bool new_pair;
 	bool contact;

@@ -62,7 +62,7 @@ const char *const rt_failure_kinds[] = {
 };
 
 static const char *const rmap_names[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9", NULL };
-static const char *const sched_names[] = { "free", "random", "pct", "cover", "vtime", NULL };
+static const char *const sched_names[] = { "free", "random", "pct", "cover", "vtime", "explore", NULL };
 static const char *const build_names[] = { "plain", "tsan", "asan", NULL };
 
 /* The one-line verdict: "artifact NAME: field 'FIELD' ..."; always -EINVAL. */

@@ -250,6 +250,36 @@ static __attribute__((noinline)) void rt_test_race_bump(void)
 	yield_point("test:race");
 }
 
+/*
+ * Test-only (--test-window): before its operation, worker 0 and worker 1
+ * each set a flag, read the other's, and set their own again, with a
+ * switch point between each step. Both reading the other's middle state
+ * needs each read to fall inside the other's window: two preemptions
+ * exactly (tests/check_explore.c's tiny program, in the engine), which
+ * explore must find at K = 2 and not at K = 1. Relaxed atomics: one
+ * CPU at a time, and no happens-before from the scheduler.
+ */
+static struct {
+	int flag[2], seen[2], middles;
+} test_window;
+
+static void rt_test_window(int idx)
+{
+	int other = 1 - idx;
+
+	if (idx > 1)
+		return;
+	__atomic_store_n(&test_window.flag[idx], 1, __ATOMIC_RELAXED);
+	yield_point_on("test:window", &test_window, COVER_TEST);
+	__atomic_store_n(&test_window.seen[idx],
+			 __atomic_load_n(&test_window.flag[other], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	if (__atomic_fetch_add(&test_window.middles, 1, __ATOMIC_RELAXED) == 1)
+		WARN_ON(__atomic_load_n(&test_window.seen[0], __ATOMIC_RELAXED) == 1 &&
+			__atomic_load_n(&test_window.seen[1], __ATOMIC_RELAXED) == 1);
+	yield_point_on("test:window", &test_window, COVER_TEST);
+	__atomic_store_n(&test_window.flag[idx], 2, __ATOMIC_RELAXED);
+}
+
 /* Is the run over? Under a deterministic schedule only a decision says so. */
 static bool run_stopped(struct engine *e)
 {
@@ -299,8 +329,10 @@ static void *worker_main(void *arg)
 			break;
 		if (e->cfg->test_race)
 			rt_test_race_bump();
-		op = wl_pick_op(e->world, &t->rng);
+		op = e->cfg->fixed_ops ? e->cfg->fixed_ops[t->idx] : wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
+		if (e->cfg->test_window)
+			rt_test_window(t->idx);	/* inside the operation: its sites count */
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
@@ -315,6 +347,8 @@ static void *worker_main(void *arg)
 		else if (r == WL_CORRUPT)
 			bump(&t->corrupt);
 		bump(&t->progress);
+		if (e->cfg->fixed_ops)
+			break;		/* explore: one operation each */
 	}
 	rt_sched_exit();
 	/* Release pairs with park_all(): an exited thread counts as parked. */
@@ -448,6 +482,28 @@ void engine_release(void)
 }
 
 /* Create the threads (and the deterministic scheduler); Return: the start time. */
+/*
+ * explore's world: the same for every schedule, so built by main alone
+ * before any thread of the run exists, from the seed: the processes'
+ * pages written and read, and one fork in the middle, so that the pair
+ * meets mapped, shared and copy-on-write pages rather than an empty
+ * world.
+ */
+#define EXPLORE_WARM_OPS	24
+
+static void warm_world(struct engine *e)
+{
+	uint64_t rng = e->cfg->seed * 0x94d049bb133111ebULL + 7;
+
+	rt_task_set_op("warm-up");
+	for (int i = 0; i < EXPLORE_WARM_OPS; i++) {
+		enum wl_op op = i == EXPLORE_WARM_OPS / 2 ? WL_FORK : i % 3 == 2 ? WL_READ : WL_WRITE;
+
+		(void)wl_do_op(e->world, op, &rng, 0);
+	}
+	rt_task_set_op(NULL);
+}
+
 double engine_start_threads(struct engine *e)
 {
 	const struct rt_run_config *cfg = e->cfg;
@@ -463,8 +519,16 @@ double engine_start_threads(struct engine *e)
 		t->e = e;
 		t->reclaim = i >= cfg->threads;
 		t->idx = t->reclaim ? i - cfg->threads : i;
-		t->rng = thread_seed(cfg->seed, (uint64_t)i);
+		/*
+		 * explore's CPUs share one stream: both draw the same
+		 * process, address and file, so that their operations meet
+		 * on one object.
+		 */
+		t->rng = thread_seed(cfg->seed, cfg->fixed_ops ? 0 : (uint64_t)i);
 	}
+	if (cfg->fixed_ops)
+		warm_world(e);
+	memset(&test_window, 0, sizeof(test_window));
 	if (cfg->sched != RT_SCHED_FREE) {
 		struct rt_sched_config sc = {
 			.kind = cfg->sched,
@@ -473,6 +537,8 @@ double engine_start_threads(struct engine *e)
 			.pct_steps = cfg->pct_steps,
 			.max_steps = cfg->sched_steps,
 			.audit_steps = cfg->audit_every > 0 ? cfg->sched_audit_steps : 0,
+			.decisions = cfg->decisions,
+			.nr_decisions = cfg->nr_decisions,
 			.vtime = {
 				.cost = cfg->vtime_cost,
 				.end_ns = (uint64_t)(cfg->seconds * 1e9),
@@ -486,8 +552,13 @@ double engine_start_threads(struct engine *e)
 		rt_sched_init(&sc, e->nr_threads, sched_audit, e);
 	}
 	start = rt_now_s();
+	/*
+	 * explore reads only each CPU's last site, not the pairs: the small
+	 * window table will do (clearing the exact one cost a third of a
+	 * schedule).
+	 */
 	rt_cover_run_start(start, cfg->cover || cfg->sched == RT_SCHED_COVER,
-			   cfg->sched != RT_SCHED_FREE);
+			   cfg->sched != RT_SCHED_FREE && cfg->sched != RT_SCHED_EXPLORE);
 	for (int i = 0; i < e->nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e->ts[i].thread, NULL,
 					  e->ts[i].reclaim ? reclaim_main : worker_main, &e->ts[i]));

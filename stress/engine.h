@@ -35,6 +35,7 @@ struct rt_run_config {
 	bool progress;			/* live line on stderr */
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
+	bool test_window;		/* test-only: a planted race that needs two preemptions */
 	bool halt_on_failure;		/* end the run at the first report */
 	/*
 	 * End the run at the first report with this signature and abandon
@@ -55,6 +56,14 @@ struct rt_run_config {
 	const char *vtime_calibrate;	/* measured: append the segment costs here */
 	uint64_t vtime_transfer_ns;	/* a lock's line moving between CPUs, ns */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
+	/*
+	 * explore: worker i runs operation fixed_ops[i] once and leaves
+	 * (NULL: workers pick by the scenario's weights); --sched explore
+	 * picks decisions[] in order, then goes on without preempting.
+	 */
+	const enum wl_op *fixed_ops;
+	const int *decisions;
+	unsigned long nr_decisions;
 	bool cover;			/* record interleaving coverage (on for sched cover) */
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);

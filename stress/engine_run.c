@@ -349,6 +349,9 @@ static bool run_over(struct engine *e, double start, double t)
 		return true;
 	if (cfg->sched != RT_SCHED_FREE && rt_sched_stopped())
 		return true;
+	/* explore: every worker did its one operation. Acquire pairs with their exits. */
+	if (cfg->fixed_ops && __atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) == e->nr_threads)
+		return true;
 	return __atomic_load_n(&e->halt, __ATOMIC_RELAXED) || oopsed(e);
 }
 
@@ -381,7 +384,11 @@ static void watch_run(struct engine *e, double start)
 			progress_line(e, t - start);
 			w.next_progress = t + 0.5;
 		}
-		sleep_ms(10);
+		/* explore runs thousands of short schedules: look more often. */
+		if (cfg->fixed_ops)
+			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
+		else
+			sleep_ms(10);
 	}
 	free(w.last_seen);
 	free(w.last_change);

@@ -67,7 +67,25 @@ static struct {
 	unsigned long park_gen;		/* acquire/release: audits done */
 	void (*audit)(void *);
 	void *audit_arg;
+	unsigned int run_len;		/* explore: decisions in a row the holder kept the CPU */
 } S;
+
+/*
+ * explore: the decisions of the last schedule (baton holder writes; main
+ * reads after the join). Outside S, so that rt_sched_fini() keeps it.
+ */
+static struct {
+	struct rt_sched_decision *d;
+	unsigned long nr, cap;
+} T;
+
+/*
+ * explore: a thread that kept the CPU through so many decisions in a row
+ * spins for another (a trylock loop): the default hands the CPU over.
+ */
+#define EXPLORE_FAIR_RUN	256
+
+_Static_assert(RT_SCHED_SEG_OBJS == COVER_SEG_OBJS, "a decision holds what cover reports");
 
 static long futex(unsigned int *uaddr, int op, unsigned int val)
 {
@@ -82,13 +100,14 @@ const char *rt_sched_name(enum rt_sched_kind kind)
 	case RT_SCHED_PCT: return "pct";
 	case RT_SCHED_VTIME: return "vtime";
 	case RT_SCHED_COVER: return "cover";
+	case RT_SCHED_EXPLORE: return "explore";
 	}
 	return "?";
 }
 
 int rt_sched_by_name(const char *name)
 {
-	for (int k = RT_SCHED_FREE; k <= RT_SCHED_COVER; k++)
+	for (int k = RT_SCHED_FREE; k <= RT_SCHED_EXPLORE; k++)
 		if (!strcmp(name, rt_sched_name((enum rt_sched_kind)k)))
 			return k;
 	return -1;
@@ -158,7 +177,18 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 		S.site_tries = rt_calloc(COVER_MAX_SITES, sizeof(*S.site_tries));
 	if (cfg->kind == RT_SCHED_VTIME)
 		rt_vtime_init(&cfg->vtime, nr);
+	T.nr = 0;
+	if (cfg->kind == RT_SCHED_EXPLORE && !T.d) {
+		T.cap = RT_SCHED_TRACE_MAX;
+		T.d = rt_calloc(T.cap, sizeof(*T.d));
+	}
 	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
+}
+
+const struct rt_sched_decision *rt_sched_trace(unsigned long *nr)
+{
+	*nr = T.nr;
+	return T.d;
 }
 
 void rt_sched_fini(void)
@@ -230,6 +260,85 @@ static int pick_vtime(uint64_t *min_all)
 	return best;
 }
 
+/*
+ * Record @d. Relaxed stores: the next holder appends with no
+ * happens-before edge (sched.h); main reads after the join. Decisions
+ * past the capacity are not recorded (rt_explore.h treats them as
+ * forced).
+ */
+static void trace_add(const struct rt_sched_decision *d)
+{
+	unsigned long n = RLX(T.nr);
+	struct rt_sched_decision *e = &T.d[n];
+
+	if (n >= T.cap)
+		return;
+	SET(e->me, d->me);
+	SET(e->me_enabled, d->me_enabled);
+	SET(e->enabled, d->enabled);
+	SET(e->chosen, d->chosen);
+	SET(e->site, d->site);
+	SET(e->nr_objs, d->nr_objs);
+	for (int i = 0; i < RT_SCHED_SEG_OBJS; i++)
+		SET(e->objs[i], d->objs[i]);
+	SET(T.nr, n + 1);
+}
+
+/*
+ * explore: the given decision while there is one (and its thread can
+ * run), else the running thread if it can go on, else the next slot
+ * after it that can. Those that can: the eligible ones, or when none is,
+ * the waiters (as pick_next()).
+ */
+static int pick_explore(void)
+{
+	struct rt_sched_decision d = { .me = RLX(S.cur), .chosen = -1, .site = -1 };
+	unsigned int ok = 0, wait = 0;
+	unsigned long i = RLX(T.nr);
+
+	for (int s = 0; s < S.nr && s < 32; s++) {
+		int st = RLX(S.slots[s].state);
+
+		if (st == SLOT_PARKED || st == SLOT_EXITED)
+			continue;
+		if (eligible(s))
+			ok |= 1u << s;
+		else
+			wait |= 1u << s;
+	}
+	d.enabled = ok ? ok : wait;
+	if (!d.enabled)
+		return -1;
+	if (!ok)
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+	d.me_enabled = d.me >= 0 && (ok & (1u << d.me));
+	if (d.me >= 0 && __atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)) {
+		struct cover_last l;
+
+		cover_take_last(&l);
+		d.site = l.site;
+		d.nr_objs = l.nr_objs;
+		for (int k = 0; k < l.nr_objs && k < RT_SCHED_SEG_OBJS; k++)
+			d.objs[k] = l.objs[k];
+	}
+	if (i < S.cfg.nr_decisions && S.cfg.decisions[i] >= 0 && S.cfg.decisions[i] < 32 &&
+	    (d.enabled & (1u << S.cfg.decisions[i]))) {
+		d.chosen = S.cfg.decisions[i];
+	} else if (d.me_enabled && (RLX(S.run_len) < EXPLORE_FAIR_RUN || d.enabled == 1u << d.me)) {
+		d.chosen = d.me;
+	} else {
+		for (int k = 1; k <= S.nr && d.chosen < 0; k++) {
+			int s = ((d.me < 0 ? -1 : d.me) + k) % S.nr;
+
+			if (d.enabled & (1u << s))
+				d.chosen = s;
+		}
+	}
+	SET(S.run_len, d.chosen == d.me ? RLX(S.run_len) + 1 : 0u);
+	trace_add(&d);
+	return d.chosen;
+}
+
 static int pick_next(void)
 {
 	int nr_ok = 0, nr_wait = 0, best = -1, best_wait = -1, k;
@@ -250,6 +359,8 @@ static int pick_next(void)
 		}
 		return k;
 	}
+	if (S.cfg.kind == RT_SCHED_EXPLORE)
+		return pick_explore();
 
 	for (int i = 0; i < S.nr; i++) {
 		int st = RLX(S.slots[i].state);

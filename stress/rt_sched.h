@@ -28,6 +28,13 @@
  * average it drops anyway, so no thread keeps the CPU for good. The
  * coverage under one thread at a time is a function of the seed, so the
  * schedule is too.
+ * explore: the decisions are given (`rmaptorture explore`, rt_explore.h):
+ * decision i picks decisions[i] when that thread can run; past the list,
+ * the running thread goes on while it can (no preemption), else the next
+ * slot after it that can. Every decision is recorded (rt_sched_trace()):
+ * who ran, who could, who was picked, and the coverage site the running
+ * thread last reached (the switch point's file:line), so that the
+ * enumerator can branch and a report can name the preempted points.
  */
 #ifndef RT_STRESS_RT_SCHED_H
 #define RT_STRESS_RT_SCHED_H
@@ -43,6 +50,7 @@ enum rt_sched_kind {
 	RT_SCHED_PCT,
 	RT_SCHED_VTIME,		/* virtual time, smallest clock first (rt_vtime.h) */
 	RT_SCHED_COVER,
+	RT_SCHED_EXPLORE,	/* decisions given, then no preemption (rt_explore.h) */
 };
 
 struct rt_sched_config {
@@ -53,7 +61,36 @@ struct rt_sched_config {
 	unsigned long max_steps;	/* stop after this many decisions; 0: no bound */
 	unsigned long audit_steps;	/* park everyone and audit every so many; 0: never */
 	struct rt_vtime_config vtime;	/* kind RT_SCHED_VTIME */
+	const int *decisions;		/* kind RT_SCHED_EXPLORE: the slots to pick, in order */
+	unsigned long nr_decisions;
 };
+
+#define RT_SCHED_SEG_OBJS	4	/* = COVER_SEG_OBJS */
+
+/* One decision of an explore schedule, as rt_sched_trace() records it. */
+struct rt_sched_decision {
+	int me;			/* the slot that held the CPU; -1: main, at the start */
+	bool me_enabled;	/* it could have gone on: switching away is a preemption */
+	unsigned int enabled;	/* the slots that could be picked, a bit each (slots < 32) */
+	int chosen;		/* the slot picked */
+	int site;		/* core/cover.h site @me last reached; -1: none (no coverage) */
+	/*
+	 * The objects @me's segment before this decision touched (its
+	 * sites' objects and the one whose window it started in); -1: too
+	 * many to list; 0: none known (no coverage, no site).
+	 */
+	int nr_objs;
+	const void *objs[RT_SCHED_SEG_OBJS];
+};
+
+/* The decisions an explore schedule records, at most. */
+#define RT_SCHED_TRACE_MAX	(1UL << 17)
+
+/*
+ * The decisions of the last explore schedule (kept after rt_sched_fini(),
+ * until the next rt_sched_init()); @nr receives their number.
+ */
+const struct rt_sched_decision *rt_sched_trace(unsigned long *nr);
 
 const char *rt_sched_name(enum rt_sched_kind kind);
 int rt_sched_by_name(const char *name);		/* -1 if unknown */

@@ -11,11 +11,13 @@
 #include <string.h>
 
 #include "artifact.h"
+#include "die.h"
 #include "flight.h"
 #include "inject.h"
 #include "lockdep.h"
 #include "perturb.h"
 #include "record.h"
+#include "rt_explore.h"
 #include "rt_time.h"
 #include "run_record.h"
 #include "rt_vtime_report.h"
@@ -89,6 +91,32 @@ static void perturb_list_args(json_t *args, const struct rt_run_config *c)
 }
 
 /* The schedule and the bound: --sched ..., --ops, --sched-steps or --seconds. */
+/* --fixed-ops A,B (explore's runs). */
+static void fixed_ops_arg(json_t *args, const struct rt_run_config *c)
+{
+	char buf[256];
+	size_t n = 0;
+
+	for (int i = 0; i < c->threads && n < sizeof(buf); i++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "",
+				      wl_op_name(c->fixed_ops[i]));
+	args_opt(args, "--fixed-ops", "%s", buf);
+}
+
+/* --decisions LIST: the explore schedule, run-length coded (rt_explore.h). */
+static void decisions_arg(json_t *args, const struct rt_run_config *c)
+{
+	size_t len = rt_explore_format(c->decisions, c->nr_decisions, NULL, 0) + 1;
+	char *buf = malloc(len);
+
+	if (!buf)
+		rt_die("out of memory");
+	rt_explore_format(c->decisions, c->nr_decisions, buf, len);
+	json_array_append_new(args, json_string("--decisions"));
+	json_array_append_new(args, json_string(buf));
+	free(buf);
+}
+
 static void bound_args(json_t *args, const struct rt_run_config *c, unsigned long sched_steps)
 {
 	if (!c->cover)
@@ -101,6 +129,8 @@ static void bound_args(json_t *args, const struct rt_run_config *c, unsigned lon
 		}
 		if (c->sched == RT_SCHED_VTIME && c->vtime_cost != RT_VTIME_MODEL)
 			args_opt(args, "--vtime-cost", "%s", rt_vtime_cost_name(c->vtime_cost));
+		if (c->sched == RT_SCHED_EXPLORE && c->nr_decisions)
+			decisions_arg(args, c);
 		if (c->sched == RT_SCHED_VTIME && c->vtime_transfer_ns)
 			args_opt(args, "--vtime-transfer", "%" PRIu64, c->vtime_transfer_ns);
 		if (!sched_steps)
@@ -143,6 +173,8 @@ json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
 		args_opt(args, "--procs", "%d", c->params.procs_max);
 	if (o->weights_set)
 		weights_arg(args, c);
+	if (c->fixed_ops)
+		fixed_ops_arg(args, c);
 	for (int b = 0; b < INJECT_NR_BUGS; b++)
 		if (c->inject_mask & (1ULL << b))
 			args_opt(args, "--inject", "%s", inject_name((enum inject_bug)b));
@@ -158,6 +190,8 @@ json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
 		args_opt(args, "--watchdog", "%g", c->watchdog);
 	if (c->test_race)
 		json_array_append_new(args, json_string("--test-race"));
+	if (c->test_window)
+		json_array_append_new(args, json_string("--test-window"));
 	return args;
 }
 

@@ -24,6 +24,9 @@
 # define RT_WATCHDOG_DEFAULT 20.0
 #endif
 
+/* Workers that --fixed-ops can name (explore's CPUs). */
+#define RT_FIXED_OPS_MAX	4
+
 /* A run as asked for on the command line, and the state its records need. */
 struct rt_run_opts {
 	struct rt_run_config cfg;
@@ -45,6 +48,10 @@ struct rt_run_opts {
 	/* The first new artifact of the design running now and its command; "": none. */
 	char first_artifact[4096];	/* on_report's thread; main after the run */
 	char first_reproduce[2048];
+	/* --fixed-ops (explore): each worker's one operation; cfg.fixed_ops points here. */
+	enum wl_op fixed_ops[RT_FIXED_OPS_MAX];
+	int nr_fixed_ops;
+	int *decisions;			/* --decisions, parsed (cfg.decisions) */
 };
 
 /* The share of scanned mapped pages that reclaim got as far as unmapping. */

@@ -74,6 +74,8 @@ extern const struct rt_scenario *const wl_scenarios[];
 /* The scenario named @name, or NULL. */
 const struct rt_scenario *wl_find(const char *name);
 const char *wl_op_name(enum wl_op op);
+/* The operation called @name ("fork", "truncate"), or -1. */
+int wl_op_by_name(const char *name);
 
 /* The smallest emulated memory @params can run in (pages). */
 unsigned long wl_min_pages(const struct wl_params *params);

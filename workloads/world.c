@@ -56,6 +56,14 @@ const char *wl_op_name(enum wl_op op)
 	return (unsigned)op < WL_NR_OPS ? op_names[op] : "?";
 }
 
+int wl_op_by_name(const char *name)
+{
+	for (int k = 0; k < WL_NR_OPS; k++)
+		if (op_names[k] && !strcmp(name, op_names[k]))
+			return k;
+	return -1;
+}
+
 unsigned long wl_min_pages(const struct wl_params *p)
 {
 	/* The zero page, the libraries' text, and a little per process. */

@@ -14,6 +14,7 @@ int cmd_locks(int argc, char **argv);		/* cmd_locks.c: the lock torture */
 int cmd_scale(int argc, char **argv);		/* cmd_scale.c */
 int cmd_report(int argc, char **argv);		/* cmd_report.c */
 int cmd_coverage(int argc, char **argv);	/* cmd_coverage.c */
+int cmd_explore(int argc, char **argv);		/* cmd_explore.c: pairs of operations, every schedule within K */
 
 /* `bench`, `bench locks`, `bench vm` (cmd_bench.c; the microbenchmarks are stress/bench/). */
 int cmd_bench(int argc, char **argv);

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 	      "  scale        throughput, speedup and contention against thread count\n"
 	      "  report       Markdown tables and plots of scale and bench result files\n"
 	      "  coverage     interleaving coverage of run, ci and map files: pairs, gaps, plot\n"
+	      "  explore      pairs of operations: every schedule with at most K preemptions\n"
 	      "\n"
 	      "'rmaptorture COMMAND --help' describes each command.\n"
 	      "Exit status: 0 clean, 1 failure found, 2 bad usage, 3 internal error.\n", f);
@@ -51,6 +52,7 @@ static const struct {
 	{ "scale", cmd_scale },
 	{ "report", cmd_report },
 	{ "coverage", cmd_coverage },
+	{ "explore", cmd_explore },
 };
 
 int main(int argc, char **argv)

@@ -15,6 +15,7 @@
 #include "inject.h"
 #include "lockdep.h"
 #include "perturb.h"
+#include "rt_explore.h"
 #include "rt_inject.h"
 #include "rt_opt.h"
 #include "run_opts.h"
@@ -231,6 +232,9 @@ static const struct option run_options[] = {
 	{ "build", required_argument, NULL, 'B' },
 	{ "no-build", no_argument, NULL, 'Q' },
 	{ "cover-map", required_argument, NULL, 'M' },
+	{ "fixed-ops", required_argument, NULL, 'f' },
+	{ "decisions", required_argument, NULL, 'd' },
+	{ "test-window", no_argument, NULL, 'i' },
 	{ "no-cover", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -305,7 +309,7 @@ static void opt_sched(struct run_parse *p, const char *arg)
 	int k = rt_sched_by_name(arg);
 
 	if (k < 0)
-		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime, cover)", arg);
+		rt_usage_error("--sched: unknown schedule '%s' (free, random, pct, vtime, cover, explore)", arg);
 	p->o->cfg.sched = (enum rt_sched_kind)k;
 	p->sched_set = true;
 }
@@ -325,6 +329,40 @@ static void opt_inject(struct run_parse *p, const char *arg)
 	p->o->cfg.inject_mask |= 1ULL << b;
 	if (!p->bug)
 		p->bug = rt_bug_find(arg);
+}
+
+/* --fixed-ops A,B: worker i runs the i-th operation once (explore's runs). */
+static void opt_fixed_ops(struct rt_run_opts *o, const char *arg)
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		rt_usage_error("--fixed-ops: too long");
+	strcpy(buf, arg);
+	o->nr_fixed_ops = 0;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int op = wl_op_by_name(tok);
+
+		if (op < 0)
+			rt_usage_error("--fixed-ops: unknown operation '%s'", tok);
+		if (o->nr_fixed_ops == RT_FIXED_OPS_MAX)
+			rt_usage_error("--fixed-ops: at most %d operations", RT_FIXED_OPS_MAX);
+		o->fixed_ops[o->nr_fixed_ops++] = (enum wl_op)op;
+	}
+	if (!o->nr_fixed_ops)
+		rt_usage_error("--fixed-ops: no operation named");
+	o->cfg.fixed_ops = o->fixed_ops;
+}
+
+static void opt_decisions(struct rt_run_opts *o, const char *arg)
+{
+	size_t n;
+
+	free(o->decisions);
+	if (rt_explore_parse(arg, &o->decisions, &n))
+		rt_usage_error("--decisions: '%.40s' is not a decision list (e.g. 0x12,1x3,0)", arg);
+	o->cfg.decisions = o->decisions;
+	o->cfg.nr_decisions = n;
 }
 
 /* The run's size and length: -S -r -t -R -s -n --seed -p --swap -a --procs. Return: taken. */
@@ -398,6 +436,9 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 		o->build = arg;
 		break;
 	case 'Q': o->no_build = true; break;
+	case 'f': opt_fixed_ops(o, arg); break;
+	case 'd': opt_decisions(o, arg); break;
+	case 'i': cfg->test_window = true; break;
 	default: return false;
 	}
 	return true;
@@ -509,6 +550,36 @@ static void scenario_opts(struct run_parse *p)
 	}
 }
 
+/* --fixed-ops, --decisions and --sched explore, checked against each other. */
+static void finish_fixed_ops(struct run_parse *p)
+{
+	struct rt_run_opts *o = p->o;
+	struct rt_run_config *cfg = &o->cfg;
+
+	if (cfg->decisions && cfg->sched != RT_SCHED_EXPLORE)
+		rt_usage_error("--decisions: needs --sched explore");
+	if (cfg->sched == RT_SCHED_EXPLORE && !o->nr_fixed_ops)
+		rt_usage_error("--sched explore: needs --fixed-ops (see 'rmaptorture explore')");
+	if (!o->nr_fixed_ops)
+		return;
+	if (p->threads > 0 && p->threads != o->nr_fixed_ops)
+		rt_usage_error("--fixed-ops: %d operations for --threads %lld",
+			       o->nr_fixed_ops, p->threads);
+	cfg->threads = o->nr_fixed_ops;
+	cfg->reclaim_threads = p->reclaim >= 0 ? (int)p->reclaim : 0;
+	/*
+	 * explore's small world: at most 3 processes to start with, and
+	 * room for 3 more, so that fork and exec have something to do.
+	 */
+	if (cfg->params.procs_initial > 3)
+		cfg->params.procs_initial = 3;
+	cfg->params.procs_max = cfg->params.procs_initial + 3;
+	cfg->ops = 0;
+	/* One operation each: the audit at the end is the one that counts. */
+	cfg->sched_audit_steps = 0;
+	cfg->seconds = 0;
+}
+
 /* The options checked against each other, and the defaults they leave. */
 static void finish_opts(struct run_parse *p)
 {
@@ -535,6 +606,7 @@ static void finish_opts(struct run_parse *p)
 	cfg->threads = p->threads > 0 ? (int)p->threads : cfg->scenario->default_threads;
 	cfg->reclaim_threads = p->reclaim >= 0 ? (int)p->reclaim :
 			       cfg->scenario->default_reclaim_threads;
+	finish_fixed_ops(p);
 	if (p->pages > 0)
 		cfg->params.pages = (unsigned long)p->pages;
 	if (p->swap > 0)

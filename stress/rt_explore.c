@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The depth-first, preemption-bounded enumerator (rt_explore.h).
+ */
+#include "rt_explore.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "die.h"
+
+static bool preempts(const struct rt_sched_decision *d, int slot)
+{
+	return d->me_enabled && slot != d->me;
+}
+
+int rt_explore_preemptions(const struct rt_sched_decision *t, size_t n)
+{
+	int p = 0;
+
+	for (size_t i = 0; i < n; i++)
+		p += preempts(&t[i], t[i].chosen);
+	return p;
+}
+
+void rt_explore_init(struct rt_explore *x, int k, bool prune)
+{
+	memset(x, 0, sizeof(*x));
+	x->k = k;
+	x->prune = prune;
+}
+
+void rt_explore_free(struct rt_explore *x)
+{
+	free(x->lv);
+	free(x->prefix);
+	memset(x, 0, sizeof(*x));
+}
+
+bool rt_explore_next(struct rt_explore *x, const int **prefix, size_t *nr)
+{
+	if (x->done)
+		return false;
+	*prefix = x->prefix;
+	*nr = x->nr_prefix;
+	return true;
+}
+
+static void grow(struct rt_explore *x, size_t n)
+{
+	if (n <= x->cap)
+		return;
+	x->cap = n > 2 * x->cap ? n : 2 * x->cap;
+	x->lv = realloc(x->lv, x->cap * sizeof(*x->lv));
+	x->prefix = realloc(x->prefix, x->cap * sizeof(*x->prefix));
+	if (!x->lv || !x->prefix)
+		rt_die("explore: out of memory");
+}
+
+/*
+ * The deepest level with a slot still to try within the bound: its branch
+ * becomes the next prefix. Return: false when there is none.
+ */
+static bool backtrack(struct rt_explore *x)
+{
+	int pre = 0;
+	int *before = malloc((x->nr + 1) * sizeof(*before));
+
+	if (!before)
+		rt_die("explore: out of memory");
+	/* before[i]: preemptions of the path's decisions 0..i-1. */
+	for (size_t i = 0; i < x->nr; i++) {
+		before[i] = pre;
+		pre += preempts(&x->lv[i].d, x->lv[i].d.chosen);
+	}
+	for (size_t i = x->nr; i-- > 0;) {
+		struct rt_explore_level *l = &x->lv[i];
+
+		for (int s = 0; s < 32; s++) {
+			unsigned int bit = 1u << s;
+
+			if (!(l->d.enabled & bit) || (l->tried & bit))
+				continue;
+			l->tried |= bit;
+			if (before[i] + preempts(&l->d, s) > x->k)
+				continue;
+			l->d.chosen = s;
+			x->nr = i + 1;
+			for (size_t j = 0; j <= i; j++)
+				x->prefix[j] = x->lv[j].d.chosen;
+			x->nr_prefix = i + 1;
+			free(before);
+			return true;
+		}
+	}
+	free(before);
+	return false;
+}
+
+#define SLEEP_SLOTS	4	/* pruning only among the first slots (explore runs 2) */
+
+static bool independent(const struct rt_explore_fp *a, const struct rt_explore_fp *b)
+{
+	if (a->nr <= 0 || b->nr <= 0)
+		return false;
+	for (int i = 0; i < a->nr; i++)
+		for (int j = 0; j < b->nr; j++)
+			if (a->o[i] == b->o[j])
+				return false;
+	return true;
+}
+
+/* The segment after decision @i of @t: what its thread reported at its next decision. */
+static struct rt_explore_fp seg_of(const struct rt_sched_decision *t, size_t n, size_t i)
+{
+	struct rt_explore_fp f = { .nr = 0 };
+
+	if (i + 1 < n && t[i + 1].me == t[i].chosen && t[i + 1].nr_objs > 0) {
+		f.nr = t[i + 1].nr_objs;
+		memcpy(f.o, t[i + 1].objs, sizeof(f.o));
+	}
+	return f;
+}
+
+static bool two_enabled(unsigned int m)
+{
+	unsigned int rest = m & (m - 1);	/* all but the lowest */
+
+	return rest && !(rest & (rest - 1));
+}
+
+/*
+ * Sleep sets along the path (rt_explore.h): a sleeping slot is marked
+ * tried at each level it sleeps at, so backtrack() never picks it there.
+ */
+static void apply_sleep(struct rt_explore *x)
+{
+	struct rt_explore_fp fp[SLEEP_SLOTS];
+	unsigned int sleep = 0;
+	int pre = 0;
+
+	for (size_t i = 0; i < x->nr; i++) {
+		struct rt_explore_level *l = &x->lv[i];
+		int me = l->d.me, c = l->d.chosen;
+
+		for (int u = 0; u < SLEEP_SLOTS; u++) {
+			unsigned int bit = 1u << u;
+
+			if (!(sleep & bit) || u == c || !(l->d.enabled & bit) || (l->tried & bit))
+				continue;
+			l->tried |= bit;
+			if (pre + preempts(&l->d, u) <= x->k)
+				x->pruned++;
+		}
+		pre += preempts(&l->d, c);
+		/* The child's sleepers: the parent's, and a continuation given up for a preemption. */
+		sleep &= ~(1u << c);
+		if (l->have_first && c != me && l->d.me_enabled && me >= 0 && me < SLEEP_SLOTS &&
+		    two_enabled(l->d.enabled)) {
+			sleep |= 1u << me;
+			fp[me] = l->first;
+		}
+		for (int u = 0; u < SLEEP_SLOTS; u++)
+			if ((sleep & (1u << u)) && !independent(&fp[u], &l->seg))
+				sleep &= ~(1u << u);
+	}
+}
+
+void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, size_t n)
+{
+	x->schedules++;
+	grow(x, n + 1);
+	for (size_t i = 0; i < x->nr && i < n; i++)
+		if (t[i].chosen != x->lv[i].d.chosen || t[i].enabled != x->lv[i].d.enabled) {
+			/* The run left its prefix: cut the path there. */
+			x->diverged++;
+			x->nr = i;
+			break;
+		}
+	if (x->nr > n)
+		x->nr = n;
+	for (size_t i = x->nr; i < n; i++) {
+		x->lv[i].d = t[i];
+		x->lv[i].tried = 1u << t[i].chosen;
+		x->lv[i].seg = seg_of(t, n, i);
+		x->lv[i].have_first = t[i].me_enabled && t[i].chosen == t[i].me;
+		x->lv[i].first = x->lv[i].seg;
+	}
+	/* The level the last backtrack branched at ran a new segment. */
+	if (x->nr_prefix && x->nr_prefix <= n)
+		x->lv[x->nr_prefix - 1].seg = seg_of(t, n, x->nr_prefix - 1);
+	x->nr = n;
+	if (x->prune)
+		apply_sleep(x);
+	if (!backtrack(x))
+		x->done = true;
+}
+
+size_t rt_explore_format(const int *d, size_t n, char *buf, size_t len)
+{
+	size_t out = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		int w;
+
+		while (j < n && d[j] == d[i])
+			j++;
+		if (j - i > 1)
+			w = snprintf(buf + (out < len ? out : len), out < len ? len - out : 0,
+				     "%s%dx%zu", i ? "," : "", d[i], j - i);
+		else
+			w = snprintf(buf + (out < len ? out : len), out < len ? len - out : 0,
+				     "%s%d", i ? "," : "", d[i]);
+		out += (size_t)w;
+		i = j;
+	}
+	return out;
+}
+
+int rt_explore_parse(const char *text, int **out, size_t *nr)
+{
+	size_t n = 0, cap = 64;
+	int *d = malloc(cap * sizeof(*d));
+	const char *p = text;
+
+	if (!d)
+		rt_die("explore: out of memory");
+	while (*p) {
+		char *end;
+		long slot = strtol(p, &end, 10), count = 1;
+
+		if (end == p || slot < 0 || slot > 31)
+			goto bad;
+		p = end;
+		if (*p == 'x') {
+			count = strtol(p + 1, &end, 10);
+			if (end == p + 1 || count < 1 || count > (long)RT_SCHED_TRACE_MAX)
+				goto bad;
+			p = end;
+		}
+		if (n + (size_t)count > RT_SCHED_TRACE_MAX)
+			goto bad;
+		while (n + (size_t)count > cap) {
+			cap *= 2;
+			d = realloc(d, cap * sizeof(*d));
+			if (!d)
+				rt_die("explore: out of memory");
+		}
+		for (long i = 0; i < count; i++)
+			d[n++] = (int)slot;
+		if (*p == ',' && p[1])
+			p++;
+		else if (*p)
+			goto bad;
+	}
+	*out = d;
+	*nr = n;
+	return 0;
+bad:
+	free(d);
+	return -EINVAL;
+}
+
+int rt_explore_pairs(const unsigned int *weights, int nr, int (*out)[2], int max)
+{
+	int n = 0;
+
+	for (int a = 0; a < nr; a++)
+		for (int b = 0; b < nr; b++) {
+			if (!weights[a] || !weights[b])
+				continue;
+			if (n < max) {
+				out[n][0] = a;
+				out[n][1] = b;
+			}
+			n++;
+		}
+	return n;
+}

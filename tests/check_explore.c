@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `rmaptorture explore` (issue 24): the preemption-bounded enumerator
+ * (stress/rt_explore.c) driving the deterministic scheduler's explore
+ * kind on a tiny two-CPU program whose switch points are known; then the
+ * command through the binary.
+ *
+ * The tiny program: CPU A runs m blocks, CPU B runs n blocks, with a
+ * yield point (a switch point) between two blocks of a CPU. A schedule is
+ * an interleaving of the blocks, alternating runs of A's and B's; with r
+ * runs it has r-1 switches, and every switch but the last leaves a CPU
+ * that could have gone on (the last one leaves a CPU that is done), so it
+ * has r-2 preemptions. Interleavings with r = 2j runs starting with A
+ * split A's blocks into j runs and B's into j: C(m-1,j-1)·C(n-1,j-1)
+ * ways; with r = 2j+1 runs starting with A: C(m-1,j)·C(n-1,j-1); and the
+ * same starting with B. Hence the schedules with at most K preemptions:
+ *	K = 0:	2
+ *	K = 1:	2 + (m-1) + (n-1)			= m + n
+ *	K = 2:	m + n + 2·(m-1)·(n-1)
+ * (all of them, C(m+n, m), once K >= m+n-2).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_check.h"
+#include "rt_cli.h"
+#include "rt_explore.h"
+#include "rt_sched.h"
+#include "cover.h"
+#include "perturb.h"
+#include "task.h"
+
+/*
+ * The shared state of the tiny program; relaxed atomics, since the
+ * scheduler's hand-off orders nothing (rt_sched.h).
+ */
+static struct {
+	int blocks[2];		/* m, n */
+	int x[2];		/* A's and B's progress flag */
+	int seen[2];		/* what each read of the other's flag in its middle block */
+} P;
+
+#define LD(v)		__atomic_load_n(&(v), __ATOMIC_RELAXED)
+#define ST(v, x)	__atomic_store_n(&(v), (x), __ATOMIC_RELAXED)
+
+/*
+ * CPU @slot's blocks: the first sets its flag to 1, the second reads the
+ * other's, the last sets its own to 2. Both reading 1 needs each CPU's
+ * middle block to run between the other's first and last: exactly two
+ * preemptions (A1 B1 B2 A2 A3 B3), never one (a run in between of the
+ * whole other CPU makes it read 2 or 0).
+ */
+static void *tiny_cpu(void *arg)
+{
+	int slot = (int)(long)arg, other = 1 - slot;
+	char name[16];
+
+	snprintf(name, sizeof(name), "tiny-%d", slot);
+	rt_task_attach(name);
+	rt_sched_enter(slot);
+	for (int b = 0; b < P.blocks[slot]; b++) {
+		if (b)
+			sched_point(SP_YIELD, NULL, -1);
+		if (b == 0)
+			ST(P.x[slot], 1);
+		else if (b == 1)
+			ST(P.seen[slot], LD(P.x[other]));
+		if (b == P.blocks[slot] - 1)
+			ST(P.x[slot], 2);
+	}
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+/*
+ * The same program with a private first block, each block naming the
+ * object it touched to the coverage (a yield point on it) before its
+ * switch point: A0 and B0 touch only their own, so sleep sets may skip
+ * switching back across them; the flags are shared, so the bug stays.
+ */
+static int private_obj[2];
+
+static void *tiny_obj_cpu(void *arg)
+{
+	int slot = (int)(long)arg, other = 1 - slot;
+	char name[16];
+
+	snprintf(name, sizeof(name), "tinyo-%d", slot);
+	rt_task_attach(name);
+	rt_sched_enter(slot);
+	rt_task_set_op("tiny");
+	for (int b = 0; b < P.blocks[slot]; b++) {
+		const void *obj = &P.x[slot];
+
+		if (b == 0)
+			obj = &private_obj[slot];
+		else if (b == 1)
+			ST(P.x[slot], 1);
+		else if (b == 2)
+			ST(P.seen[slot], LD(P.x[other])), obj = &P.x[other];
+		if (b == P.blocks[slot] - 1)
+			ST(P.x[slot], 2);
+		cover_yield("tiny:block", obj, COVER_TEST);
+		if (b < P.blocks[slot] - 1)
+			sched_point(SP_YIELD, NULL, -1);
+	}
+	rt_task_set_op(NULL);
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+static void no_audit(void *arg)
+{
+	(void)arg;
+}
+
+static bool with_objs;	/* tiny_run() runs tiny_obj_cpu() */
+
+/* One schedule of the tiny program given by @prefix; true if the bug showed. */
+static bool tiny_run(int m, int n, const int *prefix, size_t nr)
+{
+	struct rt_sched_config sc = { .kind = RT_SCHED_EXPLORE, .seed = 1,
+				      .decisions = prefix, .nr_decisions = nr };
+	pthread_t t[2];
+
+	memset(&P, 0, sizeof(P));
+	P.blocks[0] = m;
+	P.blocks[1] = n;
+	if (with_objs)
+		cover_reset(true);	/* each schedule from nothing, as the engine's runs */
+	rt_sched_init(&sc, 2, no_audit, NULL);
+	for (long i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, with_objs ? tiny_obj_cpu : tiny_cpu,
+					    (void *)i), 0);
+	rt_sched_start();
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	rt_sched_fini();
+	return LD(P.seen[0]) == 1 && LD(P.seen[1]) == 1;
+}
+
+struct tiny_result {
+	unsigned long schedules, bugs, pruned;
+	int *found;		/* the first buggy schedule's decisions */
+	size_t nr_found;
+};
+
+/* Every schedule of the tiny program with at most @k preemptions (@prune: sleep sets). */
+static void tiny_explore_p(int m, int n, int k, bool prune, struct tiny_result *r)
+{
+	struct rt_explore x;
+	const int *prefix;
+	size_t nr;
+
+	memset(r, 0, sizeof(*r));
+	rt_explore_init(&x, k, prune);
+	while (rt_explore_next(&x, &prefix, &nr)) {
+		unsigned long nt;
+		const struct rt_sched_decision *t;
+		bool bug = tiny_run(m, n, prefix, nr);
+
+		t = rt_sched_trace(&nt);
+		ck_assert_int_le(rt_explore_preemptions(t, nt), k);
+		if (bug && !r->bugs++) {
+			r->found = malloc(nt * sizeof(int));
+			for (size_t i = 0; i < nt; i++)
+				r->found[i] = t[i].chosen;
+			r->nr_found = nt;
+		}
+		rt_explore_feed(&x, t, nt);
+		ck_assert_uint_le(x.schedules, 10000);
+	}
+	ck_assert_uint_eq(x.diverged, 0);
+	r->schedules = x.schedules;
+	r->pruned = x.pruned;
+	rt_explore_free(&x);
+}
+
+static void tiny_explore(int m, int n, int k, struct tiny_result *r)
+{
+	tiny_explore_p(m, n, k, false, r);
+}
+
+static unsigned long closed_form(int m, int n, int k)
+{
+	unsigned long c = 2;
+
+	if (k >= 1)
+		c += (unsigned long)(m - 1 + n - 1);
+	if (k >= 2)
+		c += 2UL * (unsigned long)(m - 1) * (unsigned long)(n - 1);
+	return c;
+}
+
+START_TEST(test_explore_count_closed_form)
+{
+	static const int shapes[][2] = { { 3, 3 }, { 4, 2 }, { 2, 5 }, { 1, 3 } };
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (int k = 0; k <= 2; k++) {
+			struct tiny_result r;
+			int m = shapes[s][0], n = shapes[s][1];
+
+			tiny_explore(m, n, k, &r);
+			ck_assert_msg(r.schedules == closed_form(m, n, k),
+				      "m %d n %d K %d: %lu schedules, closed form %lu",
+				      m, n, k, r.schedules, closed_form(m, n, k));
+			free(r.found);
+		}
+}
+END_TEST
+
+/* C(6,3) = 20 interleavings in all: K = 4 reaches every one. */
+START_TEST(test_explore_count_all)
+{
+	struct tiny_result r;
+
+	tiny_explore(3, 3, 4, &r);
+	ck_assert_uint_eq(r.schedules, 20);
+	free(r.found);
+}
+END_TEST
+
+START_TEST(test_explore_bug_needs_two)
+{
+	struct tiny_result r1, r2;
+
+	tiny_explore(3, 3, 1, &r1);
+	ck_assert_msg(r1.bugs == 0, "K=1 found the depth-2 bug %lu times", r1.bugs);
+	tiny_explore(3, 3, 2, &r2);
+	ck_assert_msg(r2.bugs >= 1, "K=2 missed the depth-2 bug in %lu schedules", r2.schedules);
+	free(r1.found);
+	free(r2.found);
+}
+END_TEST
+
+/* The found schedule's decisions replay to the bug, and to the same trace, 10 of 10. */
+START_TEST(test_explore_found_replays)
+{
+	struct tiny_result r;
+
+	tiny_explore(3, 3, 2, &r);
+	ck_assert_uint_ge(r.bugs, 1);
+	for (int i = 0; i < 10; i++) {
+		unsigned long nt;
+		const struct rt_sched_decision *t;
+
+		ck_assert_msg(tiny_run(3, 3, r.found, r.nr_found), "try %d: not reproduced", i);
+		t = rt_sched_trace(&nt);
+		ck_assert_uint_eq(nt, r.nr_found);
+		for (size_t j = 0; j < nt; j++)
+			ck_assert_int_eq(t[j].chosen, r.found[j]);
+		ck_assert_int_eq(rt_explore_preemptions(t, nt), 2);
+	}
+	free(r.found);
+}
+END_TEST
+
+/* The decision list's text: run-length coded, parsed back to the same list. */
+START_TEST(test_explore_decisions_text)
+{
+	static const int d[] = { 0, 0, 0, 1, 1, 0, 1 };
+	char buf[64];
+	int *back;
+	size_t n;
+
+	rt_explore_format(d, 7, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0x3,1x2,0,1");
+	ck_assert_int_eq(rt_explore_parse(buf, &back, &n), 0);
+	ck_assert_uint_eq(n, 7);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(back[i], d[i]);
+	free(back);
+	ck_assert_int_eq(rt_explore_parse("0x0", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("32", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("0,", &back, &n), -EINVAL);
+	ck_assert_int_eq(rt_explore_parse("1y2", &back, &n), -EINVAL);
+}
+END_TEST
+
+/* Every ordered pair of the kinds with a weight, a kind with itself too. */
+START_TEST(test_explore_pairs)
+{
+	unsigned int w[4] = { 1, 0, 3, 2 };
+	int pairs[16][2];
+
+	ck_assert_int_eq(rt_explore_pairs(w, 4, pairs, 16), 9);
+	ck_assert_int_eq(pairs[0][0], 0);
+	ck_assert_int_eq(pairs[0][1], 0);
+	ck_assert_int_eq(pairs[1][1], 2);
+	ck_assert_int_eq(pairs[8][0], 3);
+	ck_assert_int_eq(pairs[8][1], 3);
+	ck_assert_int_eq(rt_explore_pairs(w, 4, pairs, 2), 9);
+}
+END_TEST
+
+static char out[1 << 20];
+
+static const char *tail(void)
+{
+	size_t n = strlen(out);
+
+	return n > 3000 ? out + n - 3000 : out;
+}
+
+#define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
+
+/* Bad input: one line, exit 2. */
+START_TEST(test_explore_cli_bad_options)
+{
+	static const char *const bad[][4] = {
+		{ "explore", "--ops", "fork", NULL },
+		{ "explore", "--ops", "fork,nosuchop", NULL },
+		{ "explore", "--ops", "fork,exit,read", NULL },
+		{ "explore", "-k", "9", NULL },
+		{ "explore", "-k", "-1", NULL },
+		{ "explore", "--rmap", "nosuch", NULL },
+		{ "explore", "--scenario", "nosuch", NULL },
+		{ "explore", "--budget", "soon", NULL },
+		{ "explore", "--inject", "nosuch", NULL },
+		{ "explore", "--bogus", NULL },
+		{ "explore", "extra", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = rt_cli_run(bad[i], out, sizeof(out));
+
+		ck_assert_msg(rc == 2, "%s %s: exit %d\n%s", bad[i][1], bad[i][2] ? bad[i][2] : "",
+			      rc, tail());
+		ck_assert_msg(strchr(out, '\n') == out + strlen(out) - 1, "not one line: %s", tail());
+	}
+	ck_assert_int_eq(RUN("run", "--sched", "explore"), 2);
+	ck_assert_int_eq(RUN("run", "--decisions", "0x3", "--fixed-ops", "fork,exit"), 2);
+	ck_assert_int_eq(RUN("run", "--sched", "explore", "--fixed-ops", "fork,exit",
+			     "--decisions", "0xz"), 2);
+}
+END_TEST
+
+/* A pair explored to the end says so, in the words of a bounded proof. */
+START_TEST(test_explore_cli_exhausts_pair)
+{
+	int rc = RUN("explore", "--ops", "fork,truncate", "-k", "1", "--no-progress");
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "exhausted at K=1"), "%s", tail());
+	ck_assert_msg(strstr(out, "with at most 1 preemptions"), "%s", tail());
+	ck_assert_msg(strstr(out, "1 exhausted, 0 failed"), "%s", tail());
+}
+END_TEST
+
+/*
+ * The engine's planted depth-2 race (run --test-window): not found at
+ * K = 1, found at K = 2 with both preempted switch points named; the
+ * artifact's schedule replays to the same signature 10 times of 10.
+ */
+START_TEST(test_explore_cli_window_found_and_replayed)
+{
+	char dir[] = "/tmp/check_explore.XXXXXX", cmd[4200], path[4200];
+	FILE *ls;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = RUN("explore", "--ops", "read,read", "--test-window", "-k", "1", "--no-progress",
+		 "--out", dir);
+	ck_assert_msg(rc == 0, "K=1: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "exhausted at K=1"), "%s", tail());
+	rc = RUN("explore", "--ops", "read,read", "--test-window", "-k", "2", "--no-progress",
+		 "--out", dir);
+	ck_assert_msg(rc == 1, "K=2: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "read,read: FAILURE after"), "%s", tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 0 at yield test:window"), "%s", tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 1 at yield test:window"), "%s", tail());
+	snprintf(cmd, sizeof(cmd), "ls %s/failure-warn-*.json", dir);
+	ls = popen(cmd, "r");
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_ptr_nonnull(fgets(path, sizeof(path), ls));
+	pclose(ls);
+	path[strcspn(path, "\n")] = '\0';
+	rc = RUN("replay", path, "--times", "10");
+	ck_assert_msg(rc == 0, "replay: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "reproduced 10/10"), "%s", tail());
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * No --ops: every ordered pair of the scenario's kinds (forkbomb-cow has
+ * 6, so 36), each exhausted at K = 0 in 2 schedules (which CPU starts);
+ * the JSON record on stdout says so.
+ */
+START_TEST(test_explore_cli_every_pair_json)
+{
+	json_t *rec;
+	json_error_t err;
+	int rc = RUN("explore", "--scenario", "forkbomb-cow", "--rmap", "anonvma", "-k", "0",
+		     "--json", "--no-progress");
+	const char *brace = strchr(out, '{');
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_ptr_nonnull(brace);
+	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_msg(rec != NULL, "not JSON: %s\n%s", err.text, tail());
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), "explore");
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_total")), 36);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_exhausted")), 36);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "schedules")), 72);
+	ck_assert_uint_eq(json_array_size(json_object_get(rec, "pairs")), 36);
+	json_decref(rec);
+}
+END_TEST
+
+/*
+ * Sleep sets on the objects: fewer schedules than without, the depth-2
+ * bug still found at K = 2; and without pruning the count is the closed
+ * form's (the private block is one more block).
+ */
+START_TEST(test_explore_prune_keeps_bug)
+{
+	struct tiny_result full, pruned;
+
+	with_objs = true;
+	cover_reset(true);
+	tiny_explore_p(4, 4, 2, false, &full);
+	tiny_explore_p(4, 4, 2, true, &pruned);
+	cover_reset(false);
+	with_objs = false;
+	printf("# tiny 4+4 blocks, K=2: %lu schedules unpruned, %lu with sleep sets (%lu branches pruned)\n",
+	       full.schedules, pruned.schedules, pruned.pruned);
+	ck_assert_uint_eq(full.schedules, closed_form(4, 4, 2));
+	ck_assert_uint_ge(full.bugs, 1);
+	ck_assert_msg(pruned.bugs >= 1, "pruning lost the bug (%lu schedules, %lu pruned)",
+		      pruned.schedules, pruned.pruned);
+	ck_assert_msg(pruned.schedules < full.schedules && pruned.pruned > 0,
+		      "no reduction: %lu of %lu schedules, %lu pruned",
+		      pruned.schedules, full.schedules, pruned.pruned);
+	free(full.found);
+	free(pruned.found);
+}
+END_TEST
+
+static Suite *explore_suite(void)
+{
+	Suite *s = suite_create("explore");
+	TCase *tc = rt_tcase(s, "tiny", 120, NULL, NULL);
+
+	tcase_add_test(tc, test_explore_count_closed_form);
+	tcase_add_test(tc, test_explore_count_all);
+	tcase_add_test(tc, test_explore_bug_needs_two);
+	tcase_add_test(tc, test_explore_found_replays);
+	tcase_add_test(tc, test_explore_prune_keeps_bug);
+	tc = rt_tcase(s, "plan", 30, NULL, NULL);
+	tcase_add_test(tc, test_explore_decisions_text);
+	tcase_add_test(tc, test_explore_pairs);
+	tc = rt_tcase(s, "cli", 240, NULL, NULL);
+	tcase_add_test(tc, test_explore_cli_bad_options);
+	tcase_add_test(tc, test_explore_cli_exhausts_pair);
+	tcase_add_test(tc, test_explore_cli_window_found_and_replayed);
+	tcase_add_test(tc, test_explore_cli_every_pair_json);
+	return s;
+}
+
+int main(void)
+{
+	return rt_check_main(explore_suite());
+}
