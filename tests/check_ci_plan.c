@@ -289,6 +289,24 @@ START_TEST(test_ci_plan_child_seconds)
 				ci_builds[B_PLAIN].site_s, 1e-9);
 	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 120, false, 8, false),
 				floor((20.0 / 8 - oh) * 10) / 10, 1e-9);
+	/*
+	 * Four site runs from 100: the first gets its bound; one that fired
+	 * early leaves its time to those after it; the build's even share
+	 * wins when larger; past the deadline stays past it.
+	 */
+	{
+		double end = 100 + 4 * ci_site_cost(B_PLAIN), site_s = ci_builds[B_PLAIN].site_s;
+
+		ck_assert_double_eq_tol(ci_site_seconds(g, B_PLAIN, site_s, 100, end, 4), site_s,
+					1e-9);
+		ck_assert_double_eq_tol(ci_site_seconds(g, B_PLAIN, site_s, 101, end, 3),
+					floor(((end - 101) / 3 - oh) * 10) / 10, 1e-9);
+		ck_assert_double_gt(ci_site_seconds(g, B_PLAIN, site_s, 101, end, 3), site_s);
+		ck_assert_double_eq_tol(ci_site_seconds(g, B_PLAIN, site_s, 103, end, 1),
+					floor((end - 103 - oh) * 10) / 10, 1e-9);
+		ck_assert_double_eq_tol(ci_site_seconds(g, B_PLAIN, 50, 101, end, 3), 50, 1e-9);
+		ck_assert_double_lt(ci_site_seconds(g, B_PLAIN, -1, 101, end, 3), 0);
+	}
 	/* Too little left: the minimum, if it still ends within a quarter past the deadline. */
 	ck_assert_double_eq_tol(ci_child_seconds(g, B_PLAIN, 100, 101.6, false, 1, false),
 				ci_builds[B_PLAIN].min_s, 1e-9);
@@ -376,8 +394,10 @@ START_TEST(test_ci_plan_site_runs_first)
 
 			ck_assert(c->selected);
 			if (k < CI_NR_SITE_RUNS) {
-				ck_assert_msg(c->sites, "seed %llu: #%d runs before a site run",
-					      (unsigned long long)seed, c->index);
+				/* In the table's order: the slowest to fire last. */
+				ck_assert_msg(c->sites == ci_site_runs[k].sites,
+					      "seed %llu: #%d runs before site run %d",
+					      (unsigned long long)seed, c->index, k);
 				ck_assert_double_ge(c->seconds, ci_builds[B_PLAIN].site_s);
 				got |= c->sites;
 			} else {

@@ -16,13 +16,15 @@
 /*
  * The slack is the build's hang watchdog (RT_WATCHDOG_DEFAULT) and a margin, so
  * that a hang is reported by the run itself, with its holders named,
- * before the gate kills it. site_s is about three times the longest any
- * site run (below) took to fire its sites, over 8 to 24 seeds each on a
- * 2-core machine at load 15 to 40: plain 2.1 s, tsan (8 threads) 8.4 s,
- * asan 2.4 s.
+ * before the gate kills it. The site runs (below) share site_s each: one
+ * that fired its sites early leaves its time to the next
+ * (ci_site_seconds()). Plain's four, 15 to 30 seeds each on a 2-core
+ * machine at load 20 (six busy loops beside other work), took at most
+ * 1.9, 3.7, 3.9 and 5.7 s, 15 s together, half their 32 s; tsan's
+ * (8 threads) at most 8.4 s each at load 40, asan's 2.4 s at load 30.
  */
 const struct ci_build ci_builds[CI_NR_BUILDS] = {
-	{ "plain", 0.50, 1.5, 0.5, 0, 35, 6.0 },
+	{ "plain", 0.50, 1.5, 0.5, 0, 35, 8.0 },
 	{ "tsan", 0.30, 4.0, 2.5, 8, 135, 20.0 },
 	{ "asan", 0.20, 2.5, 0.7, 0, 75, 8.0 },
 };
@@ -32,22 +34,23 @@ const struct ci_build ci_builds[CI_NR_BUILDS] = {
 /*
  * Each site goes to the free run (--perturb 2 --long-hold i_shared_sem, as
  * ci_run.c runs them) that fired it soonest under `run --until-fallbacks`:
- * these fire theirs in about half a second, where others take up to a
- * minute or never (shrink_list:PG_locked in many-vmas up to 44 s;
+ * these fire theirs in about a second, where others take up to a minute
+ * or never (shrink_list:PG_locked in many-vmas up to 44 s;
  * try_to_unmap_obj:i_shared_sem only in many-vmas, whose vma churn holds
  * i_shared_sem; try_to_unmap_one in reclaim-pressure/anonvma not in 60 s).
+ * They run in this order, the slowest last, which gets what the others left.
  */
 const struct ci_site_run ci_site_runs[CI_NR_SITE_RUNS] = {
-	{ "many-vmas", RMAP_OBJFILE,
-	  FB(FB_PAGE_REFERENCED_OBJ_ISHARED) | FB(FB_PAGE_REFERENCED_OBJ_ONE_PTL) |
-	  FB(FB_TRY_TO_UNMAP_OBJ_ISHARED) | FB(FB_TRY_TO_UNMAP_OBJ_ONE_PTL) },
 	{ "truncate-race", RMAP_MAINLINE8,
 	  FB(FB_PAGE_REFERENCED_FILE_IMMAP) | FB(FB_PAGE_REFERENCED_ONE_PTL) |
 	  FB(FB_TRY_TO_UNMAP_FILE_IMMAP) | FB(FB_TRY_TO_UNMAP_CLUSTER_PTL) },
-	{ "reclaim-pressure", RMAP_ANONVMA,
-	  FB(FB_PAGE_REFERENCED_ANON_PTL) | FB(FB_TRY_TO_UNMAP_ANON_PTL) },
 	{ "forkbomb-cow", RMAP_OBJFILE,
 	  FB(FB_SHRINK_LIST_PAGE_LOCKED) | FB(FB_TRY_TO_UNMAP_ONE_PTL) },
+	{ "reclaim-pressure", RMAP_ANONVMA,
+	  FB(FB_PAGE_REFERENCED_ANON_PTL) | FB(FB_TRY_TO_UNMAP_ANON_PTL) },
+	{ "many-vmas", RMAP_OBJFILE,
+	  FB(FB_PAGE_REFERENCED_OBJ_ISHARED) | FB(FB_PAGE_REFERENCED_OBJ_ONE_PTL) |
+	  FB(FB_TRY_TO_UNMAP_OBJ_ISHARED) | FB(FB_TRY_TO_UNMAP_OBJ_ONE_PTL) },
 };
 
 /* The sites @c must fire if it is a site run of build @site_build; else 0. */
@@ -318,13 +321,19 @@ int ci_plan_order(const struct ci_gate *g, int b, int *order)
 {
 	int n = 0;
 
-	for (int pass = 0; pass < 2; pass++)
+	for (int r = 0; r < CI_NR_SITE_RUNS; r++)
 		for (int i = 0; i < g->nr_cfgs; i++) {
 			const struct ci_config *c = &g->cfgs[i];
 
-			if (c->build == b && c->selected && (c->sites != 0) == (pass == 0))
+			if (c->build == b && c->selected && c->sites == ci_site_runs[r].sites)
 				order[n++] = i;
 		}
+	for (int i = 0; i < g->nr_cfgs; i++) {
+		const struct ci_config *c = &g->cfgs[i];
+
+		if (c->build == b && c->selected && !c->sites)
+			order[n++] = i;
+	}
 	return n;
 }
 
@@ -354,4 +363,13 @@ double ci_child_seconds(const struct ci_gate *g, int b, double now, double build
 	if (now + t + oh > (last ? build_end : build_end + 0.25 * (cb->min_s + oh)))
 		return -1;
 	return t;
+}
+
+double ci_site_seconds(const struct ci_gate *g, int b, double t, double now, double sites_end,
+		       int sites_left)
+{
+	double pool = (sites_end - now) / sites_left - ci_overhead_est(g, b);
+
+	pool = floor(pool * 10) / 10;
+	return t < 0 || pool <= t ? t : pool;
 }

@@ -41,8 +41,9 @@ extern const struct ci_build ci_builds[CI_NR_BUILDS];
 /*
  * A site run: the free configuration that fires these trylock fallback
  * sites soonest. Every site is in exactly one (ci_plan.c says how they were
- * chosen); an unrestricted gate runs them first in its first build, each
- * until its sites fired (run --until-fallbacks), at most the build's site_s.
+ * chosen); an unrestricted gate runs them first in its first build, in
+ * this order, each until its sites fired (run --until-fallbacks), sharing
+ * the build's site_s each (ci_site_seconds()).
  */
 struct ci_site_run {
 	const char *scenario;
@@ -206,7 +207,8 @@ int ci_plan_min_budget(const struct ci_gate *g);
  * @b: the build
  * @order: receives indices into g->cfgs (g->nr_cfgs of room)
  *
- * The site runs first, then the others in index order.
+ * The site runs first, in ci_site_runs[] order, then the others in index
+ * order.
  * Return: how many.
  */
 int ci_plan_order(const struct ci_gate *g, int b, int *order);
@@ -235,5 +237,23 @@ int ci_plan_selected(const struct ci_gate *g, double *cheapest);
  */
 double ci_child_seconds(const struct ci_gate *g, int b, double now, double build_end,
 			bool last, int left, bool site);
+
+/*
+ * ci_site_seconds() - the bound of build @b's next site run
+ * @g: the plan (and the overheads measured so far)
+ * @b: the build
+ * @t: what ci_child_seconds() gives it (-1: past the deadline)
+ * @now: the clock
+ * @sites_end: the end of the site runs' part of the share: their start
+ *	plus each one's site cost (ci_site_cost())
+ * @sites_left: the site runs still to run, this one included
+ *
+ * What the site runs before it left of their part, over those still to
+ * run, when that is more than @t: one that fired its sites early leaves
+ * its time to the next, and the last, the slowest to fire, gets the rest.
+ * Return: the seconds, in tenths; -1 when @t is.
+ */
+double ci_site_seconds(const struct ci_gate *g, int b, double t, double now, double sites_end,
+		       int sites_left);
 
 #endif /* RT_STRESS_CLI_CI_PLAN_H */

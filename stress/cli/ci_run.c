@@ -341,10 +341,12 @@ static bool run_config(struct ci_gate *g, struct ci_config *c, int n, int total)
 	return !g->usage_rc;
 }
 
-/* Where the gate stands: its progress count and whether it must stop. */
+/* Where the gate stands: its progress, whether it must stop, its site runs' time. */
 struct gate_pass {
 	int n, total;
 	bool stop;
+	double sites_end;	/* the end of the site runs' part of their build's share */
+	int sites_left;
 };
 
 /* Run or skip the selected configuration @c of build @b, whose deadline is @build_end. */
@@ -364,6 +366,8 @@ static void run_selected(struct ci_gate *g, struct gate_pass *p, struct ci_confi
 		return;
 	}
 	t = ci_child_seconds(g, c->build, rt_now_s(), build_end, last, left, c->sites != 0);
+	if (c->sites)
+		t = ci_site_seconds(g, c->build, t, rt_now_s(), p->sites_end, p->sites_left--);
 	if (t < 0) {
 		c->state = CI_SKIPPED;
 		snprintf(c->skip_reason, sizeof(c->skip_reason), "the budget ran out (%s's share)",
@@ -398,6 +402,10 @@ void ci_run_gate(struct ci_gate *g)
 		build_end += g->share[b];
 		if (last)
 			build_end = deadline;
+		p.sites_left = b == g->site_build ? g->nr_sites : 0;
+		p.sites_end = rt_now_s() + p.sites_left * ci_site_cost(b);
+		if (p.sites_end > build_end)
+			p.sites_end = build_end;
 		for (int k = 0; k < n; k++)
 			run_selected(g, &p, &g->cfgs[order[k]], build_end, last, n - k);
 	}

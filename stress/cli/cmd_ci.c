@@ -10,7 +10,7 @@
  * fallbacks are what the model exists to exercise. So an unrestricted gate
  * runs its site runs first (ci_plan.h: the free runs that fire every site
  * soonest), each until its sites fired, and refuses (exit 2) a budget that
- * cannot pay each its bound, naming the smallest that can. Output: one
+ * cannot pay for them, naming the smallest that can. Output: one
  * line per configuration, a summary, and optionally JUnit XML and a JSON
  * record.
  *
@@ -111,8 +111,9 @@ static void ci_usage(FILE *f)
 	      "fits, they all run and the window is over the others. Shares: plain 50%,\n"
 	      "tsan 30%, asan 20%. Unless --scenarios/--rmaps/--scheds restrict it, four\n"
 	      "site runs that fire every trylock fallback site go first in the first build,\n"
-	      "each until its sites fired (at most plain 6 s, tsan 20 s, asan 8 s); a\n"
-	      "budget that cannot pay for them is refused, naming the smallest that can.\n"
+	      "each until its sites fired, sharing plain 8 s, tsan 20 s or asan 8 s each\n"
+	      "(one that fired early leaves its time to the next); a budget that cannot pay\n"
+	      "for them is refused, naming the smallest that can.\n"
 	      "\n"
 	      "Exit status: 0 every configuration clean and every fallback site fired,\n"
 	      "1 a failure (or a site that never fired), 2 bad usage, 3 internal error (a\n"
@@ -375,8 +376,8 @@ static void print_sites(const struct ci_gate *g)
 	else
 		printf("ci: plan: fallback sites: every site is expected to fire: its %d site runs"
 		       " go first", g->nr_sites);
-	printf(" in %s, each until its sites fired (at most %.1f s); the smallest budget that"
-	       " pays for them is %d s\n", ci_builds[g->site_build].name,
+	printf(" in %s, each until its sites fired, sharing %.1f s each; the smallest budget"
+	       " that pays for them is %d s\n", ci_builds[g->site_build].name,
 	       ci_builds[g->site_build].site_s, ci_plan_min_budget(g));
 }
 
@@ -421,7 +422,7 @@ int cmd_ci(int argc, char **argv)
 			       g->o.shard_i, g->o.shard_n, g->nr_all);
 	if (!g->sites_paid)
 		rt_usage_error("--budget: %g s cannot pay for the %d runs that fire every trylock"
-			       " fallback site (%.1f s each at most, in the %s build's share of"
+			       " fallback site (%.1f s each, in the %s build's share of"
 			       " %.1f s); the smallest budget that can is %d s", g->o.budget,
 			       g->nr_sites, ci_builds[g->site_build].site_s,
 			       ci_builds[g->site_build].name, g->share[g->site_build],
