@@ -453,7 +453,7 @@ START_TEST(test_ci_tiny_gate_passes)
 	char dir[] = "/tmp/rt-ci-XXXXXX", junit[4200], json[4200], outdir[4200], suite[64];
 	/*
 	 * Two scenarios: a 12 s gate cannot make every fallback site fire
-	 * (a full gate does; test_ci_coverage_is_judged checks the verdict),
+	 * (a full gate does; test_ci_merge_equals_unsharded checks the verdict),
 	 * so coverage is reported here, not judged.
 	 */
 	const char *args[] = { "ci", "--budget", "12", "--builds", RT_BUILD_KIND, "--seed", "1",
@@ -508,55 +508,6 @@ START_TEST(test_ci_tiny_gate_passes)
 	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "the tiny gate failed (exit %d)", rc);
 	json_decref(rec);
 	free(xml);
-	rt_remove_tree(dir);
-}
-END_TEST
-
-/*
- * An unrestricted gate judges coverage, and at the smallest budget it
- * accepts its site runs go first and every site fires (each site run ends
- * when its sites fired, within a bound several times what they take on a
- * loaded 2-core machine). A site that never fired failing the gate is
- * test_ci_merge_judges_sites.
- */
-START_TEST(test_ci_coverage_is_judged)
-{
-	char dir[] = "/tmp/rt-ci-cov-XXXXXX", junit[4200], json[4200], outdir[4200], budget[32];
-	const char *args[] = { "ci", "--budget", budget, "--builds", RT_BUILD_KIND, "--seed", "1",
-			       "--junit", junit, "--json", json, "--out", outdir, NULL };
-	json_t *rec, *never;
-	const char *first;
-	char *xml;
-	int rc;
-
-	snprintf(budget, sizeof(budget), "%d", refused_budget((const char *const[]){
-		"ci", "--budget", "1", "--builds", RT_BUILD_KIND, NULL }));
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
-	snprintf(json, sizeof(json), "%s/ci.json", dir);
-	snprintf(outdir, sizeof(outdir), "%s/out", dir);
-	rc = rt_cli_run(args, out, sizeof(out));
-	rec = json_load_file(json, 0, NULL);
-	ck_assert_ptr_nonnull(rec);
-	ck_assert(json_is_true(json_object_get(json_object_get(rec, "coverage"), "judged")));
-	never = json_object_get(json_object_get(rec, "coverage"), "never_fired");
-	ck_assert_out(json_array_size(never) == 0, "%zu sites never fired at %s s",
-		      json_array_size(never), budget);
-	/* The four site runs are the first four lines, each with its sites fired. */
-	first = strstr(out, "ci [  1/");
-	ck_assert_ptr_nonnull(first);
-	for (int k = 0; k < 4; k++) {
-		const char *eol = strchr(first, '\n');
-		const char *fired = strstr(first, "  sites fired at ");
-
-		ck_assert_out(eol && fired && fired < eol, "line %d is not a site run", k + 1);
-		first = eol + 1;
-	}
-	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "exit %d", rc);
-	xml = slurp(junit);
-	ck_assert_int_eq(count(xml, "<failure"), 0);
-	free(xml);
-	json_decref(rec);
 	rt_remove_tree(dir);
 }
 END_TEST
@@ -754,7 +705,7 @@ END_TEST
 /*
  * A site that never fired in a judged gate fails it: the stored shards,
  * marked unrestricted, judged by ci-merge (a real gate's site runs fire
- * every site: test_ci_coverage_is_judged).
+ * every site: test_ci_merge_equals_unsharded).
  */
 START_TEST(test_ci_merge_judges_sites)
 {
@@ -829,6 +780,35 @@ START_TEST(test_ci_merge_refuses_bad_shards)
 }
 END_TEST
 
+/*
+ * The unsharded gate of @rec (exit @rc, JUnit @junit, run at @budget s,
+ * its output in out): coverage judged, every site fired, the four site
+ * runs first, each with its sites fired, and a pass.
+ */
+static void assert_unsharded_gate(json_t *rec, int rc, const char *junit, const char *budget)
+{
+	json_t *never = json_object_get(json_object_get(rec, "coverage"), "never_fired");
+	const char *first;
+	char *xml;
+
+	ck_assert(json_is_true(json_object_get(json_object_get(rec, "coverage"), "judged")));
+	ck_assert_out(json_array_size(never) == 0, "%zu sites never fired at %s s",
+		      json_array_size(never), budget);
+	first = strstr(out, "ci [  1/");
+	ck_assert_ptr_nonnull(first);
+	for (int k = 0; k < 4; k++) {
+		const char *eol = strchr(first, '\n');
+		const char *fired = strstr(first, "  sites fired at ");
+
+		ck_assert_out(eol && fired && fired < eol, "line %d is not a site run", k + 1);
+		first = eol + 1;
+	}
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "exit %d", rc);
+	xml = slurp(junit);
+	ck_assert_int_eq(count(xml, "<failure"), 0);
+	free(xml);
+}
+
 /* `ci --json FILE ARGS`: its exit status; the record loaded into @rec. */
 static int gate_json(const char *const *extra, const char *json, json_t **rec)
 {
@@ -850,6 +830,12 @@ static int gate_json(const char *const *extra, const char *json, json_t **rec)
  * shards' the larger of theirs: a gate's shards share one budget): the
  * merge judges the coverage the shards could not, and gives the unsharded
  * gate's verdict.
+ *
+ * The unsharded gate, unrestricted, judges coverage itself: at the
+ * smallest budget it accepts its site runs go first and every site fires
+ * (each site run ends when its sites fired, within a bound several times
+ * what they take on a loaded 2-core machine), and it passes. A site that
+ * never fired failing the gate is test_ci_merge_judges_sites.
  */
 START_TEST(test_ci_merge_equals_unsharded)
 {
@@ -859,8 +845,9 @@ START_TEST(test_ci_merge_equals_unsharded)
 			     "--shard", "1/2", "--out", o1, NULL };
 	const char *s2[] = { "--budget", bs, "--builds", RT_BUILD_KIND, "--seed", "1",
 			     "--shard", "2/2", "--out", o2, NULL };
+	char junit[4200];
 	const char *whole[] = { "--budget", ba, "--builds", RT_BUILD_KIND, "--seed", "1",
-				"--out", oa, NULL };
+				"--out", oa, "--junit", junit, NULL };
 	json_t *r1, *r2, *ra, *rm;
 	int rc_all, rc, m1, m2;
 
@@ -879,7 +866,9 @@ START_TEST(test_ci_merge_equals_unsharded)
 	snprintf(j2, sizeof(j2), "%s/s2.json", dir);
 	snprintf(ja, sizeof(ja), "%s/all.json", dir);
 	snprintf(jm, sizeof(jm), "%s/merged.json", dir);
+	snprintf(junit, sizeof(junit), "%s/all.xml", dir);
 	rc_all = gate_json(whole, ja, &ra);
+	assert_unsharded_gate(ra, rc_all, junit, ba);
 	e = strstr(out, "END: ");
 	ck_assert_ptr_nonnull(e);
 	snprintf(end_all, sizeof(end_all), "%.*s", (int)strcspn(e, " ("), e);
@@ -928,7 +917,6 @@ int main(int argc, char **argv)
 	/* The gates' budgets are wall-clock; the margin is for start-up and the last child. */
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ci_tiny_gate_passes);
-	tcase_add_test(tc, test_ci_coverage_is_judged);
 	tcase_add_test(tc, test_ci_failing_configuration);
 	tcase_add_test(tc, test_ci_interrupt_exits_130);
 	tcase_add_test(tc, test_ci_merge_equals_unsharded);
