@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Tests of scripts/mutate: each operator's exact edit on a fixture, the
+sampler's reproducibility, and run's verdicts on a fixture project whose
+gate is a shell one-liner (no build)."""
+
+import importlib.machinery
+import importlib.util
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, 'mutate')
+DATA = os.path.join(HERE, '..', 'tests', 'data', 'mutate')
+PROJ = os.path.join(DATA, 'proj')
+
+_loader = importlib.machinery.SourceFileLoader('mutate', SCRIPT)
+_spec = importlib.util.spec_from_loader('mutate', _loader)
+mutate = importlib.util.module_from_spec(_spec)
+_loader.exec_module(mutate)
+
+
+def fixture():
+    with open(os.path.join(DATA, 'fixture.c')) as f:
+        return f.read()
+
+
+def edit(op, line):
+    """The fixture's lines after the one mutant of @op at @line, and the original."""
+    text = fixture()
+    ms = [m for m in mutate.mutants_of('fixture.c', text, [op]) if m['line'] == line]
+    assert len(ms) == 1, (op, line, ms)
+    return mutate.apply(text, ms[0]).split('\n'), text.split('\n')
+
+
+class Operators(unittest.TestCase):
+    def check(self, op, line, want):
+        """@want: {1-based line: new text}; every other line unchanged."""
+        new, old = edit(op, line)
+        self.assertEqual(len(new), len(old))
+        for i, (a, b) in enumerate(zip(old, new)):
+            self.assertEqual(b, want.get(i + 1, a), 'line %d' % (i + 1))
+
+    def test_drop_pair(self):
+        self.check('drop-pair', 6, {
+            6: '\t/* mutate: spin_lock(&mm->page_table_lock) dropped */;',
+            8: '\t/* mutate: spin_unlock(&mm->page_table_lock) dropped */;'})
+        self.check('drop-pair', 26, {
+            26: '\t/* mutate: page_map_lock(page) dropped */;',
+            28: '\t/* mutate: page_map_unlock(page) dropped */;'})
+
+    def test_unlock_up(self):
+        self.check('unlock-up', 8, {7: '\tspin_unlock(&mm->page_table_lock);',
+                                    8: '\tmm->rss++;'})
+
+    def test_lock_down(self):
+        self.check('lock-down', 6, {6: '\tmm->rss++;',
+                                    7: '\tspin_lock(&mm->page_table_lock);'})
+
+    def test_swap_acq(self):
+        self.check('swap-acq', 25, {25: '\tpage_map_lock(page);',
+                                    26: '\tdown_write(&a->mmap_sem);'})
+
+    def test_store_out(self):
+        self.check('store-out', 17, {17: '\tspin_unlock(&mm->page_table_lock);',
+                                     18: '\tSetPageDirty(page);'})
+
+    def test_list_swap(self):
+        self.check('list-swap', 27, {27: '\tlist_add_tail(&x->list, &head);'})
+
+    def test_atomic_plain(self):
+        self.check('atomic-plain', 30, {30: '\tn = (a->count);'})
+        self.check('atomic-plain', 31, {31: '\t(b->flags = (n | 1));'})
+
+    def test_recheck_drop(self):
+        self.check('recheck-drop', 14, {14: '\tif (0)'})
+
+    def test_every_operator_has_a_site(self):
+        ops = {m['op'] for m in mutate.mutants_of('fixture.c', fixture(), mutate.OPS)}
+        self.assertEqual(ops, set(mutate.OPS))
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True,
+                          text=True, timeout=30, **kw)
+
+
+class Sampler(unittest.TestCase):
+    def test_reproducible(self):
+        ms = mutate.mutants_of('fixture.c', fixture(), mutate.OPS)
+        a = mutate.pick(ms, 7, 5)
+        self.assertEqual(a, mutate.pick(ms, 7, 5))
+        self.assertEqual(len(a), 5)
+        runs = [cli('sample', '--root', DATA, '--files', 'fixture.c', '--seed', '3',
+                    '--count', '4').stdout for _ in range(2)]
+        self.assertEqual(runs[0], runs[1])
+        self.assertEqual(len(runs[0].splitlines()), 4)
+        other = cli('sample', '--root', DATA, '--files', 'fixture.c', '--seed', '4',
+                    '--count', '4').stdout
+        self.assertNotEqual(runs[0], other)
+
+    def test_bad_input(self):
+        for args in (['list', '--ops', 'nope'], ['sample', '--seed', '1'], ['frob'],
+                     ['list', '--root', DATA, '--files', 'missing.c']):
+            r = cli(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+
+
+# The gate kills a mutant that drops the lock; nothing else.
+GATE = "grep -q '\tspin_lock(&l);' core/lock.c"
+
+
+class Run(unittest.TestCase):
+    def run_fixture(self, *extra, ops='drop-pair,list-swap'):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'r.json')
+            r = cli('run', '--root', PROJ, '--files', 'core/*.c', '--ops', ops,
+                    '--seed', '1', '--count', '10', '--out', out, '--setup-cmd', 'true',
+                    '--build-cmd', 'true', '--smoke-cmd', 'true', *extra)
+            with open(out) as f:
+                rep = json.load(f)
+        return r, rep
+
+    def verdicts(self, rep):
+        return {m['op']: m['status'] for m in rep['mutants']}
+
+    def test_killed_and_survived(self):
+        r, rep = self.run_fixture('--cmd', GATE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(self.verdicts(rep), {'drop-pair': 'killed', 'list-swap': 'survived'})
+        self.assertEqual(rep['score'], 0.5)
+        self.assertFalse(rep['partial'])
+        self.assertIn('survived\tcore/lock.c:9\tlist-swap', r.stdout)
+        with open(os.path.join(PROJ, 'core', 'lock.c')) as f:
+            self.assertIn('\tlist_add(&e, &h);', f.read())
+
+    def test_timeout_counts_as_killed(self):
+        r, rep = self.run_fixture('--cmd', GATE + ' || sleep 20', '--timeout', '1')
+        self.assertEqual(self.verdicts(rep)['drop-pair'], 'killed')
+        self.assertEqual(rep['counts']['timed-out'], 1)
+
+    def test_skipped(self):
+        _, rep = self.run_fixture('--cmd', GATE, '--build-cmd',
+                                  '! grep -q list_add_tail core/lock.c',
+                                  '--smoke-cmd', GATE, '--no-baseline')
+        self.assertEqual(self.verdicts(rep), {'drop-pair': 'trivially-killed',
+                                              'list-swap': 'build-failed'})
+        self.assertIsNone(rep['score'])
+
+    def test_baseline_failure(self):
+        r = cli('run', '--root', PROJ, '--seed', '1', '--count', '1', '--cmd', 'false',
+                '--setup-cmd', 'true', '--build-cmd', 'true', '--smoke-cmd', 'true')
+        self.assertEqual(r.returncode, 1)
+
+    def test_interrupt_writes_partial(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, 'r.json')
+            p = subprocess.Popen([sys.executable, SCRIPT, 'run', '--root', PROJ,
+                                  '--seed', '1', '--count', '10', '--out', out,
+                                  '--cmd', 'sleep 30', '--no-baseline', '--setup-cmd',
+                                  'true', '--build-cmd', 'true', '--smoke-cmd', 'true'],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            p.stderr.readline()     # the scratch copy is made: run is measuring
+            time.sleep(0.3)
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=20)
+            self.assertEqual(p.returncode, 130)
+            with open(out) as f:
+                self.assertTrue(json.load(f)['partial'])
+
+
+if __name__ == '__main__':
+    unittest.main()
