@@ -220,7 +220,9 @@ void rcu_barrier(void);
  * for that thread's 10 ms batching. Objects are still freed only after a
  * grace period, so a use after a grace period stays visible to ASan.
  *
- * Context: outside rcu_read_lock(); with @on false, as rcu_barrier().
+ * Context: outside rcu_read_lock(); with @on false, as rcu_barrier(), and
+ * with no call_rcu() running concurrently (a quiescent harness: one racing
+ * the switch could queue locally after the last flush).
  */
 void rt_rcu_set_local_callbacks(bool on);
 
