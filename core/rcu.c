@@ -13,6 +13,9 @@
  *            tsan_acquire(head); tsan_acquire(&rcu_gp_token); func(head)
  *   rcu_barrier(): callbacks tsan_release(&rcu_cb_token) after func;
  *            the barrier's caller tsan_acquire(&rcu_cb_token) on return
+ *   local callbacks (rt_rcu_set_local_callbacks()): call_rcu():
+ *            tsan_release(head) -> rcu_barrier()'s caller: grace period,
+ *            tsan_acquire(&rcu_gp_token); tsan_acquire(head); func(head)
  *
  * liburcu's own struct rcu_head and its rcu_read_lock()-style API mapping
  * clash with the kernel names of rcu.h, so liburcu's head is renamed while
@@ -30,10 +33,12 @@
 
 #include "rcu.h"
 
+#include <pthread.h>
 #include <stdalign.h>
 
 #include "bug.h"
 #include "compiler.h"
+#include "die.h"
 #include "task.h"
 
 _Static_assert(sizeof(struct urcu_lib_rcu_head) <= sizeof(((struct rcu_head *)0)->__urcu),
@@ -60,6 +65,20 @@ static unsigned long nr_callbacks_queued;
 static unsigned long nr_callbacks_invoked;
 static unsigned long nr_barriers;
 static unsigned long nr_registered;
+/* Callbacks handed to liburcu, and those of them that have returned. */
+static unsigned long nr_lib_queued;
+static unsigned long nr_lib_invoked;
+
+/*
+ * Local callbacks (rt_rcu_set_local_callbacks()): while rcu_local is set,
+ * call_rcu() queues here instead of in liburcu, linked through the
+ * otherwise unused __urcu[0], and rcu_barrier() runs them itself after a
+ * grace period of its own.
+ */
+static bool rcu_local;
+static pthread_mutex_t rcu_local_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rcu_head *rcu_local_head;			/* rcu_local_lock */
+static struct rcu_head **rcu_local_tail = &rcu_local_head;	/* rcu_local_lock */
 
 static inline void stat_inc(unsigned long *c)
 {
@@ -119,6 +138,8 @@ static void rcu_callback_trampoline(struct urcu_lib_rcu_head *lh)
 	/* Pairs with the acquire in rcu_barrier(). */
 	tsan_release(&rcu_cb_token);
 	stat_inc(&nr_callbacks_invoked);
+	/* Pairs with the acquire in lib_pending(): func's accesses. */
+	__atomic_fetch_add(&nr_lib_invoked, 1, __ATOMIC_RELEASE);
 }
 
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
@@ -129,6 +150,16 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	stat_inc(&nr_callbacks_queued);
 	/* Pairs with the acquire in rcu_callback_trampoline(). */
 	tsan_release(head);
+	/* Pairs with the release in rt_rcu_set_local_callbacks(). */
+	if (__atomic_load_n(&rcu_local, __ATOMIC_ACQUIRE)) {
+		RT_PTHREAD(pthread_mutex_lock(&rcu_local_lock));
+		head->__urcu[0] = NULL;
+		*rcu_local_tail = head;
+		rcu_local_tail = (struct rcu_head **)&head->__urcu[0];
+		RT_PTHREAD(pthread_mutex_unlock(&rcu_local_lock));
+		return;
+	}
+	__atomic_fetch_add(&nr_lib_queued, 1, __ATOMIC_RELAXED);
 	/*
 	 * liburcu's call_rcu() enters a read-side section of its own to pick
 	 * the per-thread/per-CPU queue, so it needs a registered thread.
@@ -142,15 +173,90 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 		urcu_memb_unregister_thread();
 }
 
+/*
+ * Has a callback handed to liburcu not yet returned? False means every one
+ * queued before the call has, and (acquire, pairing with the release in
+ * rcu_callback_trampoline()) happens before the caller's next access.
+ */
+static bool lib_pending(void)
+{
+	unsigned long queued = __atomic_load_n(&nr_lib_queued, __ATOMIC_RELAXED);
+
+	return __atomic_load_n(&nr_lib_invoked, __ATOMIC_ACQUIRE) != queued;
+}
+
+/*
+ * Run the local callbacks queued so far, after a grace period that began
+ * after they were queued. Return: false when there were none.
+ */
+static bool flush_local_once(void)
+{
+	struct rcu_head *head, *next;
+	bool tmp_registered = false;
+
+	RT_PTHREAD(pthread_mutex_lock(&rcu_local_lock));
+	head = rcu_local_head;
+	rcu_local_head = NULL;
+	rcu_local_tail = &rcu_local_head;
+	RT_PTHREAD(pthread_mutex_unlock(&rcu_local_lock));
+	if (!head)
+		return false;
+	/* Callbacks may use rcu_read_lock() and call_rcu(). */
+	if (!__rt_rcu_registered) {
+		urcu_memb_register_thread();
+		__rt_rcu_registered = true;
+		tmp_registered = true;
+	}
+	urcu_memb_synchronize_rcu();
+	/* Pairs with the release in _rt_rcu_read_unlock(). */
+	tsan_acquire(&rcu_gp_token);
+	stat_inc(&nr_grace_periods);
+	for (; head; head = next) {
+		next = head->__urcu[0];
+		/* Pairs with the release in call_rcu(): the caller's accesses. */
+		tsan_acquire(head);
+		rcu_in_callback = true;
+		head->func(head);
+		rcu_in_callback = false;
+		BUG_ON(rcu_read_lock_held());
+		stat_inc(&nr_callbacks_invoked);
+	}
+	if (tmp_registered) {
+		urcu_memb_unregister_thread();
+		__rt_rcu_registered = false;
+	}
+	return true;
+}
+
 void rcu_barrier(void)
 {
 	BUG_ON(rcu_read_lock_held());
 	BUG_ON(rcu_in_callback);
 	might_sleep("rcu_barrier()");
-	urcu_memb_barrier();
+	/*
+	 * Callbacks of either queue may queue more on either: until both
+	 * are empty. liburcu's barrier sleeps (its callback thread batches
+	 * for 10 ms), so it is skipped when liburcu holds nothing.
+	 */
+	do {
+		if (lib_pending())
+			urcu_memb_barrier();
+	} while (flush_local_once());
 	/* Pairs with the release in rcu_callback_trampoline(). */
 	tsan_acquire(&rcu_cb_token);
 	stat_inc(&nr_barriers);
+}
+
+void rt_rcu_set_local_callbacks(bool on)
+{
+	if (__atomic_load_n(&rcu_local, __ATOMIC_RELAXED) == on)
+		return;
+	if (!on)
+		rcu_barrier();
+	/* Pairs with the acquire in call_rcu(). */
+	__atomic_store_n(&rcu_local, on, __ATOMIC_RELEASE);
+	if (!on)
+		rcu_barrier();	/* what was queued locally meanwhile */
 }
 
 void rt_rcu_register_thread(void)

@@ -185,6 +185,10 @@ void synchronize_rcu(void);
  * Callbacks may take spinlocks, call call_rcu() and rcu_read_lock(), but
  * must not sleep, call synchronize_rcu() or rcu_barrier().
  *
+ * With rt_rcu_set_local_callbacks(true), @func runs instead in the next
+ * rcu_barrier()'s caller, still after a grace period that began after
+ * this call.
+ *
  * Context: any, including inside rcu_read_lock() and under spinlocks.
  * A thread not registered with RCU is registered for the call (slow).
  */
@@ -195,11 +199,32 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
  *
  * For teardown: after it, no callback queued before the call is pending,
  * and everything the callbacks did happens before the caller's next access.
+ * Callbacks queued locally (rt_rcu_set_local_callbacks()) run in the
+ * caller, after a grace period of their own; liburcu's barrier (which
+ * sleeps about 10 ms) is skipped when liburcu holds no callback.
  *
  * Context: may sleep. Not inside rcu_read_lock(), not from an RCU callback
  * (both BUG), must not hold a lock a callback takes.
  */
 void rcu_barrier(void);
+
+/**
+ * rt_rcu_set_local_callbacks() - defer call_rcu() callbacks to rcu_barrier()
+ * @on: true: from now on call_rcu() queues on the wrapper's own list, and
+ *	only rcu_barrier() runs those callbacks (after a grace period);
+ *	false: back to liburcu's call_rcu thread, after a rcu_barrier()
+ *
+ * For a harness that runs many short runs, each ending in rcu_barrier()
+ * (explore): the callbacks run at a point of the run fixed by the run
+ * itself rather than by liburcu's thread, and rcu_barrier() does not wait
+ * for that thread's 10 ms batching. Objects are still freed only after a
+ * grace period, so a use after a grace period stays visible to ASan.
+ *
+ * Context: outside rcu_read_lock(); with @on false, as rcu_barrier(), and
+ * with no call_rcu() running concurrently (a quiescent harness: one racing
+ * the switch could queue locally after the last flush).
+ */
+void rt_rcu_set_local_callbacks(bool on);
 
 /**
  * rt_rcu_register_thread() - register the calling thread with liburcu

@@ -24,6 +24,7 @@
 #include "lockdep.h"
 #include "page_alloc.h"
 #include "perturb.h"
+#include "rcu.h"
 #include "cover_map.h"
 #include "rwsem.h"
 #include "semaphore.h"
@@ -459,6 +460,13 @@ int engine_setup(struct engine *e)
 	if (cfg->perturb || cfg->long_hold_mask)
 		perturb_install(&engine_perturb, cfg->long_hold_mask);
 
+	/*
+	 * explore: RCU callbacks run in the teardown's rcu_barrier(), after a
+	 * grace period, not in liburcu's thread at a moment of its own; and
+	 * that barrier does not wait out liburcu's 10 ms batching.
+	 */
+	if (cfg->sched == RT_SCHED_EXPLORE)
+		rt_rcu_set_local_callbacks(true);
 	rt_task_attach("main");
 	e->world = wl_world_create(cfg->scenario, &cfg->params, cfg->seed);
 	if (!e->world) {
@@ -479,6 +487,7 @@ void engine_release(void)
 	rt_task_detach();
 	swap_exit();
 	mem_exit();
+	rt_rcu_set_local_callbacks(false);
 }
 
 /* Create the threads (and the deterministic scheduler); Return: the start time. */

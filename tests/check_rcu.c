@@ -390,6 +390,98 @@ START_TEST(test_rcu_barrier_waits_for_callbacks)
 }
 END_TEST
 
+/* ---- local callbacks: run by rcu_barrier(), after a grace period ---- */
+
+START_TEST(test_rcu_local_barrier_runs_exactly_queued)
+{
+	struct rcu_stats before, queued, after;
+	int done = 0;
+
+	rt_failure_reset();
+	__atomic_store_n(&cb_ok, 0, __ATOMIC_RELAXED);
+	rcu_barrier();
+	rt_rcu_set_local_callbacks(true);
+	rcu_stats(&before);
+	rt_run_threads(8, cb_thread, &done);
+	rcu_stats(&queued);
+	/* Deferred to the barrier: none has run, all are pending. */
+	ck_assert_int_eq(__atomic_load_n(&done, __ATOMIC_RELAXED), 0);
+	ck_assert_uint_eq(queued.callbacks_queued - before.callbacks_queued, 8 * 100);
+	ck_assert_uint_eq(queued.callbacks_invoked, before.callbacks_invoked);
+	rcu_barrier();
+	rcu_stats(&after);
+	ck_assert_no_worker_failure();
+	ck_assert_int_eq(__atomic_load_n(&done, __ATOMIC_RELAXED), 8 * 100);
+	/* Run in a thread registered for them: the read side works. */
+	ck_assert_int_eq(__atomic_load_n(&cb_ok, __ATOMIC_RELAXED), 8 * 100);
+	ck_assert_uint_eq(after.callbacks_invoked - before.callbacks_invoked, 8 * 100);
+	ck_assert_uint_gt(after.grace_periods, queued.grace_periods);
+	/* A second barrier has nothing left to run. */
+	rcu_barrier();
+	ck_assert_int_eq(__atomic_load_n(&done, __ATOMIC_RELAXED), 8 * 100);
+	rt_rcu_set_local_callbacks(false);
+}
+END_TEST
+
+struct local_gp_ctx {
+	int reader_in;		/* atomic: reader is inside its section */
+	int reader_leaving;	/* atomic: reader is about to rcu_read_unlock() */
+	int cb_saw_leaving;	/* atomic: the callback ran after reader_leaving */
+	int cb_ran;		/* atomic */
+	struct rcu_head rcu;
+};
+
+static void local_gp_cb(struct rcu_head *head)
+{
+	struct local_gp_ctx *c = container_of(head, struct local_gp_ctx, rcu);
+
+	/* Acquire pairs with the reader's release of reader_leaving. */
+	__atomic_store_n(&c->cb_saw_leaving,
+			 __atomic_load_n(&c->reader_leaving, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
+	__atomic_store_n(&c->cb_ran, 1, __ATOMIC_RELEASE);
+}
+
+static void local_gp_thread(int idx, void *arg)
+{
+	struct local_gp_ctx *c = arg;
+
+	if (idx == 0) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		rcu_read_lock();
+		/* Release pairs with the acquire of the updater below. */
+		__atomic_store_n(&c->reader_in, 1, __ATOMIC_RELEASE);
+		/* Give the updater time to reach rcu_barrier(). */
+		nanosleep(&ts, NULL);
+		rt_check(!__atomic_load_n(&c->cb_ran, __ATOMIC_ACQUIRE));
+		__atomic_store_n(&c->reader_leaving, 1, __ATOMIC_RELEASE);
+		rcu_read_unlock();
+	} else {
+		while (!__atomic_load_n(&c->reader_in, __ATOMIC_ACQUIRE))
+			sched_yield();
+		call_rcu(&c->rcu, local_gp_cb);
+		rcu_barrier();
+		rt_check(__atomic_load_n(&c->cb_ran, __ATOMIC_ACQUIRE));
+	}
+}
+
+START_TEST(test_rcu_local_callback_waits_for_reader)
+{
+	struct local_gp_ctx c;
+
+	rt_failure_reset();
+	rt_rcu_set_local_callbacks(true);
+	for (int i = 0; i < 5; i++) {
+		memset(&c, 0, sizeof(c));
+		rt_run_threads(2, local_gp_thread, &c);
+		ck_assert_int_eq(__atomic_load_n(&c.cb_ran, __ATOMIC_ACQUIRE), 1);
+		ck_assert_int_eq(__atomic_load_n(&c.cb_saw_leaving, __ATOMIC_RELAXED), 1);
+	}
+	rt_rcu_set_local_callbacks(false);
+	ck_assert_no_worker_failure();
+}
+END_TEST
+
 /* ---- ASan: a free without a grace period is caught ---- */
 
 #if RT_ASAN && defined(RT_ASAN_PROBE_PATH)
@@ -462,6 +554,12 @@ static Suite *rcu_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_rcu_synchronize_waits_for_reader);
 	tcase_add_test(tc, test_rcu_barrier_waits_for_callbacks);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("local_callbacks");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_rcu_local_barrier_runs_exactly_queued);
+	tcase_add_test(tc, test_rcu_local_callback_waits_for_reader);
 	suite_add_tcase(s, tc);
 
 #if RT_ASAN && defined(RT_ASAN_PROBE_PATH)
