@@ -302,11 +302,10 @@ END_TEST
 
 static char out[1 << 20];
 
+/* What a failure shows of the run: its first sanitizer report, else its end. */
 static const char *tail(void)
 {
-	size_t n = strlen(out);
-
-	return n > 3000 ? out + n - 3000 : out;
+	return rt_cli_excerpt(out, 3000);
 }
 
 #define RUN(...) rt_cli_run((const char *const[]){ __VA_ARGS__, NULL }, out, sizeof(out))
