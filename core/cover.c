@@ -434,6 +434,72 @@ static COVER_NOTSAN void window_exact(struct cover_cpu *c, int me, int site, con
 		SET(*slot, e);
 }
 
+/* ---- the footprint (cover.h) ---- */
+
+static struct cover_footprint *footprint;	/* set while no thread of the run runs */
+
+/* One CPU at a time (a deterministic schedule): plain updates of @fp. */
+static COVER_NOTSAN void footprint_add(int slot, const void *obj, int kind, bool write)
+{
+	struct cover_footprint *fp = RLX(footprint);
+
+	if (slot >= COVER_FP_SLOTS)
+		return;
+	for (int i = 0; i < fp->nr; i++) {
+		struct cover_fp_ent *e = &fp->e[i];
+
+		if (e->obj == obj && e->kind == kind && e->slot == slot) {
+			e->write |= write;
+			return;
+		}
+	}
+	if (fp->nr >= COVER_FP_MAX) {
+		fp->overflow = true;
+		return;
+	}
+	fp->e[fp->nr++] = (struct cover_fp_ent){ obj, kind, slot, write };
+}
+
+COVER_NOTSAN void cover_footprint_record(struct cover_footprint *fp)
+{
+	if (fp)
+		memset(fp, 0, sizeof(*fp));
+	SET(footprint, fp);
+}
+
+/* How slot @s touched @obj of @kind in @fp: 0 not, 1 read, 2 written. */
+static int footprint_access(const struct cover_footprint *fp, int s, const void *obj, int kind)
+{
+	for (int i = 0; i < fp->nr; i++)
+		if (fp->e[i].slot == s && fp->e[i].obj == obj && fp->e[i].kind == kind)
+			return fp->e[i].write ? 2 : 1;
+	return 0;
+}
+
+int cover_footprint_conflicts(const struct cover_footprint *fp, int a, int b,
+			      const void **out, int *kinds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < fp->nr; i++) {
+		const struct cover_fp_ent *e = &fp->e[i];
+		int other;
+
+		if (e->slot != a)
+			continue;
+		other = footprint_access(fp, b, e->obj, e->kind);
+		if (!other || (!e->write && other < 2))
+			continue;
+		if (n < max) {
+			out[n] = e->obj;
+			if (kinds)
+				kinds[n] = e->kind;
+		}
+		n++;
+	}
+	return n;
+}
+
 COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int cls,
 			      const void *obj, int kind)
 {
@@ -462,6 +528,8 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	SET(c->last_site, site);
 	SET(c->last_contact, false);
 	seg_add(c, obj);
+	if (unlikely(RLX(footprint) != NULL))
+		footprint_add(me, obj, kind, cls >= 0);
 	if (win_exact)
 		window_exact(c, me, site, obj, kind);
 	else
@@ -727,8 +795,11 @@ int cover_site_format(int id, char *buf, size_t len)
 
 	if (!cover_site(id, &s))
 		return snprintf(buf, len, "?");
-	if (!s.file)
+	if (s.cls < 0 && !s.file)
 		return snprintf(buf, len, "yield %s (%s)", s.label, cover_kind_name(s.kind));
+	if (s.cls < 0)
+		return snprintf(buf, len, "%s:%d yield %s (%s)", s.file, s.line, s.label,
+				cover_kind_name(s.kind));
 	return snprintf(buf, len, "%s:%d %s %s", s.file, s.line, s.label,
 			s.cls >= 0 ? lock_class_name(s.cls) : "?");
 }

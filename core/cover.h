@@ -104,18 +104,26 @@ void __cover_lock_busy(int op, const char *file, int line);
 void __cover_forget(const void *obj);
 
 /**
- * cover_yield() - a yield point named @name reached on @obj of @kind
+ * cover_yield_at() - a yield point named @name at @file:@line reached on @obj of @kind
+ *
+ * Each call site of a name is a site of its own, so that a report names
+ * the line ("stress/engine.c:274 yield test:window (test)").
+ *
  * Context: any; the pointer is not dereferenced.
  */
-static inline void cover_yield(const char *name, const void *obj, int kind)
+static inline void cover_yield_at(const char *name, const void *obj, int kind, const char *file,
+				  int line)
 {
 	if (unlikely(__atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)))
-		__cover_hit(NULL, 0, name, -1, obj, kind);
+		__cover_hit(file, line, name, -1, obj, kind);
 }
 
-/* A yield point that also records its object for the coverage. */
+/* cover_yield_at() at the caller's line. */
+#define cover_yield(name, obj, kind)	cover_yield_at((name), (obj), (kind), __FILE__, __LINE__)
+
+/* A yield point that also records its object (and its file:line) for the coverage. */
 #define yield_point_on(name, obj, kind) do {				\
-	cover_yield((name), (obj), (kind));				\
+	cover_yield_at((name), (obj), (kind), __FILE__, __LINE__);	\
 	yield_point(name);						\
 } while (0)
 
@@ -206,10 +214,53 @@ struct cover_last {
 };
 void cover_take_last(struct cover_last *out);
 
+/* ---- the footprint (explore's serial pre-pass) ---- */
+
+/*
+ * The objects each scheduler slot's sites touched in one run, and how:
+ * a lock site (taken, tried, found busy, released) counts as a write of
+ * the lock's object, a yield point as a read of its object. The sites
+ * cannot tell more: a lock site does not say what its holder will do
+ * under it, and a yield point sits between a look at its object and
+ * what the code does with it. Objects are addresses, comparable only
+ * within one run.
+ */
+#define COVER_FP_MAX	512	/* entries; more set @overflow */
+#define COVER_FP_SLOTS	4	/* scheduler slots recorded (explore's CPUs) */
+
+struct cover_footprint {
+	int nr;
+	bool overflow;
+	struct cover_fp_ent {
+		const void *obj;
+		int kind;
+		int slot;
+		bool write;
+	} e[COVER_FP_MAX];
+};
+
+/*
+ * Record the footprint of scheduler slots 0..COVER_FP_SLOTS-1 into @fp
+ * (emptied first) from now on; NULL stops. Context: no thread of the run
+ * runs; only under a deterministic schedule (one CPU at a time).
+ */
+void cover_footprint_record(struct cover_footprint *fp);
+
+/*
+ * cover_footprint_conflicts() - the objects two slots communicate through
+ * @fp: a recorded footprint
+ * @a, @b: the two slots
+ * @out: receives the objects one of them writes and the other reads or
+ *	writes (the first @max), with their kinds in @kinds (may be NULL)
+ * Return: how many there are (those past @max are not stored).
+ */
+int cover_footprint_conflicts(const struct cover_footprint *fp, int a, int b,
+			      const void **out, int *kinds, int max);
+
 /* ---- reading the results (no thread runs) ---- */
 
 struct cover_site_info {
-	const char *file;	/* NULL for a yield point */
+	const char *file;	/* project-root relative; NULL for a yield point of no known line */
 	int line;
 	const char *label;	/* "lock", "trylock", "unlock", or the yield point */
 	int cls;		/* lock class, -1 for a yield point */
@@ -218,7 +269,10 @@ struct cover_site_info {
 
 int cover_nr_sites(void);
 bool cover_site(int id, struct cover_site_info *out);	/* false: unused id */
-/* Its text: "core/memory.c:412 lock page_table_lock" or "yield do_no_page:after_lookup". */
+/*
+ * Its text: "core/memory.c:412 lock page_table_lock" or
+ * "core/memory.c:432 yield do_no_page:after_lookup (page)".
+ */
 int cover_site_format(int id, char *buf, size_t len);
 const char *cover_kind_name(int kind);
 const char *cover_op_name(int id);		/* NULL: unused */

@@ -34,6 +34,9 @@ void rt_explore_init(struct rt_explore *x, int k, bool prune)
 
 void rt_explore_free(struct rt_explore *x)
 {
+	for (size_t i = 0; i < x->nr_frames; i++)
+		free(x->frames[i].lv);
+	free(x->frames);
 	free(x->lv);
 	free(x->prefix);
 	memset(x, 0, sizeof(*x));
@@ -59,43 +62,80 @@ static void grow(struct rt_explore *x, size_t n)
 		rt_die("explore: out of memory");
 }
 
+/* A child of frame @f: its level @i (in @f) and slot @s. */
+static bool take_child(struct rt_explore *x, struct rt_explore_frame *f, size_t i, int s)
+{
+	f->lv[i].tried |= 1u << s;
+	memcpy(&x->lv[f->start], f->lv, (i + 1) * sizeof(*f->lv));
+	x->lv[f->start + i].d.chosen = s;
+	x->nr = f->start + i + 1;
+	for (size_t j = 0; j < x->nr; j++)
+		x->prefix[j] = x->lv[j].d.chosen;
+	x->nr_prefix = x->nr;
+	return true;
+}
+
 /*
- * The deepest level with a slot still to try within the bound: its branch
- * becomes the next prefix. Return: false when there is none.
+ * The next child of the innermost schedule that has one within the
+ * bound: at a communicating switch point first, then anywhere; deepest
+ * first within each. A frame with none left is done. Return: false when
+ * no frame has one.
  */
 static bool backtrack(struct rt_explore *x)
 {
-	int pre = 0;
-	int *before = malloc((x->nr + 1) * sizeof(*before));
+	while (x->nr_frames) {
+		struct rt_explore_frame *f = &x->frames[x->nr_frames - 1];
+		int base = 0, *before = malloc((f->n + 1) * sizeof(*before));
 
-	if (!before)
-		rt_die("explore: out of memory");
-	/* before[i]: preemptions of the path's decisions 0..i-1. */
-	for (size_t i = 0; i < x->nr; i++) {
-		before[i] = pre;
-		pre += preempts(&x->lv[i].d, x->lv[i].d.chosen);
-	}
-	for (size_t i = x->nr; i-- > 0;) {
-		struct rt_explore_level *l = &x->lv[i];
-
-		for (int s = 0; s < 32; s++) {
-			unsigned int bit = 1u << s;
-
-			if (!(l->d.enabled & bit) || (l->tried & bit))
-				continue;
-			l->tried |= bit;
-			if (before[i] + preempts(&l->d, s) > x->k)
-				continue;
-			l->d.chosen = s;
-			x->nr = i + 1;
-			for (size_t j = 0; j <= i; j++)
-				x->prefix[j] = x->lv[j].d.chosen;
-			x->nr_prefix = i + 1;
-			free(before);
-			return true;
+		if (!before)
+			rt_die("explore: out of memory");
+		for (size_t i = 0; i < f->start; i++)
+			base += preempts(&x->lv[i].d, x->lv[i].d.chosen);
+		/* before[i]: preemptions of the path up to the frame's level i, excluded. */
+		for (size_t i = 0; i < f->n; i++) {
+			before[i] = base;
+			base += preempts(&f->lv[i].d, f->lv[i].d.chosen);
 		}
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = f->n; i-- > 0;) {
+				struct rt_explore_level *l = &f->lv[i];
+
+				if (pass == 0 && !l->hot)
+					continue;
+				for (int s = 0; s < 32; s++) {
+					unsigned int bit = 1u << s;
+
+					if (!(l->d.enabled & bit) || (l->tried & bit))
+						continue;
+					if (before[i] + preempts(&l->d, s) > x->k) {
+						l->tried |= bit;
+						continue;
+					}
+					free(before);
+					return take_child(x, f, i, s);
+				}
+			}
+		free(before);
+		free(f->lv);
+		x->nr_frames--;
 	}
-	free(before);
+	return false;
+}
+
+void rt_explore_set_hot(struct rt_explore *x, const void *const *objs, int nr)
+{
+	x->hot = objs;
+	x->nr_hot = nr;
+}
+
+static bool fp_hot(const struct rt_explore *x, const struct rt_explore_fp *f)
+{
+	if (f->nr < 0)
+		return true;	/* too many to list: may be any */
+	for (int i = 0; i < f->nr; i++)
+		for (int j = 0; j < x->nr_hot; j++)
+			if (f->o[i] == x->hot[j])
+				return true;
 	return false;
 }
 
@@ -170,6 +210,9 @@ static void apply_sleep(struct rt_explore *x)
 
 void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, size_t n)
 {
+	struct rt_explore_frame *f;
+	size_t start;
+
 	x->schedules++;
 	grow(x, n + 1);
 	for (size_t i = 0; i < x->nr && i < n; i++)
@@ -181,19 +224,46 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 		}
 	if (x->nr > n)
 		x->nr = n;
+	start = x->nr;
 	for (size_t i = x->nr; i < n; i++) {
-		x->lv[i].d = t[i];
-		x->lv[i].tried = 1u << t[i].chosen;
-		x->lv[i].seg = seg_of(t, n, i);
-		x->lv[i].have_first = t[i].me_enabled && t[i].chosen == t[i].me;
-		x->lv[i].first = x->lv[i].seg;
+		struct rt_explore_level *l = &x->lv[i];
+
+		l->d = t[i];
+		l->tried = 1u << t[i].chosen;
+		l->seg = seg_of(t, n, i);
+		l->have_first = t[i].me_enabled && t[i].chosen == t[i].me;
+		l->first = l->seg;
+		l->hot = false;
+		if (x->nr_hot > 0) {
+			struct rt_explore_fp before = { .nr = t[i].nr_objs };
+
+			memcpy(before.o, t[i].objs, sizeof(before.o));
+			l->hot = t[i].me >= 0 && (fp_hot(x, &before) || (l->have_first && fp_hot(x, &l->first)));
+			x->hot_levels += l->hot;
+		}
 	}
+	x->hot = NULL;
+	x->nr_hot = 0;
 	/* The level the last backtrack branched at ran a new segment. */
 	if (x->nr_prefix && x->nr_prefix <= n)
 		x->lv[x->nr_prefix - 1].seg = seg_of(t, n, x->nr_prefix - 1);
 	x->nr = n;
 	if (x->prune)
 		apply_sleep(x);
+	/* This run's children: the untried slots of the levels it added. */
+	if (x->nr_frames == x->cap_frames) {
+		x->cap_frames = x->cap_frames ? 2 * x->cap_frames : 16;
+		x->frames = realloc(x->frames, x->cap_frames * sizeof(*x->frames));
+		if (!x->frames)
+			rt_die("explore: out of memory");
+	}
+	f = &x->frames[x->nr_frames++];
+	f->start = start;
+	f->n = n - start;
+	f->lv = malloc((f->n + 1) * sizeof(*f->lv));
+	if (!f->lv)
+		rt_die("explore: out of memory");
+	memcpy(f->lv, &x->lv[start], f->n * sizeof(*f->lv));
 	if (!backtrack(x))
 		x->done = true;
 }

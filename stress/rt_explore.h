@@ -45,6 +45,17 @@ struct rt_explore_level {
 	struct rt_explore_fp seg;	/* the segment d.chosen ran after it */
 	struct rt_explore_fp first;	/* d.me's segment in the default branch */
 	bool have_first;		/* the default branch continued d.me */
+	bool hot;			/* a communicating switch point (rt_explore_set_hot()) */
+};
+
+/*
+ * The decisions one run added past its prefix (saved as the run left
+ * them): the children of that schedule are its untried slots. Kept so
+ * that the children can be taken in any order, not only deepest first.
+ */
+struct rt_explore_frame {
+	size_t start, n;		/* path levels start .. start+n-1 */
+	struct rt_explore_level *lv;
 };
 
 struct rt_explore {
@@ -53,8 +64,13 @@ struct rt_explore {
 	size_t nr, cap;
 	int *prefix;			/* the next schedule's decisions */
 	size_t nr_prefix;
+	struct rt_explore_frame *frames;	/* one per schedule on the path */
+	size_t nr_frames, cap_frames;
+	const void *const *hot;		/* the next fed run's communicating objects */
+	int nr_hot;
 	unsigned long schedules;	/* fed so far */
 	unsigned long diverged;		/* runs whose trace left their prefix (nondeterminism) */
+	unsigned long hot_levels;	/* decisions fed that were communicating switch points */
 	bool prune;			/* sleep sets on the segments' objects */
 	unsigned long pruned;		/* branches within the bound not run for that */
 	bool done;
@@ -86,6 +102,25 @@ bool rt_explore_next(struct rt_explore *x, const int **prefix, size_t *nr);
  * those before it, stay within the bound.
  */
 void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, size_t n);
+
+/**
+ * rt_explore_set_hot() - the objects the next fed run's CPUs communicate through
+ * @x: the search
+ * @objs, @nr: objects that one CPU of that run wrote and another read or
+ *	wrote (core/cover.h's footprint), comparable with its trace's
+ *	objects; @nr 0: none known
+ *
+ * A decision of that run is then a communicating switch point when the
+ * CPU it may preempt touched one of them in the segment before it or in
+ * the one after it, or touched objects too many to list. Among the
+ * children of a schedule, those that branch at a communicating switch
+ * point run first (deepest first among them), then the others (deepest
+ * first): the order changes, the set of schedules does not. Without a
+ * call, or with @nr 0, the order is plain depth first.
+ *
+ * Context: @objs must stay valid until rt_explore_feed() returns.
+ */
+void rt_explore_set_hot(struct rt_explore *x, const void *const *objs, int nr);
 
 /* The preemptions of trace @t (@n decisions). */
 int rt_explore_preemptions(const struct rt_sched_decision *t, size_t n);

@@ -42,7 +42,7 @@ static int site_id(const char *label)
 	struct cover_site_info s;
 
 	for (int i = 0; i < cover_nr_sites(); i++)
-		if (cover_site(i, &s) && !s.file && !strcmp(s.label, label))
+		if (cover_site(i, &s) && s.cls < 0 && !strcmp(s.label, label))
 			return i;
 	return -1;
 }
@@ -245,9 +245,9 @@ START_TEST(test_lock_stands_for_its_object)
 
 	run_script(&s);
 	for (int i = 0; i < cover_nr_sites(); i++)
-		if (cover_site(i, &a) && a.file && a.line == 1)
+		if (cover_site(i, &a) && a.cls >= 0 && a.line == 1)
 			for (int j = 0; j < cover_nr_sites(); j++)
-				if (cover_site(j, &b) && (b.file ? b.line == 2 : !strcmp(b.label, "test:mm"))) {
+				if (cover_site(j, &b) && (b.cls >= 0 ? b.line == 2 : !strcmp(b.label, "test:mm"))) {
 					ck_assert_int_eq(b.kind, COVER_MM);
 					ck_assert(cover_pair_covered(i, j));
 					n++;
