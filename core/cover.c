@@ -439,7 +439,7 @@ static COVER_NOTSAN void window_exact(struct cover_cpu *c, int me, int site, con
 static struct cover_footprint *footprint;	/* set while no thread of the run runs */
 
 /* One CPU at a time (a deterministic schedule): plain updates of @fp. */
-static COVER_NOTSAN void footprint_add(int slot, const void *obj, int kind, bool write)
+static COVER_NOTSAN void footprint_add(int slot, const void *obj, int kind)
 {
 	struct cover_footprint *fp = RLX(footprint);
 
@@ -448,16 +448,14 @@ static COVER_NOTSAN void footprint_add(int slot, const void *obj, int kind, bool
 	for (int i = 0; i < fp->nr; i++) {
 		struct cover_fp_ent *e = &fp->e[i];
 
-		if (e->obj == obj && e->kind == kind && e->slot == slot) {
-			e->write |= write;
+		if (e->obj == obj && e->kind == kind && e->slot == slot)
 			return;
-		}
 	}
 	if (fp->nr >= COVER_FP_MAX) {
 		fp->overflow = true;
 		return;
 	}
-	fp->e[fp->nr++] = (struct cover_fp_ent){ obj, kind, slot, write };
+	fp->e[fp->nr++] = (struct cover_fp_ent){ obj, kind, slot };
 }
 
 COVER_NOTSAN void cover_footprint_record(struct cover_footprint *fp)
@@ -467,13 +465,12 @@ COVER_NOTSAN void cover_footprint_record(struct cover_footprint *fp)
 	SET(footprint, fp);
 }
 
-/* How slot @s touched @obj of @kind in @fp: 0 not, 1 read, 2 written. */
-static int footprint_access(const struct cover_footprint *fp, int s, const void *obj, int kind)
+static bool footprint_has(const struct cover_footprint *fp, int s, const void *obj, int kind)
 {
 	for (int i = 0; i < fp->nr; i++)
 		if (fp->e[i].slot == s && fp->e[i].obj == obj && fp->e[i].kind == kind)
-			return fp->e[i].write ? 2 : 1;
-	return 0;
+			return true;
+	return false;
 }
 
 int cover_footprint_conflicts(const struct cover_footprint *fp, int a, int b,
@@ -483,12 +480,8 @@ int cover_footprint_conflicts(const struct cover_footprint *fp, int a, int b,
 
 	for (int i = 0; i < fp->nr; i++) {
 		const struct cover_fp_ent *e = &fp->e[i];
-		int other;
 
-		if (e->slot != a)
-			continue;
-		other = footprint_access(fp, b, e->obj, e->kind);
-		if (!other || (!e->write && other < 2))
+		if (e->slot != a || !footprint_has(fp, b, e->obj, e->kind))
 			continue;
 		if (n < max) {
 			out[n] = e->obj;
@@ -529,7 +522,7 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	SET(c->last_contact, false);
 	seg_add(c, obj);
 	if (unlikely(RLX(footprint) != NULL))
-		footprint_add(me, obj, kind, cls >= 0);
+		footprint_add(me, obj, kind);
 	if (win_exact)
 		window_exact(c, me, site, obj, kind);
 	else

@@ -217,13 +217,13 @@ void cover_take_last(struct cover_last *out);
 /* ---- the footprint (explore's serial pre-pass) ---- */
 
 /*
- * The objects each scheduler slot's sites touched in one run, and how:
- * a lock site (taken, tried, found busy, released) counts as a write of
- * the lock's object, a yield point as a read of its object. The sites
- * cannot tell more: a lock site does not say what its holder will do
- * under it, and a yield point sits between a look at its object and
- * what the code does with it. Objects are addresses, comparable only
- * within one run.
+ * The objects each scheduler slot's sites touched in one run. The sites
+ * cannot tell a read from a write: a lock site (taken, tried, found busy,
+ * released) does not say what its holder does under the lock, and a
+ * yield point sits between a look at its object and what the code does
+ * with it; every site counts as a write of its object (an
+ * over-approximation: two reads are taken to communicate). Objects are
+ * addresses, comparable only within one run.
  */
 #define COVER_FP_MAX	512	/* entries; more set @overflow */
 #define COVER_FP_SLOTS	4	/* scheduler slots recorded (explore's CPUs) */
@@ -235,7 +235,6 @@ struct cover_footprint {
 		const void *obj;
 		int kind;
 		int slot;
-		bool write;
 	} e[COVER_FP_MAX];
 };
 
@@ -250,8 +249,8 @@ void cover_footprint_record(struct cover_footprint *fp);
  * cover_footprint_conflicts() - the objects two slots communicate through
  * @fp: a recorded footprint
  * @a, @b: the two slots
- * @out: receives the objects one of them writes and the other reads or
- *	writes (the first @max), with their kinds in @kinds (may be NULL)
+ * @out: receives the objects both touched (the first @max), with their
+ *	kinds in @kinds (may be NULL)
  * Return: how many there are (those past @max are not stored).
  */
 int cover_footprint_conflicts(const struct cover_footprint *fp, int a, int b,

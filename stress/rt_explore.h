@@ -106,9 +106,8 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 /**
  * rt_explore_set_hot() - the objects the next fed run's CPUs communicate through
  * @x: the search
- * @objs, @nr: objects that one CPU of that run wrote and another read or
- *	wrote (core/cover.h's footprint), comparable with its trace's
- *	objects; @nr 0: none known
+ * @objs, @nr: objects that two CPUs of that run both touched (core/cover.h's
+ *	footprint), comparable with its trace's objects; @nr 0: none known
  *
  * A decision of that run is then a communicating switch point when the
  * CPU it may preempt touched one of them in the segment before it or in

@@ -25,6 +25,7 @@
 #include "record.h"
 #include "rmap.h"
 #include "rt_explore.h"
+#include "rt_explore_prepass.h"
 #include "rt_opt.h"
 #include "rt_time.h"
 #include "run_opts.h"
@@ -39,6 +40,7 @@ struct explore_opts {
 	bool json, progress;
 	bool test_window;	/* test-only: run's --test-window */
 	bool no_prune;
+	bool no_prepass;	/* no serial pre-pass: pairs and switch points in plain order */
 };
 
 static void explore_usage(FILE *f)
@@ -63,6 +65,13 @@ static void explore_usage(FILE *f)
 	      "      --json              print the record on stdout\n"
 	      "      --no-prune          run every schedule within K (default: sleep sets skip\n"
 	      "                          a switch back whose segments touch disjoint objects)\n"
+	      "      --no-prepass        no serial pre-pass (default: each pair first runs once\n"
+	      "                          with no preemption, recording the objects each CPU's\n"
+	      "                          sites (lock operations, yield points) touch; pairs\n"
+	      "                          whose CPUs touch a common object are\n"
+	      "                          'communicating' and explored first, and in every\n"
+	      "                          pair preemptions at switch points next to such an\n"
+	      "                          object run first: the order changes, not the set)\n"
 	      "      --no-progress       no progress line on stderr\n"
 	      "  -q, --quiet             only the total\n"
 	      "  -h, --help              this text\n"
@@ -73,7 +82,7 @@ static void explore_usage(FILE *f)
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
 	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
-	       OPT_NO_PRUNE };
+	       OPT_NO_PRUNE, OPT_NO_PREPASS };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -87,6 +96,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
 		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
+		{ "no-prepass", no_argument, NULL, OPT_NO_PREPASS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,6 +129,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_NO_PROGRESS: o->progress = false; break;
 		case OPT_TEST_WINDOW: o->test_window = true; break;
 		case OPT_NO_PRUNE: o->no_prune = true; break;
+		case OPT_NO_PREPASS: o->no_prepass = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
 		}
 	}
@@ -160,6 +171,8 @@ struct pair_result {
 	char signature[256];
 	json_t *preempted;	/* the failing schedule's preemptions: [{decision, cpu, site}] */
 	char decisions[4096];	/* the failing schedule, run-length coded */
+	bool have_prepass;	/* @prepass is this pair's serial pre-pass */
+	struct rt_prepass prepass;
 };
 
 /* The run options of one schedule of @pair: `run --sched explore --fixed-ops A,B ...`. */
@@ -235,6 +248,8 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 	struct rt_run_opts *ro = rt_calloc(1, sizeof(*ro));
 	struct rt_run_result *res = rt_calloc(1, sizeof(*res));
 	struct rt_explore x;
+	struct cover_footprint *fp = NULL;
+	struct rt_prepass run_pp;
 	const int *prefix;
 	size_t nr;
 	double start = rt_now_s();
@@ -243,6 +258,8 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 	pair_run_opts(eo, pr, ro);
 	inject_mask = ro->cfg.inject_mask;
 	rt_explore_init(&x, eo->k, !eo->no_prune);
+	if (!eo->no_prepass)
+		fp = rt_calloc(1, sizeof(*fp));
 	while (!rt_interrupted && rt_explore_next(&x, &prefix, &nr)) {
 		const struct rt_sched_decision *t;
 		unsigned long n;
@@ -253,7 +270,9 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 		ro->cfg.decisions = prefix;
 		ro->cfg.nr_decisions = nr;
 		ro->run_start = rt_now_s();
+		cover_footprint_record(fp);
 		rc = rt_run(&ro->cfg, res);
+		cover_footprint_record(NULL);
 		if (rc == 3) {
 			fprintf(stderr, "rmaptorture: explore: a schedule's setup failed\n");
 			ret = RT_EXIT_INTERNAL;
@@ -266,6 +285,11 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 			pr->failed = true;
 			pr->abandoned = res->hang || res->oops;
 			break;
+		}
+		if (fp) {
+			/* This run's communicating objects mark its switch points. */
+			rt_prepass_classify(fp, ro->cfg.threads, &run_pp);
+			rt_explore_set_hot(&x, run_pp.objs, run_pp.nr_objs);
 		}
 		rt_explore_feed(&x, t, n);
 		if (eo->progress && x.schedules % 16 == 0)
@@ -283,11 +307,75 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 	pr->seconds = rt_now_s() - start;
 	if (pr->abandoned)
 		return ret;	/* threads left in the model still read ro->cfg: the caller exits */
+	free(fp);
 	rt_explore_free(&x);
 	free(ro->decisions);
 	free(ro);
 	free(res);
 	return ret;
+}
+
+/*
+ * The serial pre-pass of one pair (rt_explore_prepass.h): its default
+ * schedule, no preemption, with the footprint recorded. A failure there
+ * is left to the walk, which runs that schedule first.
+ * Return: 0, or exit status 3.
+ */
+static int prepass_pair(const struct explore_opts *eo, struct pair_result *pr)
+{
+	struct rt_run_opts *ro = rt_calloc(1, sizeof(*ro));
+	struct rt_run_result *res = rt_calloc(1, sizeof(*res));
+	struct cover_footprint *fp = rt_calloc(1, sizeof(*fp));
+	int rc, ret = 0;
+
+	pair_run_opts(eo, pr, ro);
+	inject_mask = ro->cfg.inject_mask;
+	ro->cfg.decisions = NULL;
+	ro->cfg.nr_decisions = 0;
+	ro->run_start = rt_now_s();
+	cover_footprint_record(fp);
+	rc = rt_run(&ro->cfg, res);
+	cover_footprint_record(NULL);
+	if (rc == 3) {
+		fprintf(stderr, "rmaptorture: explore: a pre-pass run's setup failed\n");
+		ret = RT_EXIT_INTERNAL;
+	} else {
+		rt_prepass_classify(fp, ro->cfg.threads, &pr->prepass);
+		pr->have_prepass = true;
+	}
+	if (rc && rc != 3) {
+		/* The schedule with no preemption fails: the pair's failure, as the walk would find it. */
+		const struct rt_sched_decision *t;
+		unsigned long n;
+
+		t = rt_sched_trace(&n);
+		pr->schedules = 1;
+		note_failure(pr, res, t, n, NULL, 0);
+		pr->failed = true;
+		pr->abandoned = res->hang || res->oops;
+		if (pr->abandoned)
+			return ret;	/* threads left in the model still read ro->cfg */
+	}
+	free(fp);
+	free(ro->decisions);
+	free(ro);
+	free(res);
+	return ret;
+}
+
+/* "; communicating (mm 1, page 2)", "; not communicating", or nothing (no pre-pass). */
+static void print_comm(FILE *out, const struct pair_result *pr)
+{
+	char kinds[256];
+
+	if (!pr->have_prepass)
+		return;
+	if (!pr->prepass.communicates) {
+		fputs("; not communicating", out);
+		return;
+	}
+	rt_prepass_kinds(&pr->prepass, kinds, sizeof(kinds));
+	fprintf(out, "; communicating (%s%s)", kinds, pr->prepass.overflow ? ", maybe more" : "");
 }
 
 static void print_pair(FILE *out, const struct explore_opts *eo, const struct pair_result *pr)
@@ -298,8 +386,10 @@ static void print_pair(FILE *out, const struct explore_opts *eo, const struct pa
 		size_t i;
 		json_t *p;
 
-		fprintf(out, "%s %s,%s: FAILURE after %lu schedules (%.2f s): %s\n",
+		fprintf(out, "%s %s,%s: FAILURE after %lu schedules (%.2f s): %s",
 			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->seconds, pr->signature);
+		print_comm(out, pr);
+		fputc('\n', out);
 		fprintf(out, "  the two operations: CPU 0 %s, CPU 1 %s; decisions %s\n", a, b,
 			pr->decisions);
 		json_array_foreach(pr->preempted, i, p)
@@ -313,12 +403,14 @@ static void print_pair(FILE *out, const struct explore_opts *eo, const struct pa
 		return;
 	if (pr->exhausted)
 		fprintf(out, "%s %s,%s: exhausted at K=%d: %lu schedules (%lu pruned), %.2f s: no failure"
-			" in any schedule of this world with at most %d preemptions%s\n",
+			" in any schedule of this world with at most %d preemptions%s",
 			rmap_mode_name(pr->mode), a, b, eo->k, pr->schedules, pr->pruned, pr->seconds, eo->k,
 			pr->diverged ? " (some runs left their prefix: not a proof)" : "");
 	else
-		fprintf(out, "%s %s,%s: cut by the budget after %lu schedules (%lu pruned), %.2f s\n",
+		fprintf(out, "%s %s,%s: cut by the budget after %lu schedules (%lu pruned), %.2f s",
 			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->pruned, pr->seconds);
+	print_comm(out, pr);
+	fputc('\n', out);
 }
 
 static json_t *pair_json(const struct pair_result *pr)
@@ -333,6 +425,17 @@ static json_t *pair_json(const struct pair_result *pr)
 		"seconds", pr->seconds,
 		"diverged", (json_int_t)pr->diverged);
 
+	if (pr->have_prepass) {
+		json_t *kinds = json_object();
+
+		for (int k = 0; k < COVER_NR_KINDS; k++)
+			if (pr->prepass.kinds[k])
+				json_object_set_new(kinds, cover_kind_name(k),
+						    json_integer(pr->prepass.kinds[k]));
+		json_object_set_new(j, "communicates", json_boolean(pr->prepass.communicates));
+		json_object_set_new(j, "communicating_objects", json_pack("{s:i, s:b, s:o}",
+			"count", pr->prepass.nr, "maybe_more", pr->prepass.overflow, "kinds", kinds));
+	}
 	if (pr->failed)
 		json_object_set_new(j, "failure", json_pack("{s:s, s:s, s:O}",
 			"signature", pr->signature, "decisions", pr->decisions,
@@ -358,6 +461,9 @@ int cmd_explore(int argc, char **argv)
 	struct explore_opts o;
 	enum rmap_mode modes[RMAP_NR_MODES];
 	int nr_modes = 0, nr_pairs, exhausted = 0, failed = 0, done = 0, ret = RT_EXIT_OK;
+	int prepass_runs = 0, nr_comm = 0, exhausted_comm = 0, *order;
+	struct pair_result *prs;
+	bool *comm;
 	unsigned long total = 0;
 	double start, deadline;
 	json_t *rec, *list = json_array();
@@ -375,29 +481,75 @@ int cmd_explore(int argc, char **argv)
 			rt_usage_error("--rmap: design '%s' is not built yet", o.rmap);
 	}
 	nr_pairs = plan_pairs(&o, pairs);
+	prs = rt_calloc((size_t)nr_pairs, sizeof(*prs));
+	comm = rt_calloc((size_t)nr_pairs, sizeof(*comm));
+	order = rt_calloc((size_t)nr_pairs, sizeof(*order));
 	start = rt_now_s();
 	deadline = o.common.budget > 0 ? start + o.common.budget : 0;
-	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL; m++)
-		for (int i = 0; i < nr_pairs && !rt_interrupted; i++) {
-			struct pair_result pr = { .ops = { pairs[i][0], pairs[i][1] }, .mode = modes[m] };
-
+	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL; m++) {
+		for (int i = 0; i < nr_pairs; i++) {
+			memset(&prs[i], 0, sizeof(prs[i]));
+			prs[i].ops[0] = pairs[i][0];
+			prs[i].ops[1] = pairs[i][1];
+			prs[i].mode = modes[m];
+			order[i] = i;
+		}
+		for (int i = 0; i < nr_pairs && !o.no_prepass && !rt_interrupted; i++) {
 			if (deadline > 0 && rt_now_s() >= deadline)
 				break;
-			if (explore_pair(&o, &pr, deadline)) {
+			if (o.progress)
+				fprintf(stderr, "\r\033[Kexplore %s: pre-pass %d of %d pairs",
+					rmap_mode_name(modes[m]), i + 1, nr_pairs);
+			if (prepass_pair(&o, &prs[i])) {
+				ret = RT_EXIT_INTERNAL;
+				break;
+			}
+			prepass_runs++;
+			comm[i] = prs[i].prepass.communicates;
+			nr_comm += comm[i];
+			if (prs[i].failed) {
+				done++;
+				failed++;
+				total += prs[i].schedules;
+				print_pair(out, &o, &prs[i]);
+				fflush(NULL);
+				if (prs[i].abandoned)
+					_exit(RT_EXIT_FAILURE);	/* stuck threads cannot be joined */
+				json_array_append_new(list, pair_json(&prs[i]));
+				json_decref(prs[i].preempted);
+			}
+		}
+		if (o.progress)
+			fputs("\r\033[K", stderr);
+		if (!o.no_prepass)
+			rt_prepass_order(comm, nr_pairs, order);
+		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL; j++) {
+			struct pair_result *pr = &prs[order[j]];
+
+			if (pr->failed)
+				continue;	/* its pre-pass failed, and said so */
+			if (deadline > 0 && rt_now_s() >= deadline)
+				break;
+			if (explore_pair(&o, pr, deadline)) {
 				ret = RT_EXIT_INTERNAL;
 				break;
 			}
 			done++;
-			total += pr.schedules;
-			exhausted += pr.exhausted;
-			failed += pr.failed;
-			print_pair(out, &o, &pr);
+			total += pr->schedules;
+			exhausted += pr->exhausted;
+			exhausted_comm += pr->exhausted && pr->have_prepass && pr->prepass.communicates;
+			failed += pr->failed;
+			print_pair(out, &o, pr);
 			fflush(NULL);
-			if (pr.abandoned)
+			if (pr->abandoned)
 				_exit(RT_EXIT_FAILURE);	/* stuck threads cannot be joined */
-			json_array_append_new(list, pair_json(&pr));
-			json_decref(pr.preempted);
+			json_array_append_new(list, pair_json(pr));
+			json_decref(pr->preempted);
 		}
+	}
+	if (!o.no_prepass)
+		fprintf(out, "explore: pre-pass: %d of %d pairs (x %d designs) communicating, %d of them"
+			" exhausted\n", nr_comm, prepass_runs, nr_modes, exhausted_comm);
 	fprintf(out, "explore: %s, K=%d, world seed %s: %d of %d pairs (x %d designs) explored,"
 		" %d exhausted, %d failed, %lu schedules in %.1f s\n",
 		o.scenario, o.k, o.seed, done, nr_pairs, nr_modes, exhausted, failed, total,
@@ -408,6 +560,10 @@ int cmd_explore(int argc, char **argv)
 		"pairs_total", nr_pairs * nr_modes, "pairs_exhausted", exhausted,
 		"pairs_failed", failed, "schedules", (json_int_t)total,
 		"seconds", rt_now_s() - start, "pairs", list));
+	if (!o.no_prepass)
+		json_object_set_new(rec, "prepass", json_pack("{s:i, s:i, s:i}",
+			"pairs", prepass_runs, "communicating", nr_comm,
+			"communicating_exhausted", exhausted_comm));
 	if (o.common.out_dir) {
 		char path[4200];
 
@@ -418,6 +574,9 @@ int cmd_explore(int argc, char **argv)
 	if (o.json && rt_record_write(rec, "-"))
 		ret = RT_EXIT_INTERNAL;
 	json_decref(rec);
+	free(prs);
+	free(comm);
+	free(order);
 	if (ret == RT_EXIT_OK && failed)
 		ret = RT_EXIT_FAILURE;
 	if (ret == RT_EXIT_OK && rt_interrupted)
