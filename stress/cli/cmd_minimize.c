@@ -30,6 +30,7 @@
 #include "rt_opt.h"
 #include "rt_time.h"
 #include "minimize-internal.h"
+#include "rt_explore.h"
 
 static void min_usage(FILE *f)
 {
@@ -41,7 +42,10 @@ static void min_usage(FILE *f)
 	      "same, down to 0), --ops and, for a deterministic schedule, --sched-steps\n"
 	      "(halved), --procs (halved, then bisected), the scenario's operation kinds\n"
 	      "(each weight zeroed in turn, kept zero if the failure persists) and, for a\n"
-	      "run bounded by time, --seconds (halved). Up to three passes. The smallest\n"
+	      "run bounded by time, --seconds (halved). An explore schedule (--decisions)\n"
+	      "keeps its pair and world and shrinks only the decision list: fewer switches\n"
+	      "between CPUs first (the last one dropped, or a CPU's run moved after the\n"
+	      "other's next one), then a shorter list. Up to three passes. The smallest\n"
 	      "artifact is written next to the input as NAME-min.json (or into --out DIR):\n"
 	      "the artifact its last kept run wrote, never larger than the input.\n"
 	      "\n"
@@ -135,6 +139,19 @@ static void describe(const char *label, const json_t *art)
 	       min_field_int(art, "reclaim_threads"), min_field_int(art, "procs"), ops,
 	       ops ? "" : " (unbounded)", min_field_int(art, "sched_steps"),
 	       json_number_value(json_object_get(art, "seconds")), w);
+	{
+		struct state st = { 0 };
+		int *d;
+		size_t n;
+
+		min_state_from_art(&st, art);
+		if (st.decisions && !rt_explore_parse(st.decisions, &d, &n)) {
+			printf("%s decisions %s (%d switches, %zu decisions)\n", label, st.decisions,
+			       min_decisions_switches(d, n), n);
+			free(d);
+		}
+		min_state_release(&st);
+	}
 }
 
 /* NAME-min.json, in @out_dir or next to @input. */

@@ -24,6 +24,7 @@ enum param {
 	P_PROCS,
 	P_WEIGHTS,
 	P_SECONDS,
+	P_DECISIONS,	/* --decisions: explore's schedules only (the rest is the pair's world) */
 	P_NR,
 };
 
@@ -38,6 +39,7 @@ struct state {
 	long long v[P_NR];	/* P_SECONDS and P_WEIGHTS unused */
 	double seconds;
 	json_t *weights;	/* owned */
+	char *decisions;	/* owned: --decisions as given (NULL: none) */
 	unsigned set;		/* 1 << param: stated explicitly in the args */
 	json_t *art;		/* owned: the artifact these values produced */
 	char dir[4096];		/* the try directory that holds it ("" for the input) */
@@ -70,6 +72,24 @@ void min_state_from_art(struct state *s, const json_t *art);
 void min_state_release(struct state *s);
 /* Whether the budget has time left; sets x->budget_out when not. */
 bool min_budget_left(struct ctx *x);
+/* The number of switches of decision list @d (@n): a slot that differs from the one before. */
+int min_decisions_switches(const int *d, size_t n);
+
+/**
+ * min_decisions_candidate() - the @k-th simpler decision list of @d (@n)
+ * @out: receives it (room for @n)
+ * @out_n: its length
+ *
+ * The list as runs of one slot: k = 0 .. drops a switch, from the last to
+ * the first: the last run goes (its CPU then runs on by default); an inner
+ * run of Y between two of X moves after the second (X runs on through
+ * it, Y's steps join its next run): two switches fewer, each CPU's steps
+ * in the same order. Then one more: the last run cut to its first
+ * decision (past the list every CPU runs on anyway).
+ * Return: false when there is no @k-th candidate.
+ */
+bool min_decisions_candidate(const int *d, size_t n, int k, int *out, size_t *out_n);
+
 /* One pass over every param. Return: the number kept, or CAND_STOP. */
 int min_shrink_pass(struct ctx *x);
 

@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "artifact.h"
+#include "die.h"
 #include "record.h"
+#include "rt_explore.h"
 #include "run_opts.h"
 #include "rt_time.h"
 #include "minimize-internal.h"
@@ -28,6 +30,7 @@ static const struct {
 	[P_PROCS] = { "procs", "procs" },
 	[P_WEIGHTS] = { "weights", "weights" },
 	[P_SECONDS] = { "seconds", "seconds" },
+	[P_DECISIONS] = { "decisions", "decisions" },
 };
 
 static bool dropped(const struct option *ro, unsigned mask)
@@ -95,11 +98,20 @@ void min_weights_str(const json_t *w, char *buf, size_t len, bool nonzero_only)
 void min_state_from_art(struct state *s, const json_t *art)
 {
 	for (int p = 0; p < P_NR; p++)
-		if (p != P_SECONDS && p != P_WEIGHTS)
+		if (p != P_SECONDS && p != P_WEIGHTS && p != P_DECISIONS)
 			s->v[p] = json_integer_value(json_object_get(art, params[p].field));
 	s->seconds = json_number_value(json_object_get(art, "seconds"));
 	json_decref(s->weights);
 	s->weights = json_deep_copy(json_object_get(art, "weights"));
+	free(s->decisions);
+	s->decisions = NULL;
+	{
+		const json_t *args = json_object_get(art, "args");
+
+		for (size_t i = 0; i + 1 < json_array_size(args); i++)
+			if (!strcmp(json_string_value(json_array_get(args, i)) ?: "", "--decisions"))
+				s->decisions = strdup(json_string_value(json_array_get(args, i + 1)));
+	}
 }
 
 /* The input's args with the stated params replaced by their values. */
@@ -115,6 +127,11 @@ static json_t *candidate_args(const struct ctx *x, const struct state *s)
 			snprintf(val, sizeof(val), "%g", s->seconds);
 		else if (p == P_WEIGHTS)
 			min_weights_str(s->weights, val, sizeof(val), false);
+		else if (p == P_DECISIONS) {
+			json_array_append_new(args, json_string("--decisions"));
+			json_array_append_new(args, json_string(s->decisions));
+			continue;
+		}
 		else
 			snprintf(val, sizeof(val), "%lld", s->v[p]);
 		json_array_append_new(args, json_sprintf("--%s", params[p].opt));
@@ -161,6 +178,40 @@ bool min_budget_left(struct ctx *x)
 	return false;
 }
 
+/* The --decisions of artifact @art, parsed (@d NULL: none). */
+static void art_decisions(const json_t *art, int **d, size_t *n)
+{
+	struct state s = { 0 };
+
+	*d = NULL;
+	*n = 0;
+	min_state_from_art(&s, art);
+	if (s.decisions && rt_explore_parse(s.decisions, d, n))
+		*d = NULL;
+	free(s.decisions);
+	json_decref(s.weights);
+}
+
+/* Fewer switches, or as many in a shorter list. */
+static bool decisions_smaller(const json_t *art, const json_t *cur, char *why, size_t len)
+{
+	int *a, *b;
+	size_t na, nb;
+	bool smaller;
+	int sa, sb;
+
+	art_decisions(art, &a, &na);
+	art_decisions(cur, &b, &nb);
+	sa = min_decisions_switches(a, na);
+	sb = min_decisions_switches(b, nb);
+	smaller = a && b && (sa < sb || (sa == sb && na < nb));
+	if (!smaller)
+		snprintf(why, len, "its decisions kept %d switches in %zu", sa, na);
+	free(a);
+	free(b);
+	return smaller;
+}
+
 /*
  * Whether the child's artifact @art is smaller than the current one in
  * what the candidate changed (@p; @op for a weight): a run may report
@@ -180,6 +231,8 @@ static bool shrunk(const struct ctx *x, const json_t *art, enum param p, const c
 			return true;
 		snprintf(why, len, "its weights still give %s %lld", op, now);
 		return false;
+	case P_DECISIONS:
+		return decisions_smaller(art, cur, why, len);
 	case P_SECONDS:
 		if (json_number_value(json_object_get(art, "seconds")) <
 		    json_number_value(json_object_get(cur, "seconds")))
@@ -202,6 +255,7 @@ static struct state state_dup(const struct state *s)
 	struct state c = *s;
 
 	c.weights = json_deep_copy(s->weights);
+	c.decisions = s->decisions ? strdup(s->decisions) : NULL;
 	c.art = NULL;
 	c.dir[0] = '\0';
 	return c;
@@ -211,8 +265,10 @@ void min_state_release(struct state *s)
 {
 	json_decref(s->weights);
 	json_decref(s->art);
+	free(s->decisions);
 	s->weights = NULL;
 	s->art = NULL;
+	s->decisions = NULL;
 }
 
 /*
@@ -232,7 +288,7 @@ static int try_candidate(struct ctx *x, struct state *cand, const char *what, en
 
 	/* What a sanitizer report's artifact says of the run (rt_try_run()). */
 	for (int p = 0; p < P_NR; p++)
-		if (p != P_SECONDS && p != P_WEIGHTS)
+		if (p != P_SECONDS && p != P_WEIGHTS && p != P_DECISIONS)
 			json_object_set_new(context, params[p].field, json_integer(cand->v[p]));
 	json_object_set_new(context, "seconds", json_real(cand->seconds));
 	json_object_set(context, "weights", cand->weights);
@@ -443,6 +499,109 @@ static int shrink_seconds(struct ctx *x)
 	return kept;
 }
 
+int min_decisions_switches(const int *d, size_t n)
+{
+	int s = 0;
+
+	for (size_t i = 1; i < n; i++)
+		s += d[i] != d[i - 1];
+	return s;
+}
+
+bool min_decisions_candidate(const int *d, size_t n, int k, int *out, size_t *out_n)
+{
+	size_t *starts, *lens, m = 0, o = 0;
+	size_t r;
+	bool ok = false;
+
+	if (!n)
+		return false;
+	starts = malloc(2 * n * sizeof(*starts));
+	if (!starts)
+		rt_die("minimize: out of memory");
+	lens = starts + n;
+	for (size_t i = 0; i < n; i++) {
+		if (!i || d[i] != d[i - 1])
+			starts[m] = i, lens[m++] = 0;
+		lens[m - 1]++;
+	}
+	/* k = 0: the last run goes; k = 1 .. m-2: the inner run m-1-k moves; then the tail. */
+	r = m - 1 - (size_t)k;
+	if (k == 0 && m > 1) {
+		memcpy(out, d, starts[m - 1] * sizeof(*d));
+		*out_n = starts[m - 1];
+		ok = true;
+	} else if (k >= 1 && m >= 3 && (size_t)k <= m - 2) {
+		for (size_t j = 0; j < m; j++) {
+			if (j == r)
+				continue;
+			for (size_t i = 0; i < lens[j]; i++)
+				out[o++] = d[starts[j]];
+			/* X runs on through Y's run, then Y's steps join its next run. */
+			for (size_t i = 0; j == r + 1 && i < lens[r]; i++)
+				out[o++] = d[starts[r]];
+		}
+		*out_n = o;
+		ok = true;
+	} else if ((size_t)k == (m >= 2 ? m - 1 : 1) && lens[m - 1] > 1) {
+		memcpy(out, d, (starts[m - 1] + 1) * sizeof(*d));
+		*out_n = starts[m - 1] + 1;
+		ok = true;
+	}
+	free(starts);
+	return ok;
+}
+
+/*
+ * explore's schedule: drop switches (min_decisions_candidate()) while the
+ * failure persists; each kept candidate starts the list over.
+ * Return: the number kept, or CAND_STOP.
+ */
+static int shrink_decisions(struct ctx *x)
+{
+	int kept = 0;
+
+	for (int k = 0;; k++) {
+		struct state cand;
+		int *d, *c;
+		size_t n, cn;
+		char what[256];
+		int r;
+		bool ok;
+
+		if (!x->cur.decisions || rt_explore_parse(x->cur.decisions, &d, &n))
+			return kept;
+		c = malloc((n + 1) * sizeof(*c));
+		if (!c)
+			rt_die("minimize: out of memory");
+		ok = min_decisions_candidate(d, n, k, c, &cn);
+		if (!ok) {
+			free(d);
+			free(c);
+			return kept;
+		}
+		cand = state_dup(&x->cur);
+		free(cand.decisions);
+		cand.decisions = malloc(rt_explore_format(c, cn, NULL, 0) + 1);
+		if (!cand.decisions)
+			rt_die("minimize: out of memory");
+		rt_explore_format(c, cn, cand.decisions, rt_explore_format(c, cn, NULL, 0) + 1);
+		cand.set |= 1u << P_DECISIONS;
+		snprintf(what, sizeof(what), "--decisions %.100s (%d switches) -> %.100s (%d)",
+			 x->cur.decisions, min_decisions_switches(d, n), cand.decisions,
+			 min_decisions_switches(c, cn));
+		free(d);
+		free(c);
+		r = try_candidate(x, &cand, what, P_DECISIONS, NULL);
+		if (r == CAND_STOP)
+			return CAND_STOP;
+		if (r == CAND_KEPT) {
+			kept++;
+			k = -1;		/* a new list: its candidates from the first */
+		}
+	}
+}
+
 /* One pass over every param. Return: the number kept, or CAND_STOP. */
 int min_shrink_pass(struct ctx *x)
 {
@@ -455,6 +614,11 @@ int min_shrink_pass(struct ctx *x)
 	kept += r;				\
 } while (0)
 
+	if (x->cur.decisions) {
+		/* explore: the pair and its world stay; only the schedule shrinks. */
+		STEP(shrink_decisions(x));
+		return kept;
+	}
 	STEP(shrink_int(x, P_THREADS, 1, THEN_STEP_DOWN));
 	STEP(shrink_int(x, P_RECLAIM, 0, THEN_STEP_DOWN));
 	if (x->cur.v[P_OPS] > 0)
