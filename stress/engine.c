@@ -264,9 +264,10 @@ static struct {
 	int flag[2], seen[2], middles;
 } test_window;
 
-static void rt_test_window(int idx)
+static void rt_test_window(int idx, bool bug)
 {
 	int other = 1 - idx;
+	bool both;
 
 	if (idx > 1)
 		return;
@@ -274,9 +275,13 @@ static void rt_test_window(int idx)
 	yield_point_on("test:window", &test_window, COVER_TEST);
 	__atomic_store_n(&test_window.seen[idx],
 			 __atomic_load_n(&test_window.flag[other], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	if (__atomic_fetch_add(&test_window.middles, 1, __ATOMIC_RELAXED) == 1)
-		WARN_ON(__atomic_load_n(&test_window.seen[0], __ATOMIC_RELAXED) == 1 &&
-			__atomic_load_n(&test_window.seen[1], __ATOMIC_RELAXED) == 1);
+	both = __atomic_load_n(&test_window.seen[0], __ATOMIC_RELAXED) == 1 &&
+	       __atomic_load_n(&test_window.seen[1], __ATOMIC_RELAXED) == 1;
+	if (__atomic_fetch_add(&test_window.middles, 1, __ATOMIC_RELAXED) == 1) {
+		if (bug)
+			BUG_ON(both);	/* --test-window-bug: the worker oopses */
+		WARN_ON(both);
+	}
 	yield_point_on("test:window", &test_window, COVER_TEST);
 	__atomic_store_n(&test_window.flag[idx], 2, __ATOMIC_RELAXED);
 }
@@ -333,7 +338,7 @@ static void *worker_main(void *arg)
 		op = e->cfg->fixed_ops ? e->cfg->fixed_ops[t->idx] : wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
 		if (e->cfg->test_window)
-			rt_test_window(t->idx);	/* inside the operation: its sites count */
+			rt_test_window(t->idx, e->cfg->test_window_bug);	/* inside the op: its sites count */
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);

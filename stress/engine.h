@@ -36,6 +36,7 @@ struct rt_run_config {
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
 	bool test_window;		/* test-only: a planted race that needs two preemptions */
+	bool test_window_bug;		/* test-only: and it ends in a BUG (an oops), not a WARN */
 	bool halt_on_failure;		/* end the run at the first report */
 	/*
 	 * End the run at the first report with this signature and abandon

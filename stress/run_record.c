@@ -191,7 +191,8 @@ json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
 	if (c->test_race)
 		json_array_append_new(args, json_string("--test-race"));
 	if (c->test_window)
-		json_array_append_new(args, json_string("--test-window"));
+		json_array_append_new(args, json_string(c->test_window_bug ? "--test-window-bug" :
+								 "--test-window"));
 	return args;
 }
 

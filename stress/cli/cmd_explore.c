@@ -39,6 +39,7 @@ struct explore_opts {
 	int k;
 	bool json, progress;
 	bool test_window;	/* test-only: run's --test-window */
+	bool test_window_bug;	/* test-only: run's --test-window-bug */
 	bool no_prune;
 	bool no_prepass;	/* no serial pre-pass: pairs and switch points in plain order */
 };
@@ -82,7 +83,7 @@ static void explore_usage(FILE *f)
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
 	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
-	       OPT_NO_PRUNE, OPT_NO_PREPASS };
+	       OPT_NO_PRUNE, OPT_NO_PREPASS, OPT_TEST_WINDOW_BUG };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -95,6 +96,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
+		{ "test-window-bug", no_argument, NULL, OPT_TEST_WINDOW_BUG },
 		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
 		{ "no-prepass", no_argument, NULL, OPT_NO_PREPASS },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -128,6 +130,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_JSON: o->json = true; o->progress = false; break;
 		case OPT_NO_PROGRESS: o->progress = false; break;
 		case OPT_TEST_WINDOW: o->test_window = true; break;
+		case OPT_TEST_WINDOW_BUG: o->test_window_bug = true; break;
 		case OPT_NO_PRUNE: o->no_prune = true; break;
 		case OPT_NO_PREPASS: o->no_prepass = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
@@ -203,6 +206,8 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	}
 	if (eo->test_window)
 		argv[argc++] = "--test-window";
+	if (eo->test_window_bug)
+		argv[argc++] = "--test-window-bug";
 	if (eo->common.out_dir) {
 		argv[argc++] = "--out";
 		argv[argc++] = (char *)eo->common.out_dir;
@@ -462,6 +467,7 @@ int cmd_explore(int argc, char **argv)
 	enum rmap_mode modes[RMAP_NR_MODES];
 	int nr_modes = 0, nr_pairs, exhausted = 0, failed = 0, done = 0, ret = RT_EXIT_OK;
 	int prepass_runs = 0, nr_comm = 0, exhausted_comm = 0, *order;
+	bool abandoned = false;	/* a pair's BUG or hang left threads in the model */
 	struct pair_result *prs;
 	bool *comm;
 	unsigned long total = 0;
@@ -486,7 +492,7 @@ int cmd_explore(int argc, char **argv)
 	order = rt_calloc((size_t)nr_pairs, sizeof(*order));
 	start = rt_now_s();
 	deadline = o.common.budget > 0 ? start + o.common.budget : 0;
-	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL; m++) {
+	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL && !abandoned; m++) {
 		for (int i = 0; i < nr_pairs; i++) {
 			memset(&prs[i], 0, sizeof(prs[i]));
 			prs[i].ops[0] = pairs[i][0];
@@ -513,17 +519,20 @@ int cmd_explore(int argc, char **argv)
 				total += prs[i].schedules;
 				print_pair(out, &o, &prs[i]);
 				fflush(NULL);
-				if (prs[i].abandoned)
-					_exit(RT_EXIT_FAILURE);	/* stuck threads cannot be joined */
 				json_array_append_new(list, pair_json(&prs[i]));
 				json_decref(prs[i].preempted);
+				if (prs[i].abandoned) {
+					abandoned = true;
+					break;
+				}
 			}
 		}
 		if (o.progress)
 			fputs("\r\033[K", stderr);
 		if (!o.no_prepass)
 			rt_prepass_order(comm, nr_pairs, order);
-		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL; j++) {
+		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL && !abandoned;
+		     j++) {
 			struct pair_result *pr = &prs[order[j]];
 
 			if (pr->failed)
@@ -541,19 +550,21 @@ int cmd_explore(int argc, char **argv)
 			failed += pr->failed;
 			print_pair(out, &o, pr);
 			fflush(NULL);
-			if (pr->abandoned)
-				_exit(RT_EXIT_FAILURE);	/* stuck threads cannot be joined */
 			json_array_append_new(list, pair_json(pr));
 			json_decref(pr->preempted);
+			/* A BUG or a hang: the model cannot run again; the record still follows. */
+			abandoned = pr->abandoned;
 		}
+		if (abandoned)
+			break;
 	}
 	if (!o.no_prepass)
 		fprintf(out, "explore: pre-pass: %d of %d pairs (x %d designs) communicating, %d of them"
 			" exhausted\n", nr_comm, prepass_runs, nr_modes, exhausted_comm);
 	fprintf(out, "explore: %s, K=%d, world seed %s: %d of %d pairs (x %d designs) explored,"
-		" %d exhausted, %d failed, %lu schedules in %.1f s\n",
+		" %d exhausted, %d failed, %lu schedules in %.1f s%s\n",
 		o.scenario, o.k, o.seed, done, nr_pairs, nr_modes, exhausted, failed, total,
-		rt_now_s() - start);
+		rt_now_s() - start, abandoned ? "; stopped: a BUG or a hang left the model unusable" : "");
 	rec = rt_record_new("explore");
 	json_object_update_new(rec, json_pack("{s:s, s:i, s:s, s:s?, s:i, s:i, s:i, s:I, s:f, s:o}",
 		"scenario", o.scenario, "preemptions", o.k, "seed", o.seed, "inject", o.inject,
@@ -581,5 +592,9 @@ int cmd_explore(int argc, char **argv)
 		ret = RT_EXIT_FAILURE;
 	if (ret == RT_EXIT_OK && rt_interrupted)
 		ret = RT_EXIT_INTERRUPTED;
+	if (abandoned) {
+		fflush(NULL);
+		_exit(ret);	/* stuck threads cannot be joined */
+	}
 	return ret;
 }

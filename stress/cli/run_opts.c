@@ -235,6 +235,7 @@ static const struct option run_options[] = {
 	{ "fixed-ops", required_argument, NULL, 'f' },
 	{ "decisions", required_argument, NULL, 'd' },
 	{ "test-window", no_argument, NULL, 'i' },
+	{ "test-window-bug", no_argument, NULL, 'b' },
 	{ "no-cover", no_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -439,6 +440,7 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'f': opt_fixed_ops(o, arg); break;
 	case 'd': opt_decisions(o, arg); break;
 	case 'i': cfg->test_window = true; break;
+	case 'b': cfg->test_window = cfg->test_window_bug = true; break;
 	default: return false;
 	}
 	return true;
