@@ -235,10 +235,8 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 		l->first = l->seg;
 		l->hot = false;
 		if (x->nr_hot > 0) {
-			struct rt_explore_fp before = { .nr = t[i].nr_objs };
-
-			memcpy(before.o, t[i].objs, sizeof(before.o));
-			l->hot = t[i].me >= 0 && (fp_hot(x, &before) || (l->have_first && fp_hot(x, &l->first)));
+			/* A preemption here lets the others run before @me's next segment. */
+			l->hot = t[i].me >= 0 && l->have_first && fp_hot(x, &l->first);
 			x->hot_levels += l->hot;
 		}
 	}

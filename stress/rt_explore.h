@@ -110,8 +110,9 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
  *	footprint), comparable with its trace's objects; @nr 0: none known
  *
  * A decision of that run is then a communicating switch point when the
- * CPU it may preempt touched one of them in the segment before it or in
- * the one after it, or touched objects too many to list. Among the
+ * CPU it may preempt goes on, in the default branch, with a segment that
+ * touches one of them (or objects too many to list): preempting it there
+ * lets the others act on that object first. Among the
  * children of a schedule, those that branch at a communicating switch
  * point run first (deepest first among them), then the others (deepest
  * first): the order changes, the set of schedules does not. Without a

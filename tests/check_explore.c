@@ -29,6 +29,7 @@
 #include "rt_check.h"
 #include "rt_cli.h"
 #include "rt_explore.h"
+#include "rt_explore_prepass.h"
 #include "rt_sched.h"
 #include "cover.h"
 #include "perturb.h"
@@ -444,6 +445,367 @@ START_TEST(test_explore_prune_keeps_bug)
 }
 END_TEST
 
+/* ---- the serial pre-pass, the order, minimize, the sites' lines (issue 24, item 1 and 3) ---- */
+
+
+/* A footprint by hand: slot 0 touches a and b, slot 1 touches b and c. */
+START_TEST(test_explore_prepass_classifies)
+{
+	static int a, b, c;
+	struct cover_footprint *fp = calloc(1, sizeof(*fp));
+	struct rt_prepass pp;
+	bool comm[4] = { false, true, false, true };
+	int order[4];
+
+	ck_assert_ptr_nonnull(fp);
+	fp->e[fp->nr++] = (struct cover_fp_ent){ &a, COVER_PAGE, 0 };
+	fp->e[fp->nr++] = (struct cover_fp_ent){ &b, COVER_MM, 0 };
+	fp->e[fp->nr++] = (struct cover_fp_ent){ &b, COVER_MM, 1 };
+	fp->e[fp->nr++] = (struct cover_fp_ent){ &c, COVER_PAGE, 1 };
+	rt_prepass_classify(fp, 2, &pp);
+	ck_assert(pp.communicates);
+	ck_assert_int_eq(pp.nr, 1);
+	ck_assert_ptr_eq(pp.objs[0], &b);
+	ck_assert_int_eq(pp.kinds[COVER_MM], 1);
+	fp->e[2].obj = &c;	/* now disjoint */
+	rt_prepass_classify(fp, 2, &pp);
+	ck_assert(!pp.communicates);
+	free(fp);
+	/* Communicating pairs first, each group in its order. */
+	rt_prepass_order(comm, 4, order);
+	ck_assert_int_eq(order[0], 1);
+	ck_assert_int_eq(order[1], 3);
+	ck_assert_int_eq(order[2], 0);
+	ck_assert_int_eq(order[3], 2);
+}
+END_TEST
+
+/* The planted depth-2 race's two CPUs touch one object: the pre-pass says they communicate. */
+START_TEST(test_explore_prepass_window_communicates)
+{
+	json_t *rec, *pair;
+	json_error_t err;
+	int rc = RUN("explore", "--ops", "read,read", "--test-window", "-k", "0", "--json",
+		     "--no-progress");
+	const char *brace = strchr(out, '{');
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_ptr_nonnull(brace);
+	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_msg(rec != NULL, "not JSON: %s\n%s", err.text, tail());
+	pair = json_array_get(json_object_get(rec, "pairs"), 0);
+	ck_assert_msg(json_is_true(json_object_get(pair, "communicates")), "%s", tail());
+	ck_assert_int_ge(json_integer_value(json_object_get(json_object_get(json_object_get(pair,
+		"communicating_objects"), "kinds"), "test")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(rec, "prepass"),
+							     "communicating")), 1);
+	json_decref(rec);
+	ck_assert_int_eq(RUN("explore", "--ops", "read,read", "--test-window", "-k", "0",
+			     "--no-progress"), 0);
+	ck_assert_msg(strstr(out, "read,read: exhausted at K=0") && strstr(out, "; communicating ("),
+		      "%s", tail());
+}
+END_TEST
+
+/* Every schedule of tiny_mix_cpu()'s program; @order: each run's footprint marks its switch points. */
+struct order_walk {
+	unsigned long schedules, pruned, first_bug;	/* first_bug: 1-based, 0 none */
+	char **runs;		/* each schedule's decisions, in the order run */
+};
+
+/*
+ * The tiny program with private blocks between the shared ones: block 1
+ * sets the CPU's flag to 1, block 3 reads the other's, block 5 sets its
+ * own to 2; blocks 0, 2 and 4 touch only a private object. The bug needs
+ * two preemptions, as tiny_cpu()'s; the switch points before a private
+ * block are the ones that do not communicate.
+ */
+static void *tiny_mix_cpu(void *arg)
+{
+	int slot = (int)(long)arg, other = 1 - slot;
+	char name[16];
+
+	snprintf(name, sizeof(name), "tinym-%d", slot);
+	rt_task_attach(name);
+	rt_sched_enter(slot);
+	rt_task_set_op("tiny");
+	for (int b = 0; b < 6; b++) {
+		const void *obj = &private_obj[slot];
+
+		if (b == 1)
+			ST(P.x[slot], 1), obj = &P.x[slot];
+		else if (b == 3)
+			ST(P.seen[slot], LD(P.x[other])), obj = &P.x[other];
+		else if (b == 5)
+			ST(P.x[slot], 2), obj = &P.x[slot];
+		cover_yield("tiny:mix", obj, COVER_TEST);
+		if (b < 5)
+			sched_point(SP_YIELD, NULL, -1);
+	}
+	rt_task_set_op(NULL);
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+/* One schedule of tiny_mix_cpu()'s program; true if the bug showed. */
+static bool mix_run(const int *prefix, size_t nr)
+{
+	struct rt_sched_config sc = { .kind = RT_SCHED_EXPLORE, .seed = 1,
+				      .decisions = prefix, .nr_decisions = nr };
+	pthread_t t[2];
+
+	memset(&P, 0, sizeof(P));
+	cover_reset(true);
+	rt_sched_init(&sc, 2, no_audit, NULL);
+	for (long i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, tiny_mix_cpu, (void *)i), 0);
+	rt_sched_start();
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	rt_sched_fini();
+	return LD(P.seen[0]) == 1 && LD(P.seen[1]) == 1;
+}
+
+static void order_walk(int k, bool prune, bool order, struct order_walk *w)
+{
+	struct cover_footprint *fp = calloc(1, sizeof(*fp));
+	struct rt_prepass pp;
+	struct rt_explore x;
+	const int *prefix;
+	size_t nr;
+
+	ck_assert_ptr_nonnull(fp);
+	memset(w, 0, sizeof(*w));
+	w->runs = calloc(10000, sizeof(*w->runs));
+	rt_explore_init(&x, k, prune);
+	while (rt_explore_next(&x, &prefix, &nr)) {
+		const struct rt_sched_decision *t;
+		unsigned long nt;
+		char buf[512];
+		bool bug;
+		int *d;
+
+		cover_footprint_record(fp);
+		bug = mix_run(prefix, nr);
+		cover_footprint_record(NULL);
+		t = rt_sched_trace(&nt);
+		d = malloc(nt * sizeof(*d));
+		for (size_t i = 0; i < nt; i++)
+			d[i] = t[i].chosen;
+		rt_explore_format(d, nt, buf, sizeof(buf));
+		free(d);
+		ck_assert_uint_lt(x.schedules, 10000);
+		w->runs[x.schedules] = strdup(buf);
+		if (bug && !w->first_bug)
+			w->first_bug = x.schedules + 1;
+		if (order) {
+			rt_prepass_classify(fp, 2, &pp);
+			rt_explore_set_hot(&x, pp.objs, pp.nr_objs);
+		}
+		rt_explore_feed(&x, t, nt);
+	}
+	w->schedules = x.schedules;
+	w->pruned = x.pruned;
+	rt_explore_free(&x);
+	free(fp);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void order_walk_free(struct order_walk *w)
+{
+	for (unsigned long i = 0; i < w->schedules; i++)
+		free(w->runs[i]);
+	free(w->runs);
+}
+
+/*
+ * Communicating switch points first: the schedules come in another order,
+ * but they are the same schedules (every one, without pruning; as many,
+ * with), and the bug is still found.
+ */
+START_TEST(test_explore_order_keeps_the_set)
+{
+	struct order_walk plain, ordered, plain_p, ordered_p;
+	bool same_order = true;
+
+	order_walk(2, false, false, &plain);
+	order_walk(2, false, true, &ordered);
+	order_walk(2, true, false, &plain_p);
+	order_walk(2, true, true, &ordered_p);
+	cover_reset(false);
+	printf("# tiny 6+6 with private blocks, K=2: first bug at schedule %lu of %lu in plain"
+	       " order, %lu ordered; pruned: %lu and %lu of %lu\n", plain.first_bug, plain.schedules,
+	       ordered.first_bug, plain_p.first_bug, ordered_p.first_bug, plain_p.schedules);
+	ck_assert_uint_eq(plain.schedules, closed_form(6, 6, 2));
+	ck_assert_uint_eq(ordered.schedules, plain.schedules);
+	for (unsigned long i = 0; i < plain.schedules; i++)
+		same_order &= !strcmp(plain.runs[i], ordered.runs[i]);
+	ck_assert_msg(!same_order, "the pre-pass changed nothing of the order");
+	qsort(plain.runs, plain.schedules, sizeof(char *), cmp_str);
+	qsort(ordered.runs, ordered.schedules, sizeof(char *), cmp_str);
+	for (unsigned long i = 0; i < plain.schedules; i++)
+		ck_assert_str_eq(plain.runs[i], ordered.runs[i]);
+	ck_assert_uint_eq(ordered_p.schedules, plain_p.schedules);
+	ck_assert_uint_eq(ordered_p.pruned, plain_p.pruned);
+	qsort(plain_p.runs, plain_p.schedules, sizeof(char *), cmp_str);
+	qsort(ordered_p.runs, ordered_p.schedules, sizeof(char *), cmp_str);
+	for (unsigned long i = 0; i < plain_p.schedules; i++)
+		ck_assert_str_eq(plain_p.runs[i], ordered_p.runs[i]);
+	ck_assert(plain.first_bug && ordered.first_bug && plain_p.first_bug && ordered_p.first_bug);
+	order_walk_free(&plain);
+	order_walk_free(&ordered);
+	order_walk_free(&plain_p);
+	order_walk_free(&ordered_p);
+}
+END_TEST
+
+/* A yield point's site names its file and line, project-root relative. */
+static int yield_line;
+
+static void *yield_here(void *arg)
+{
+	rt_task_attach("yield-here");
+	rt_task_set_op("tiny");
+	yield_line = __LINE__; cover_yield("test:here", arg, COVER_TEST);
+	rt_task_set_op(NULL);
+	rt_task_detach();
+	return NULL;
+}
+
+START_TEST(test_explore_yield_site_has_file_line)
+{
+	static int obj;
+	struct cover_site_info si;
+	char want[128], got[256] = "";
+	pthread_t t;
+
+	cover_reset(true);
+	ck_assert_int_eq(pthread_create(&t, NULL, yield_here, &obj), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	for (int i = 0; i < cover_nr_sites(); i++)
+		if (cover_site(i, &si) && !strcmp(si.label, "test:here"))
+			cover_site_format(i, got, sizeof(got));
+	cover_reset(false);
+	snprintf(want, sizeof(want), "tests/check_explore.c:%d yield test:here (test)", yield_line);
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
+/* The switches of a decision list: a slot unlike the one before. */
+static int min_switches(const int *d, size_t n)
+{
+	int s = 0;
+
+	for (size_t i = 1; i < n; i++)
+		s += d[i] != d[i - 1];
+	return s;
+}
+
+/* The artifact's decision list, from its args. */
+static char *art_decisions(const char *path)
+{
+	json_t *a = json_load_file(path, 0, NULL), *args;
+	char *d = NULL;
+
+	ck_assert_msg(a != NULL, "%s: not JSON", path);
+	args = json_object_get(a, "args");
+	for (size_t i = 0; i + 1 < json_array_size(args); i++)
+		if (!strcmp(json_string_value(json_array_get(args, i)), "--decisions"))
+			d = strdup(json_string_value(json_array_get(args, i + 1)));
+	json_decref(a);
+	ck_assert_ptr_nonnull(d);
+	return d;
+}
+
+/* The one file matching @glob in @dir, into @path. */
+static void one_file(const char *dir, const char *glob, char *path, size_t len)
+{
+	char cmd[4300];
+	FILE *ls;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/%s", dir, glob);
+	ls = popen(cmd, "r");
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_msg(fgets(path, (int)len, ls) != NULL, "no %s in %s", glob, dir);
+	pclose(ls);
+	path[strcspn(path, "\n")] = '\0';
+}
+
+/*
+ * minimize of an explore failure: the planted race's schedule with three
+ * switches too many shrinks to one with exactly two, which still
+ * replays. Two switches are two preemptions: explore exhausts the pair at
+ * K = 1 with no failure (test_explore_cli_window_found_and_replayed).
+ */
+START_TEST(test_explore_minimize_to_two_preemptions)
+{
+	char dir[] = "/tmp/check_explore_min.XXXXXX", path[4200], min[4200], cmd[4300];
+	char *before, *after;
+	int *d, rc;
+	size_t n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = RUN("run", "--sched", "explore", "--fixed-ops", "read,read", "--test-window",
+		 "--decisions", "0,1x2,0x2,1,0,1", "--no-progress", "--out", dir);
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
+	one_file(dir, "failure-warn-*.json", path, sizeof(path));
+	before = art_decisions(path);
+	ck_assert_int_eq(rt_explore_parse(before, &d, &n), 0);
+	ck_assert_int_eq(min_switches(d, n), 5);
+	free(d);
+	rc = RUN("minimize", path, "--no-build", "--budget", "200");
+	ck_assert_msg(rc == 0, "minimize: exit %d\n%s", rc, tail());
+	one_file(dir, "failure-warn-*-min.json", min, sizeof(min));
+	after = art_decisions(min);
+	ck_assert_int_eq(rt_explore_parse(after, &d, &n), 0);
+	ck_assert_msg(min_switches(d, n) == 2, "%s -> %s", before, after);
+	free(d);
+	rc = RUN("replay", min, "--times", "3");
+	ck_assert_msg(rc == 0, "replay: exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "reproduced 3/3"), "%s", tail());
+	free(before);
+	free(after);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+/*
+ * A BUG in a worker abandons the model: explore still prints the pair's
+ * report (the two operations, the decisions, the preempted sites with
+ * their lines), the total, and the record, then exits 1.
+ */
+START_TEST(test_explore_bug_still_reports)
+{
+	char dir[] = "/tmp/check_explore_bug.XXXXXX", path[4200], cmd[4300];
+	json_t *rec;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = RUN("explore", "--ops", "read,read", "--test-window-bug", "-k", "2", "--no-progress",
+		 "--out", dir);
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "read,read: FAILURE after") && strstr(out, ": bug:"), "%s", tail());
+	ck_assert_msg(strstr(out, "the two operations: CPU 0 read, CPU 1 read; decisions "), "%s",
+		      tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 0 at stress/engine.c:"), "%s", tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 1 at stress/engine.c:"), "%s", tail());
+	ck_assert_msg(strstr(out, "1 failed") && strstr(out, "stopped: a BUG or a hang"), "%s", tail());
+	snprintf(path, sizeof(path), "%s/explore.json", dir);
+	rec = json_load_file(path, 0, NULL);
+	ck_assert_msg(rec != NULL, "no %s\n%s", path, tail());
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_failed")), 1);
+	json_decref(rec);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -462,6 +824,13 @@ static Suite *explore_suite(void)
 	tcase_add_test(tc, test_explore_cli_exhausts_pair);
 	tcase_add_test(tc, test_explore_cli_window_found_and_replayed);
 	tcase_add_test(tc, test_explore_cli_every_pair_json);
+	tc = rt_tcase(s, "prepass", 240, NULL, NULL);
+	tcase_add_test(tc, test_explore_prepass_classifies);
+	tcase_add_test(tc, test_explore_order_keeps_the_set);
+	tcase_add_test(tc, test_explore_yield_site_has_file_line);
+	tcase_add_test(tc, test_explore_prepass_window_communicates);
+	tcase_add_test(tc, test_explore_minimize_to_two_preemptions);
+	tcase_add_test(tc, test_explore_bug_still_reports);
 	return s;
 }
 
