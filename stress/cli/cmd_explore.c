@@ -71,8 +71,9 @@ static void explore_usage(FILE *f)
 	      "                          sites (lock operations, yield points) touch; pairs\n"
 	      "                          whose CPUs touch a common object are\n"
 	      "                          'communicating' and explored first, and in every\n"
-	      "                          pair preemptions at switch points next to such an\n"
-	      "                          object run first: the order changes, not the set)\n"
+	      "                          pair preemptions before a CPU's segment that touches\n"
+	      "                          such an object run first: the order changes, not\n"
+	      "                          the set)\n"
 	      "      --no-progress       no progress line on stderr\n"
 	      "  -q, --quiet             only the total\n"
 	      "  -h, --help              this text\n"
@@ -323,7 +324,7 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 /*
  * The serial pre-pass of one pair (rt_explore_prepass.h): its default
  * schedule, no preemption, with the footprint recorded. A failure there
- * is left to the walk, which runs that schedule first.
+ * is the pair's failure, found in its first schedule (@pr says so).
  * Return: 0, or exit status 3.
  */
 static int prepass_pair(const struct explore_opts *eo, struct pair_result *pr)
