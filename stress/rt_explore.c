@@ -34,9 +34,9 @@ void rt_explore_init(struct rt_explore *x, int k, bool prune)
 
 void rt_explore_free(struct rt_explore *x)
 {
-	for (size_t i = 0; i < x->nr_frames; i++)
-		free(x->frames[i].lv);
 	free(x->frames);
+	free(x->saved);
+	free(x->before);
 	free(x->lv);
 	free(x->prefix);
 	memset(x, 0, sizeof(*x));
@@ -58,15 +58,18 @@ static void grow(struct rt_explore *x, size_t n)
 	x->cap = n > 2 * x->cap ? n : 2 * x->cap;
 	x->lv = realloc(x->lv, x->cap * sizeof(*x->lv));
 	x->prefix = realloc(x->prefix, x->cap * sizeof(*x->prefix));
-	if (!x->lv || !x->prefix)
+	x->before = realloc(x->before, (x->cap + 1) * sizeof(*x->before));
+	if (!x->lv || !x->prefix || !x->before)
 		rt_die("explore: out of memory");
 }
 
 /* A child of frame @f: its level @i (in @f) and slot @s. */
 static bool take_child(struct rt_explore *x, struct rt_explore_frame *f, size_t i, int s)
 {
-	f->lv[i].tried |= 1u << s;
-	memcpy(&x->lv[f->start], f->lv, (i + 1) * sizeof(*f->lv));
+	struct rt_explore_level *saved = &x->saved[f->at];
+
+	saved[i].tried |= 1u << s;
+	memcpy(&x->lv[f->start], saved, (i + 1) * sizeof(*saved));
 	x->lv[f->start + i].d.chosen = s;
 	x->nr = f->start + i + 1;
 	for (size_t j = 0; j < x->nr; j++)
@@ -85,20 +88,19 @@ static bool backtrack(struct rt_explore *x)
 {
 	while (x->nr_frames) {
 		struct rt_explore_frame *f = &x->frames[x->nr_frames - 1];
-		int base = 0, *before = malloc((f->n + 1) * sizeof(*before));
+		struct rt_explore_level *saved = &x->saved[f->at];
+		int base = 0, *before = x->before;
 
-		if (!before)
-			rt_die("explore: out of memory");
 		for (size_t i = 0; i < f->start; i++)
 			base += preempts(&x->lv[i].d, x->lv[i].d.chosen);
 		/* before[i]: preemptions of the path up to the frame's level i, excluded. */
 		for (size_t i = 0; i < f->n; i++) {
 			before[i] = base;
-			base += preempts(&f->lv[i].d, f->lv[i].d.chosen);
+			base += preempts(&saved[i].d, saved[i].d.chosen);
 		}
 		for (int pass = 0; pass < 2; pass++)
 			for (size_t i = f->n; i-- > 0;) {
-				struct rt_explore_level *l = &f->lv[i];
+				struct rt_explore_level *l = &saved[i];
 
 				if (pass == 0 && !l->hot)
 					continue;
@@ -111,12 +113,10 @@ static bool backtrack(struct rt_explore *x)
 						l->tried |= bit;
 						continue;
 					}
-					free(before);
 					return take_child(x, f, i, s);
 				}
 			}
-		free(before);
-		free(f->lv);
+		x->nr_saved = f->at;
 		x->nr_frames--;
 	}
 	return false;
@@ -255,13 +255,18 @@ void rt_explore_feed(struct rt_explore *x, const struct rt_sched_decision *t, si
 		if (!x->frames)
 			rt_die("explore: out of memory");
 	}
+	if (x->nr_saved + (n - start) > x->cap_saved) {
+		x->cap_saved = 2 * (x->nr_saved + (n - start)) + 64;
+		x->saved = realloc(x->saved, x->cap_saved * sizeof(*x->saved));
+		if (!x->saved)
+			rt_die("explore: out of memory");
+	}
 	f = &x->frames[x->nr_frames++];
 	f->start = start;
 	f->n = n - start;
-	f->lv = malloc((f->n + 1) * sizeof(*f->lv));
-	if (!f->lv)
-		rt_die("explore: out of memory");
-	memcpy(f->lv, &x->lv[start], f->n * sizeof(*f->lv));
+	f->at = x->nr_saved;
+	memcpy(&x->saved[f->at], &x->lv[start], f->n * sizeof(*x->saved));
+	x->nr_saved += f->n;
 	if (!backtrack(x))
 		x->done = true;
 }

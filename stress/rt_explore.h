@@ -55,7 +55,7 @@ struct rt_explore_level {
  */
 struct rt_explore_frame {
 	size_t start, n;		/* path levels start .. start+n-1 */
-	struct rt_explore_level *lv;
+	size_t at;			/* their copy: rt_explore.saved[at .. at+n-1] */
 };
 
 struct rt_explore {
@@ -66,6 +66,15 @@ struct rt_explore {
 	size_t nr_prefix;
 	struct rt_explore_frame *frames;	/* one per schedule on the path */
 	size_t nr_frames, cap_frames;
+	/*
+	 * The frames' copies, a stack, and backtrack()'s scratch: kept from
+	 * schedule to schedule, so that the search allocates nothing between
+	 * two runs once grown (the runs' worlds then lie where they lay, and
+	 * the sleep sets compare their objects by address across runs).
+	 */
+	struct rt_explore_level *saved;
+	size_t nr_saved, cap_saved;
+	int *before;
 	const void *const *hot;		/* the next fed run's communicating objects */
 	int nr_hot;
 	unsigned long schedules;	/* fed so far */
