@@ -30,13 +30,17 @@
 #include "run_opts.h"
 
 #define EXPLORE_MAX_K		8
+#define EXPLORE_MAX_OPS		(WL_NR_OPS * WL_NR_OPS)
 
 struct explore_opts {
 	struct rt_common_opts common;	/* --out, --budget, --quiet */
-	const char *scenario, *rmap, *ops, *inject;
+	const char *scenario, *rmap, *inject;
+	const char *ops[EXPLORE_MAX_OPS];	/* --ops, each a pair, in the order given */
+	int nr_ops;
 	const char *seed;
 	int k;
 	bool json, progress;
+	bool even_budget;	/* each pair at most the budget left over the pairs left */
 	bool test_window;	/* test-only: run's --test-window */
 	bool no_prune;
 };
@@ -53,10 +57,14 @@ static void explore_usage(FILE *f)
 	      "\n"
 	      "  -S, --scenario NAME     the scenario whose operations pair up (default mixed32)\n"
 	      "  -r, --rmap NAME|all     the design (default ptechain)\n"
-	      "      --ops A,B           one ordered pair (default: every ordered pair of the\n"
-	      "                          scenario's operation kinds)\n"
+	      "      --ops A,B           one ordered pair (repeatable: these pairs, in this\n"
+	      "                          order; default: every ordered pair of the scenario's\n"
+	      "                          operation kinds)\n"
 	      "  -k, --preemptions K     at most K preemptions, 0..8 (default 2)\n"
 	      "  -b, --budget S          stop starting schedules after S seconds (default: none)\n"
+	      "      --even-budget       each pair stops at what is left of the budget over the\n"
+	      "                          pairs left, so that one large pair cannot starve the\n"
+	      "                          rest (the pairs before it leave it what they did not use)\n"
 	      "      --seed X            the world's seed (default 1)\n"
 	      "      --inject NAME       switch on a seeded bug\n"
 	      "  -o, --out DIR           the record (explore.json) and failure artifacts there\n"
@@ -73,7 +81,7 @@ static void explore_usage(FILE *f)
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
 	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
-	       OPT_NO_PRUNE };
+	       OPT_NO_PRUNE, OPT_EVEN_BUDGET };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -87,6 +95,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
 		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
+		{ "even-budget", no_argument, NULL, OPT_EVEN_BUDGET },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -106,7 +115,11 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		switch (c) {
 		case 'S': o->scenario = optarg; break;
 		case 'r': o->rmap = optarg; break;
-		case OPT_OPS: o->ops = optarg; break;
+		case OPT_OPS:
+			if (o->nr_ops == EXPLORE_MAX_OPS)
+				rt_usage_error("--ops: more than %d pairs", EXPLORE_MAX_OPS);
+			o->ops[o->nr_ops++] = optarg;
+			break;
 		case 'k': o->k = (int)rt_opt_int("--preemptions", optarg, 0, EXPLORE_MAX_K); break;
 		case OPT_SEED: rt_opt_u64("--seed", optarg); o->seed = optarg; break;
 		case OPT_INJECT:
@@ -119,6 +132,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_NO_PROGRESS: o->progress = false; break;
 		case OPT_TEST_WINDOW: o->test_window = true; break;
 		case OPT_NO_PRUNE: o->no_prune = true; break;
+		case OPT_EVEN_BUDGET: o->even_budget = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
 		}
 	}
@@ -345,9 +359,10 @@ static int plan_pairs(const struct explore_opts *o, int (*pairs)[2])
 {
 	const struct rt_scenario *s = wl_find(o->scenario);
 
-	if (o->ops) {
-		parse_pair(o->ops, pairs[0]);
-		return 1;
+	if (o->nr_ops) {
+		for (int i = 0; i < o->nr_ops; i++)
+			parse_pair(o->ops[i], pairs[i]);
+		return o->nr_ops;
 	}
 	return rt_explore_pairs(s->weights, WL_NR_OPS, pairs, WL_NR_OPS * WL_NR_OPS);
 }
@@ -380,10 +395,13 @@ int cmd_explore(int argc, char **argv)
 	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL; m++)
 		for (int i = 0; i < nr_pairs && !rt_interrupted; i++) {
 			struct pair_result pr = { .ops = { pairs[i][0], pairs[i][1] }, .mode = modes[m] };
+			double now = rt_now_s(), until = deadline;
 
-			if (deadline > 0 && rt_now_s() >= deadline)
+			if (deadline > 0 && now >= deadline)
 				break;
-			if (explore_pair(&o, &pr, deadline)) {
+			if (deadline > 0 && o.even_budget)
+				until = now + (deadline - now) / (nr_modes * nr_pairs - done);
+			if (explore_pair(&o, &pr, until)) {
 				ret = RT_EXIT_INTERNAL;
 				break;
 			}
