@@ -349,6 +349,7 @@ static void plan_explore(struct ci_gate *g)
 	struct ci_xcell *all;
 	int w, start;
 
+	free(x->cells);		/* a gate planned again (zeroed by its allocation first) */
 	memset(x, 0, sizeof(*x));
 	x->nr_all = ci_explore_cells(o, NULL);
 	if (o->explore_share <= 0) {
