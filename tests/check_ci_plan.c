@@ -505,6 +505,7 @@ static struct ci_gate *gate_x(double budget, unsigned builds, uint64_t seed, int
  * every cell of every design, at CI's budget and at others, unsharded and
  * in every shard of 2 and 3; each seed's window is the same in every
  * shard layout, the shards partition it, and seed N + 1 repeats seed 1.
+ * One gate's window spreads over the designs (the stride).
  */
 START_TEST(test_ci_plan_explore_rotation_covers_every_cell)
 {
@@ -540,9 +541,11 @@ START_TEST(test_ci_plan_explore_rotation_covers_every_cell)
 						const struct ci_xcell *x = &g->x.cells[c];
 
 						ck_assert(x->pos >= 0 && x->pos < nr_all);
-						ck_assert_int_eq(x->mode, g->o.modes[x->pos / (nr_pairs * nr_pairs)]);
+						ck_assert(x->id >= 0 && x->id < nr_all);
+						ck_assert_int_eq(x->mode,
+								 g->o.modes[x->id / (nr_pairs * nr_pairs)]);
 						if (seed <= (uint64_t)rotations)
-							seen[x->pos] = 1;
+							seen[x->id] = 1;
 						in_window++;
 					}
 					if (seed == (uint64_t)rotations + 1 && n == 1)
@@ -557,6 +560,18 @@ START_TEST(test_ci_plan_explore_rotation_covers_every_cell)
 			for (int c = 0; c < nr_all; c++)
 				ck_assert_msg(seen[c], "budget %g, %d shards: cell %d in none of seeds 1..%d",
 					      budgets[b], n, c, rotations);
+			if (n == 1 && first->x.nr_cells >= 2 * first->o.nr_modes) {
+				int designs = 0;
+
+				for (int m = 0; m < first->o.nr_modes; m++)
+					for (int c = 0; c < first->x.nr_cells; c++)
+						if (first->x.cells[c].mode == first->o.modes[m]) {
+							designs++;
+							break;
+						}
+				ck_assert_msg(designs > 1, "budget %g: one design in seed 1's window",
+					      budgets[b]);
+			}
 			gate_free(first);
 		}
 	}

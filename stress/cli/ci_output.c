@@ -286,8 +286,8 @@ json_t *ci_explore_json(const struct ci_gate *g)
 	for (int i = 0; i < x->nr_cells; i++) {
 		const struct ci_xcell *c = &x->cells[i];
 
-		json_array_append_new(cells, json_pack("{s:i, s:s, s:[s,s], s:s, s:I, s:I, s:f, s:O?}",
-			"pos", c->pos, "rmap", rmap_mode_name(c->mode),
+		json_array_append_new(cells, json_pack("{s:i, s:i, s:s, s:[s,s], s:s, s:I, s:I, s:f,"
+			" s:O?}", "pos", c->pos, "id", c->id, "rmap", rmap_mode_name(c->mode),
 			"ops", wl_op_name((enum wl_op)c->ops[0]), wl_op_name((enum wl_op)c->ops[1]),
 			"result", ci_xstate_name(c->state), "schedules", (json_int_t)c->schedules,
 			"pruned", (json_int_t)c->pruned, "seconds", c->seconds, "failure", c->failure));

@@ -282,11 +282,34 @@ int ci_plan_min_budget(const struct ci_gate *g)
 	return (int)floor(last_short) + 1;
 }
 
+static int gcd(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The rotation's stride over @n cells: near n / phi, prime to n (a bijection). */
+static int explore_stride(int n)
+{
+	int s = (int)(n * 0.6180339887);
+
+	if (s < 1)
+		s = 1;
+	while (gcd(s, n) != 1)
+		s++;
+	return s;
+}
+
 int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 {
 	static int pairs[WL_NR_OPS * WL_NR_OPS][2];
 	const struct rt_scenario *sc = NULL;
-	int nr_pairs, n = 0;
+	int nr_pairs, n, stride;
 
 	for (int i = 0; i < o->nr_scenarios; i++)
 		if (!strcmp(o->scenarios[i]->name, CI_EXPLORE_SCENARIO))
@@ -294,13 +317,16 @@ int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 	if (!sc)
 		return 0;
 	nr_pairs = rt_explore_pairs(sc->weights, WL_NR_OPS, pairs, WL_NR_OPS * WL_NR_OPS);
-	for (int m = 0; m < o->nr_modes; m++)
-		for (int p = 0; p < nr_pairs; p++, n++)
-			if (out)
-				out[n] = (struct ci_xcell){
-					.pos = n, .mode = o->modes[m],
-					.ops = { pairs[p][0], pairs[p][1] },
-				};
+	n = nr_pairs * o->nr_modes;
+	stride = explore_stride(n);
+	for (int p = 0; out && p < n; p++) {
+		int id = (int)((long long)p * stride % n);
+
+		out[p] = (struct ci_xcell){
+			.pos = p, .id = id, .mode = o->modes[id / nr_pairs],
+			.ops = { pairs[id % nr_pairs][0], pairs[id % nr_pairs][1] },
+		};
+	}
 	return n;
 }
 
@@ -393,9 +419,14 @@ static void plan_explore(struct ci_gate *g)
 	ci_explore_cells(o, all);
 	x->cells = rt_calloc((size_t)w + 1, sizeof(*x->cells));
 	/* This shard's positions of the window, in order. */
-	for (int j = 0; j < x->per_gate; j++)
-		if (j % o->shard_n == o->shard_i - 1)
-			x->cells[x->nr_cells++] = all[(start + j) % x->nr_all];
+	for (int m = 0; m < o->nr_modes; m++)
+		for (int j = 0; j < x->per_gate; j++) {
+			const struct ci_xcell *c = &all[(start + j) % x->nr_all];
+
+			/* Grouped by design, one explore child each; in window order within. */
+			if (j % o->shard_n == o->shard_i - 1 && c->mode == o->modes[m])
+				x->cells[x->nr_cells++] = *c;
+		}
 	free(all);
 }
 

@@ -113,7 +113,8 @@ enum ci_xstate {
 
 /* One cell of explore's rotation this gate (shard) explores. */
 struct ci_xcell {
-	int pos;			/* in the rotation's fixed order, design major */
+	int pos;			/* in the rotation's fixed order */
+	int id;				/* design major: design id / pairs, pair id % pairs */
 	enum rmap_mode mode;
 	int ops[2];			/* enum wl_op: CPU 0's, CPU 1's */
 	enum ci_xstate state;
@@ -202,10 +203,16 @@ int ci_xstate_by_name(const char *name);
 
 /*
  * ci_explore_cells() - every cell of explore's rotation, in its fixed
- * order: each design of the gate, and within one every ordered pair of
- * the explore scenario's operation kinds (rt_explore_pairs()).
+ * order
  * @o: the gate's options
- * @out: receives them (pos, mode, ops), or NULL to count
+ * @out: receives them (pos, id, mode, ops), or NULL to count
+ *
+ * The cells are each design of the gate x every ordered pair of the
+ * explore scenario's operation kinds (rt_explore_pairs()), numbered
+ * design major (id); position p of the rotation holds cell
+ * p * stride mod n, the stride near n / phi and prime to n, so that
+ * consecutive positions, and so one gate's window, spread over the
+ * designs and the pairs.
  * Return: how many; 0 when the gate has no explore scenario.
  */
 int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out);

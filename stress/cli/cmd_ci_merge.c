@@ -401,6 +401,7 @@ static void add_explore(struct ci_gate *g, const json_t *rec, const char *path)
 		int i;
 
 		cell.pos = (int)json_integer_value(json_object_get(c, "pos"));
+		cell.id = (int)json_integer_value(json_object_get(c, "id"));
 		cell.mode = (enum rmap_mode)known(rmap_mode_by_name(str_of(c, "rmap")), path, "design",
 						  str_of(c, "rmap"));
 		for (int o = 0; o < 2; o++)
