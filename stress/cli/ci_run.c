@@ -526,24 +526,43 @@ static void print_cell(const struct ci_gate *g, const struct ci_xcell *x)
 	(void)g;
 }
 
-/* One explore child: @n cells from @x, one design, until @end. Return: false to stop. */
-static bool explore_child(struct ci_gate *g, struct ci_xcell *x, int n, double end, int nr)
+/* The cells of @x (@n) still planned, from the first. */
+static int first_planned(const struct ci_xcell *x, int n)
+{
+	int i = 0;
+
+	while (i < n && x[i].state != CI_X_PLANNED)
+		i++;
+	return i;
+}
+
+/*
+ * One explore child: @n cells from @x, one design, until @end (@nr names
+ * its directory). Explore runs its pairs in order; a BUG that leaves the
+ * model unusable ends the child (an abort, or exit 1 before its record)
+ * with its artifact written and the pairs after it not run.
+ * Return: 1 when the child ended early having settled some cells (run
+ * the rest in another), 0 when this design is done (the rest, if any,
+ * found no time), -1 when the gate must stop.
+ */
+static int explore_child(struct ci_gate *g, struct ci_xcell *x, int n, double end, int nr)
 {
 	const struct ci_build *cb = &ci_builds[0];
 	double budget = floor((end - rt_now_s() - ci_overhead_est(g, 0)) * 10) / 10;
 	struct rt_try_config cfg;
 	struct rt_try_result res;
 	char dir[4200], verdict[128];
+	bool record, early;
 	json_t *args;
-	int rc;
+	int rc, settled;
 
 	if (budget < 0.5)
-		return true;	/* the cells stay not-run: the budget ran out */
+		return 0;	/* the cells stay not-run: the budget ran out */
 	snprintf(dir, sizeof(dir), "%s/explore-%d-%s", g->o.out_dir, nr, rmap_mode_name(x->mode));
 	rt_remove_tree(dir);
 	if (mkdir(dir, 0777) && errno != EEXIST) {
 		fprintf(stderr, "rmaptorture: ci: cannot create %s: %s\n", dir, strerror(errno));
-		return false;
+		return -1;
 	}
 	args = explore_args(g, x, n, budget);
 	cfg = (struct rt_try_config){
@@ -556,47 +575,62 @@ static bool explore_child(struct ci_gate *g, struct ci_xcell *x, int n, double e
 	if (rc == RT_CHILD_INTERRUPTED || res.rc == RT_EXIT_INTERRUPTED) {
 		g->interrupted = true;
 		rt_try_release(&res);
-		return false;
+		return -1;
 	}
 	explore_artifacts(x, n, res.artifacts);
-	if (rc == RT_CHILD_ERROR || (!explore_record(x, n, res.dir) && res.rc != RT_EXIT_FAILURE) ||
-	    (res.rc != RT_EXIT_OK && res.rc != RT_EXIT_FAILURE)) {
+	record = rc != RT_CHILD_ERROR && explore_record(x, n, res.dir);
+	settled = first_planned(x, n);
+	early = !record || (res.rc != RT_EXIT_OK && res.rc != RT_EXIT_FAILURE);
+	if (early && (!settled || res.rc == RT_EXIT_USAGE || rc == RT_CHILD_ERROR)) {
+		/* It settled nothing: the rest cannot run either. */
 		rt_child_rc_str(res.rc, verdict, sizeof(verdict));
-		for (int i = 0; i < n; i++)
-			if (x[i].state == CI_X_PLANNED || x[i].state == CI_X_CUT) {
-				x[i].state = CI_X_ERROR;
-				x[i].failure = json_pack("{s:s, s:s}", "signature", verdict,
-							 "artifact", res.dir);
-			}
+		for (int i = settled; i < n; i++) {
+			x[i].state = CI_X_ERROR;
+			x[i].failure = json_pack("{s:s, s:s}", "signature", verdict,
+						 "artifact", res.dir);
+		}
 		if (res.rc == RT_EXIT_USAGE) {
 			rt_try_first_line(&res, g->usage_line, sizeof(g->usage_line));
 			g->usage_rc = RT_EXIT_USAGE;
 		}
+		settled = n;
 	}
 	for (int i = 0; i < n; i++)
-		print_cell(g, &x[i]);
+		if (x[i].state != CI_X_PLANNED)
+			print_cell(g, &x[i]);
 	fflush(stdout);
 	rt_try_release(&res);
-	return !g->usage_rc;
+	if (g->usage_rc)
+		return -1;
+	return early && settled < n;
 }
 
-/* Explore's share: one child per run of cells of one design, until @end. */
+/* Explore's share: the children of each design's cells in turn, until @end. */
 static void run_explore(struct ci_gate *g, double end)
 {
 	struct ci_explore *x = &g->x;
-	int nr = 0;
+	int nr = 0, rc = 0;
 
-	for (int i = 0; i < x->nr_cells && !rt_child_interrupted(); nr++) {
-		int n = 1;
-		double now = rt_now_s();
+	for (int i = 0; i < x->nr_cells && rc >= 0 && !rt_child_interrupted();) {
+		int n = 1, k = 0;
 
 		while (i + n < x->nr_cells && x->cells[i + n].mode == x->cells[i].mode)
 			n++;
-		/* Its cells' part of what is left. */
-		if (!explore_child(g, &x->cells[i], n, now + (end - now) * n / (x->nr_cells - i), nr))
-			break;
+		do {
+			double now = rt_now_s();
+
+			k += first_planned(&x->cells[i + k], n - k);
+			if (k == n)
+				break;
+			/* These cells' part of what is left. */
+			rc = explore_child(g, &x->cells[i + k], n - k,
+					   now + (end - now) * (n - k) / (x->nr_cells - i - k), nr++);
+		} while (rc > 0 && !rt_child_interrupted());
 		i += n;
 	}
+	for (int i = 0; i < x->nr_cells; i++)
+		if (x->cells[i].state == CI_X_PLANNED)
+			print_cell(g, &x->cells[i]);
 	if (rt_child_interrupted())
 		g->interrupted = true;
 }
