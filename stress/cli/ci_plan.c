@@ -331,7 +331,8 @@ int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 }
 
 /*
- * A first guess, on a 2-core machine under load (README "Exploring pairs"):
+ * A first guess, from issue 24's first measurements on a 2-core machine
+ * under load:
  * at K=2 a pair of mixed32 took 0.2 s (read,truncate: 104 schedules) to
  * 25 s (exec,fork: 11,515); 185 of 256 ptechain pairs were exhausted in
  * 300 s. The window is sized on it; a pair that needs more is cut, and
