@@ -391,8 +391,9 @@ END_TEST
 
 /*
  * No --ops: every ordered pair of the scenario's kinds (forkbomb-cow has
- * 6, so 36), each exhausted at K = 0 in 2 schedules (which CPU starts);
- * the JSON record on stdout says so.
+ * 6, so 36) and each kind with kswapd's step, both ways (12 more), each
+ * exhausted at K = 0 in 2 schedules (which CPU starts); the JSON record
+ * on stdout says so.
  */
 START_TEST(test_explore_cli_every_pair_json)
 {
@@ -407,10 +408,11 @@ START_TEST(test_explore_cli_every_pair_json)
 	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
 	ck_assert_msg(rec != NULL, "not JSON: %s\n%s", err.text, tail());
 	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), "explore");
-	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_total")), 36);
-	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_exhausted")), 36);
-	ck_assert_int_eq(json_integer_value(json_object_get(rec, "schedules")), 72);
-	ck_assert_uint_eq(json_array_size(json_object_get(rec, "pairs")), 36);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_total")), 48);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_kswapd")), 12);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_exhausted")), 48);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "schedules")), 96);
+	ck_assert_uint_eq(json_array_size(json_object_get(rec, "pairs")), 48);
 	json_decref(rec);
 }
 END_TEST
