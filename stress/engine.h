@@ -18,7 +18,7 @@
 #include "vmscan.h"
 #include "workload.h"
 
-/* kswapd's reclaim step (rt_kswapd_step()) as an operation of explore's CPUs. */
+/* kswapd's reclaim step (stress/engine.c's kswapd_step()) as an operation of explore's CPUs. */
 #define RT_OP_KSWAPD		WL_NR_OPS
 /* Operations in one CPU's fixed sequence (explore --ops write+munmap,fork). */
 #define RT_FIXED_SEQ_MAX	4

@@ -429,7 +429,6 @@ int cmd_explore(int argc, char **argv)
 
 			for (int c = 0; c < 2; c++)
 				rt_fixed_ops_format(&pr.ops[c], 1, pr.name[c], sizeof(pr.name[c]));
-
 			if (deadline > 0 && rt_now_s() >= deadline)
 				break;
 			if (explore_pair(&o, &pr, deadline)) {
@@ -452,7 +451,8 @@ int cmd_explore(int argc, char **argv)
 		o.scenario, o.k, o.seed, o.kswapd ? ", kswapd on CPU 2" : "", done, nr_pairs,
 		nr_kswapd, nr_modes, exhausted, failed, total, rt_now_s() - start);
 	rec = rt_record_new("explore");
-	json_object_update_new(rec, json_pack("{s:s, s:i, s:s, s:s?, s:b, s:i, s:i, s:i, s:i, s:I, s:f, s:o}",
+	json_object_update_new(rec, json_pack(
+		"{s:s, s:i, s:s, s:s?, s:b, s:i, s:i, s:i, s:i, s:I, s:f, s:o}",
 		"scenario", o.scenario, "preemptions", o.k, "seed", o.seed, "inject", o.inject,
 		"kswapd_cpu", o.kswapd, "pairs_kswapd", nr_kswapd * nr_modes,
 		"pairs_total", nr_pairs * nr_modes, "pairs_exhausted", exhausted,
