@@ -305,6 +305,39 @@ static void seq_add(struct engine *e, struct thread_state *t, unsigned long what
 	__atomic_store_n(&t->seq_hash, h * 0x100000001b3ULL, __ATOMIC_RELAXED);
 }
 
+/*
+ * kswapd's step in explore's runs: one shrink_zone() pass of 32 pages,
+ * reclaim_main()'s pass under memory pressure. Fixed, not chosen as
+ * reclaim_main() chooses (by free pages and the low-watermark wakeup),
+ * so that the step is the same in every schedule; and the pressured
+ * pass, not the idle one of 4 pages, because one isolate batch of 32
+ * covers the whole of explore's small inactive list (5 to 13 pages in
+ * the worlds of seeds 1-3 of mixed32, reclaim-pressure, forkbomb-cow),
+ * and so the pages the other CPUs' operations touch.
+ */
+#define RT_KSWAPD_STEP_SCAN	32	/* core/vmscan.c's SWAP_CLUSTER_MAX: one isolate batch */
+
+const char *rt_fixed_op_name(int op)
+{
+	return op == RT_OP_KSWAPD ? "kswapd" : wl_op_name((enum wl_op)op);
+}
+
+int rt_fixed_op_by_name(const char *name)
+{
+	return strcmp(name, "kswapd") ? wl_op_by_name(name) : RT_OP_KSWAPD;
+}
+
+/* One shrink_zone() pass of @nr_to_scan pages, folded into @t's sequence as @what. */
+static void kswapd_step(struct engine *e, struct thread_state *t, unsigned long nr_to_scan,
+			unsigned long what)
+{
+	rt_task_set_op("shrink_zone");
+	shrink_zone(&contig_zone, nr_to_scan);
+	rt_task_set_op(NULL);
+	seq_add(e, t, what);
+	bump(&t->progress);
+}
+
 static void *worker_main(void *arg)
 {
 	struct thread_state *t = arg;
@@ -319,7 +352,8 @@ static void *worker_main(void *arg)
 		rt_sched_enter(slot);
 	if (e->cfg->test_hang && t->idx == 0)
 		hang_forever(e->cfg->test_hang);
-	while (!run_stopped(e)) {
+	for (int step = 0; !run_stopped(e); step++) {
+		const struct rt_fixed_seq *seq = e->cfg->fixed_ops ? &e->cfg->fixed_ops[t->idx] : NULL;
 		enum wl_op op;
 		enum wl_result r;
 
@@ -335,9 +369,15 @@ static void *worker_main(void *arg)
 			break;
 		if (e->cfg->test_race)
 			rt_test_race_bump();
-		op = e->cfg->fixed_ops ? e->cfg->fixed_ops[t->idx] : wl_pick_op(e->world, &t->rng);
+		if (seq && seq->ops[step] == RT_OP_KSWAPD) {
+			kswapd_step(e, t, RT_KSWAPD_STEP_SCAN, (unsigned long)RT_OP_KSWAPD * 16 + 1);
+			if (step + 1 == seq->nr)
+				break;
+			continue;
+		}
+		op = seq ? (enum wl_op)seq->ops[step] : wl_pick_op(e->world, &t->rng);
 		rt_task_set_op(wl_op_name(op));
-		if (e->cfg->test_window)
+		if (e->cfg->test_window && step == 0)
 			rt_test_window(t->idx, e->cfg->test_window_bug);	/* inside the op: its sites count */
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
@@ -353,8 +393,8 @@ static void *worker_main(void *arg)
 		else if (r == WL_CORRUPT)
 			bump(&t->corrupt);
 		bump(&t->progress);
-		if (e->cfg->fixed_ops)
-			break;		/* explore: one operation each */
+		if (seq && step + 1 == seq->nr)
+			break;		/* explore: its sequence, once */
 	}
 	rt_sched_exit();
 	/* Release pairs with park_all(): an exited thread counts as parked. */
@@ -366,7 +406,8 @@ static void *worker_main(void *arg)
 /*
  * kswapd: scan when free memory is below pages_high (or the watermark
  * hook woke us); otherwise age the LRU lightly every few milliseconds,
- * so that reclaim's trylock paths run in every scenario.
+ * so that reclaim's trylock paths run in every scenario. In explore's
+ * runs (fixed_ops): one step (kswapd_step()), then leave.
  */
 static void *reclaim_main(void *arg)
 {
@@ -387,11 +428,12 @@ static void *reclaim_main(void *arg)
 			rt_sched_park_point();
 		else
 			park_point(e);
-		rt_task_set_op("shrink_zone");
-		shrink_zone(&contig_zone, pressure ? 32 : 4);
-		rt_task_set_op(NULL);
-		seq_add(e, t, pressure ? 2 : 1);
-		bump(&t->progress);
+		if (e->cfg->fixed_ops) {
+			/* explore's kswapd CPU: one step, the same in every schedule. */
+			kswapd_step(e, t, RT_KSWAPD_STEP_SCAN, 2);
+			break;
+		}
+		kswapd_step(e, t, pressure ? 32 : 4, pressure ? 2 : 1);
 		if (pressure)
 			continue;
 		/* Idle: sleep; scheduled, wait until some lock is released. */

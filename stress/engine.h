@@ -18,6 +18,23 @@
 #include "vmscan.h"
 #include "workload.h"
 
+/* kswapd's reclaim step (stress/engine.c's kswapd_step()) as an operation of explore's CPUs. */
+#define RT_OP_KSWAPD		WL_NR_OPS
+/* Operations in one CPU's fixed sequence (explore --ops write+munmap,fork). */
+#define RT_FIXED_SEQ_MAX	4
+
+/* The operations one of explore's CPUs runs, in order, once each. */
+struct rt_fixed_seq {
+	int nr;
+	int ops[RT_FIXED_SEQ_MAX];	/* enum wl_op, or RT_OP_KSWAPD */
+};
+
+/* The name of a fixed operation: wl_op_name(), or "kswapd". */
+const char *rt_fixed_op_name(int op);
+
+/* A fixed operation by name (an operation kind, or "kswapd"); -1 if none. */
+int rt_fixed_op_by_name(const char *name);
+
 struct rt_run_config {
 	const struct rt_scenario *scenario;
 	enum rmap_mode mode;
@@ -58,11 +75,13 @@ struct rt_run_config {
 	uint64_t vtime_transfer_ns;	/* a lock's line moving between CPUs, ns */
 	uint64_t inject_mask;		/* seeded bugs (core/inject.h) */
 	/*
-	 * explore: worker i runs operation fixed_ops[i] once and leaves
-	 * (NULL: workers pick by the scenario's weights); --sched explore
-	 * picks decisions[] in order, then goes on without preempting.
+	 * explore: worker i runs the operations of fixed_ops[i] once each,
+	 * in order, and leaves; a reclaim thread runs one kswapd step and
+	 * leaves (NULL: workers pick by the scenario's weights, kswapd loops);
+	 * --sched explore picks decisions[] in order, then goes on without
+	 * preempting.
 	 */
-	const enum wl_op *fixed_ops;
+	const struct rt_fixed_seq *fixed_ops;
 	const int *decisions;
 	unsigned long nr_decisions;
 	bool cover;			/* record interleaving coverage (on for sched cover) */

@@ -355,3 +355,19 @@ int rt_explore_pairs(const unsigned int *weights, int nr, int (*out)[2], int max
 		}
 	return n;
 }
+
+int rt_explore_pairs_kswapd(const unsigned int *weights, int nr, int kswapd, int (*out)[2],
+			    int max)
+{
+	int n = rt_explore_pairs(weights, nr, out, max);
+
+	for (int a = 0; a < nr; a++)
+		for (int kcpu = 1; kcpu >= 0 && weights[a]; kcpu--) {
+			if (n < max) {
+				out[n][kcpu] = kswapd;
+				out[n][1 - kcpu] = a;
+			}
+			n++;
+		}
+	return n;
+}

@@ -159,4 +159,18 @@ int rt_explore_parse(const char *text, int **out, size_t *nr);
  */
 int rt_explore_pairs(const unsigned int *weights, int nr, int (*out)[2], int max);
 
+/**
+ * rt_explore_pairs_kswapd() - rt_explore_pairs(), then each kind with kswapd
+ * @weights: a scenario's weights, @nr of them; a kind of weight 0 is left out
+ * @kswapd: the number that stands for kswapd's reclaim step (RT_OP_KSWAPD)
+ * @out: receives the pairs (first CPU's, second's), in order
+ * @max: room in @out
+ *
+ * After rt_explore_pairs()'s, (a, @kswapd) and (@kswapd, a) for each kind
+ * a, in the kinds' order: reclaim against each operation, either CPU first.
+ * Return: the number of pairs (those past @max are not stored).
+ */
+int rt_explore_pairs_kswapd(const unsigned int *weights, int nr, int kswapd, int (*out)[2],
+			    int max);
+
 #endif /* RT_STRESS_RT_EXPLORE_H */

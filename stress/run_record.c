@@ -91,15 +91,81 @@ static void perturb_list_args(json_t *args, const struct rt_run_config *c)
 }
 
 /* The schedule and the bound: --sched ..., --ops, --sched-steps or --seconds. */
-/* --fixed-ops A,B (explore's runs). */
+/* One CPU's sequence from @p up to @end (exclusive). Return: 0, or -1 with @err. */
+static int parse_seq(const char *p, const char *end, struct rt_fixed_seq *seq, char *err,
+		     size_t len)
+{
+	seq->nr = 0;
+	for (;;) {
+		const char *plus = memchr(p, '+', (size_t)(end - p));
+		const char *stop = plus ? plus : end;
+		char name[64];
+		int op;
+
+		if (stop == p) {
+			snprintf(err, len, "an empty operation");
+			return -1;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(stop - p), p);
+		op = rt_fixed_op_by_name(name);
+		if (op < 0) {
+			snprintf(err, len, "unknown operation '%s'", name);
+			return -1;
+		}
+		if (seq->nr == RT_FIXED_SEQ_MAX) {
+			snprintf(err, len, "at most %d operations on one CPU", RT_FIXED_SEQ_MAX);
+			return -1;
+		}
+		seq->ops[seq->nr++] = op;
+		if (!plus)
+			return 0;
+		p = plus + 1;
+	}
+}
+
+int rt_fixed_ops_parse(const char *arg, struct rt_fixed_seq *cpus, int max, char *err,
+		       size_t len)
+{
+	const char *p = arg;
+	int n = 0;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+
+		if (n == max) {
+			snprintf(err, len, "at most %d CPUs", max);
+			return -1;
+		}
+		if (parse_seq(p, end, &cpus[n], err, len))
+			return -1;
+		n++;
+		if (!comma)
+			return n;
+		p = comma + 1;
+	}
+}
+
+size_t rt_fixed_ops_format(const struct rt_fixed_seq *cpus, int n, char *buf, size_t len)
+{
+	size_t out = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < cpus[i].nr; j++)
+			out += (size_t)snprintf(buf + (out < len ? out : len), out < len ? len - out : 0,
+						"%s%s", !j ? (i ? "," : "") : "+",
+						rt_fixed_op_name(cpus[i].ops[j]));
+	return out;
+}
+
+/* --fixed-ops A+B,C (explore's runs). */
 static void fixed_ops_arg(json_t *args, const struct rt_run_config *c)
 {
-	char buf[256];
-	size_t n = 0;
+	char buf[512];
 
-	for (int i = 0; i < c->threads && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "," : "",
-				      wl_op_name(c->fixed_ops[i]));
+	rt_fixed_ops_format(c->fixed_ops, c->threads, buf, sizeof(buf));
 	args_opt(args, "--fixed-ops", "%s", buf);
 }
 

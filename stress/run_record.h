@@ -48,11 +48,38 @@ struct rt_run_opts {
 	/* The first new artifact of the design running now and its command; "": none. */
 	char first_artifact[4096];	/* on_report's thread; main after the run */
 	char first_reproduce[2048];
-	/* --fixed-ops (explore): each worker's one operation; cfg.fixed_ops points here. */
-	enum wl_op fixed_ops[RT_FIXED_OPS_MAX];
+	/* --fixed-ops (explore): each worker's sequence; cfg.fixed_ops points here. */
+	struct rt_fixed_seq fixed_ops[RT_FIXED_OPS_MAX];
 	int nr_fixed_ops;
 	int *decisions;			/* --decisions, parsed (cfg.decisions) */
 };
+
+/**
+ * rt_fixed_ops_parse() - explore's CPUs and their operations, from text
+ * @arg: the CPUs' sequences separated by ',', each one or more operations
+ *	joined by '+' (an operation kind, or "kswapd"): "write+munmap,fork"
+ * @cpus: receives each CPU's sequence
+ * @max: room in @cpus
+ * @err: receives a one-line reason on failure
+ * @len: room in @err
+ *
+ * Return: the number of CPUs, or -1 (an empty element, an unknown
+ * operation, more than RT_FIXED_SEQ_MAX operations on a CPU, more than
+ * @max CPUs).
+ */
+int rt_fixed_ops_parse(const char *arg, struct rt_fixed_seq *cpus, int max, char *err,
+		       size_t len);
+
+/**
+ * rt_fixed_ops_format() - @n CPUs' sequences as rt_fixed_ops_parse() reads them
+ * @cpus: the sequences
+ * @n: how many
+ * @buf: receives the text
+ * @len: room in @buf
+ *
+ * Return: the length the text needed (as snprintf).
+ */
+size_t rt_fixed_ops_format(const struct rt_fixed_seq *cpus, int n, char *buf, size_t len);
 
 /* The share of scanned mapped pages that reclaim got as far as unmapping. */
 double rt_unmap_share(const struct reclaim_stats *rs);

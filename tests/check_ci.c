@@ -21,6 +21,10 @@
  * that never fired in a judged gate fails it ("plan"). A
  * real gate run in two shards merges to the verdict the same gate gives
  * unsharded, with its coverage judged over both ("runs").
+ *
+ * Explore's share ("explore", plain only): the dry run prints it and N;
+ * a short gate explores its window of pairs into the JUnit file, the
+ * JSON record and the summary line; ci-merge unions the shards' pairs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -896,6 +900,171 @@ START_TEST(test_ci_merge_equals_unsharded)
 }
 END_TEST
 
+/*
+ * Explore's share ("explore"): the dry run shows it and N, --no-explore
+ * and a bad --explore-share; a short real gate explores its window of
+ * pairs, each a JUnit testcase and a JSON cell, and the summary counts
+ * them; ci-merge of two shards' records unions their explored pairs.
+ */
+START_TEST(test_ci_explore_plan_and_options)
+{
+	const char *const dry[] = { "ci", "--budget", "150", "--seed", "1", "--dry-run", NULL };
+	const char *const off[] = { "ci", "--budget", "150", "--seed", "1", "--dry-run",
+				    "--no-explore", NULL };
+	int rc = rt_cli_run(dry, out, sizeof(out)), n = 0;
+	const char *line = strstr(out, "ci: plan: explore: ");
+
+	ck_assert_out(rc == 0 && line, "dry run: exit %d, no explore line", rc);
+	ck_assert_out(sscanf(strstr(line, "seeds 1.."), "seeds 1..%d together", &n) == 1 && n > 1,
+		      "N not printed");
+	ck_assert_out(count(out, "\nexplore #") > 0, "the explored pairs are not listed");
+	rc = rt_cli_run(off, out, sizeof(out));
+	ck_assert_out(rc == 0 && strstr(out, "ci: plan: explore: off") &&
+		      !strstr(out, "\nexplore #"), "--no-explore: exit %d", rc);
+	BAD("--explore-share", "--budget", "150", "--explore-share", "2");
+	BAD("--explore-k", "--budget", "150", "--explore-k", "9");
+}
+END_TEST
+
+START_TEST(test_ci_explore_gate_lists_explored_pairs)
+{
+	char dir[] = "/tmp/rt-ci-explore-XXXXXX", junit[4200], json[4200], outdir[4200];
+	char line[256];
+	const char *args[] = { "ci", "--budget", "12", "--builds", "plain", "--seed", "2",
+			       "--scenarios", "mixed32", "--rmaps", "ptechain", "--scheds", "free",
+			       "--explore-share", "0.5", "--explore-k", "1",
+			       "--junit", junit, "--json", json, "--out", outdir, NULL };
+	json_t *rec, *x, *cells, *c;
+	int rc, exhausted = 0, per_gate, window;
+	char *xml;
+	size_t i;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	snprintf(json, sizeof(json), "%s/ci.json", dir);
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "exit %d", rc);
+	rec = json_load_file(json, 0, NULL);
+	ck_assert_ptr_nonnull(rec);
+	x = json_object_get(rec, "explore");
+	cells = json_object_get(x, "cells");
+	per_gate = (int)json_integer_value(json_object_get(x, "per_gate"));
+	window = (int)json_integer_value(json_object_get(x, "window"));
+	ck_assert_int_gt(per_gate, 1);
+	ck_assert_int_eq((int)json_array_size(cells), per_gate);
+	ck_assert_int_eq(window, 2);
+	ck_assert_int_eq(count(out, "\nci explore "), per_gate);
+	json_array_foreach(cells, i, c) {
+		const char *res = json_string_value(json_object_get(c, "result"));
+
+		/* Seed 2 explores the second window of the rotation, in its order. */
+		ck_assert_int_eq(json_integer_value(json_object_get(c, "pos")),
+				 (window - 1) * per_gate + (int)i);
+		ck_assert_str_eq(json_string_value(json_object_get(c, "rmap")), "ptechain");
+		ck_assert_out(!strcmp(res, "exhausted") || !strcmp(res, "cut") ||
+			      !strcmp(res, "not-run"), "cell %zu: %s", i, res);
+		exhausted += !strcmp(res, "exhausted");
+	}
+	/* A pair at K=1 is a few dozen schedules: the share exhausts some. */
+	ck_assert_out(exhausted > 0, "no pair exhausted");
+	ck_assert_int_eq(json_integer_value(json_object_get(x, "exhausted")), exhausted);
+	snprintf(line, sizeof(line), "ci: explore: pairs exhausted %d / total %d (this gate),"
+		 " %d / %d (all pairs)", exhausted, per_gate, exhausted,
+		 (int)json_integer_value(json_object_get(x, "cells_all")));
+	ck_assert_out(strstr(out, line), "no line '%s'", line);
+	xml = slurp(junit);
+	ck_assert_int_eq(check_junit(xml, "rmaptorture.explore"), per_gate);
+	free(xml);
+	json_decref(rec);
+	rt_remove_tree(dir);
+}
+END_TEST
+
+/* Shard @rec's explored cells: @n of them, {pos, ops[0], ops[1], result}. */
+static void set_explore(json_t *rec, int n, const char *const (*cells)[4])
+{
+	json_t *arr = json_array();
+
+	for (int i = 0; i < n; i++) {
+		json_t *c = json_pack("{s:i, s:s, s:[s,s], s:s, s:i, s:i, s:f}",
+			"pos", atoi(cells[i][0]), "rmap", "ptechain", "ops", cells[i][1], cells[i][2],
+			"result", cells[i][3], "schedules", 10, "pruned", 0, "seconds", 0.1);
+
+		if (!strcmp(cells[i][3], "failed"))
+			json_object_set_new(c, "failure", json_pack("{s:s, s:s, s:s}",
+				"signature", "bug:core/x.c:cond", "decisions", "0x3,1",
+				"artifact", "/nonexistent/failure-bug-0.json"));
+		json_array_append_new(arr, c);
+	}
+	json_object_set_new(rec, "explore", json_pack("{s:s, s:s, s:i, s:f, s:i, s:i, s:i, s:i,"
+		" s:f, s:o}", "scenario", "mixed32", "note", "", "k", 2, "share", 5.0,
+		"cells_all", 256, "per_gate", 4, "rotations", 64, "window", 1, "wall", 1.0,
+		"cells", arr));
+}
+
+START_TEST(test_ci_merge_unions_explored_pairs)
+{
+	static const char *const c1[][4] = {
+		{ "0", "read", "read", "exhausted" }, { "1", "read", "write", "cut" },
+	};
+	static const char *const c2[][4] = {
+		{ "2", "read", "fork", "exhausted" }, { "1", "read", "write", "exhausted" },
+	};
+	static const char *const c2f[][4] = {
+		{ "2", "read", "fork", "failed" }, { "1", "read", "write", "exhausted" },
+	};
+	char dir[] = "/tmp/rt-ci-merge-explore-XXXXXX", p1[4200], p2[4200], json[4200], junit[4200];
+	const char *args[] = { "ci-merge", "--json", json, "--junit", junit, p1, p2, NULL };
+	json_t *a = json_load_file(SHARDS "/shard-1-of-2.json", 0, NULL);
+	json_t *b = json_load_file(SHARDS "/shard-2-of-2.json", 0, NULL);
+	json_t *rec, *cells, *c;
+	char *xml;
+	size_t i;
+	int rc;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(json, sizeof(json), "%s/ci.json", dir);
+	snprintf(junit, sizeof(junit), "%s/ci.xml", dir);
+	set_explore(a, 2, c1);
+	set_explore(b, 2, c2);
+	write_copy(a, dir, "s1.json", p1, sizeof(p1));
+	write_copy(b, dir, "s2.json", p2, sizeof(p2));
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "merge: exit %d", rc);
+	/* The union: three cells, the one cut in shard 1 exhausted in shard 2. */
+	ck_assert_out(strstr(out, "ci: explore: pairs exhausted 3 / total 3 (this gate), 3 / 256"
+			      " (all pairs)"), "summary line");
+	rec = json_load_file(json, 0, NULL);
+	ck_assert_ptr_nonnull(rec);
+	cells = json_object_get(json_object_get(rec, "explore"), "cells");
+	ck_assert_int_eq(json_array_size(cells), 3);
+	json_array_foreach(cells, i, c)
+		ck_assert_str_eq(json_string_value(json_object_get(c, "result")), "exhausted");
+	json_decref(rec);
+	xml = slurp(junit);
+	ck_assert_int_eq(check_junit(xml, "rmaptorture.explore"), 3);
+	free(xml);
+
+	/* A pair that failed in one shard fails the merged gate. */
+	set_explore(b, 2, c2f);
+	write_copy(b, dir, "s2f.json", p2, sizeof(p2));
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1 && strstr(out, "END: FAILURE (1 failed"), "failed cell: exit %d", rc);
+	ck_assert_out(strstr(out, "ci: FAILED explore ptechain read,fork: bug:core/x.c:cond"),
+		      "the failed pair is not named");
+	ck_assert_out(strstr(out, "pairs exhausted 2 / total 3 (this gate)"), "summary line");
+	xml = slurp(junit);
+	ck_assert_msg(strstr(xml, "<failure message=\"bug:core/x.c:cond\""), "no <failure>");
+	free(xml);
+	json_decref(a);
+	json_decref(b);
+	rt_remove_tree(dir);
+}
+END_TEST
+
 /* argv[1], when given, names the one TCase to run (meson runs each apart). */
 int main(int argc, char **argv)
 {
@@ -920,6 +1089,12 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, test_ci_failing_configuration);
 	tcase_add_test(tc, test_ci_interrupt_exits_130);
 	tcase_add_test(tc, test_ci_merge_equals_unsharded);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("explore");
+	tcase_set_timeout(tc, rt_tmo(120));
+	tcase_add_test(tc, test_ci_explore_plan_and_options);
+	tcase_add_test(tc, test_ci_explore_gate_lists_explored_pairs);
+	tcase_add_test(tc, test_ci_merge_unions_explored_pairs);
 	suite_add_tcase(s, tc);
 	if (argc > 1)
 		setenv("CK_RUN_CASE", argv[1], 1);

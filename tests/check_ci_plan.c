@@ -7,7 +7,11 @@
  * seeded window of configurations a short budget runs (the free ones
  * first when they all fit), the site runs (every trylock fallback site in
  * one, run first) and the smallest budget that pays for them, and the run
- * time each child gets from the clock. `ci --dry-run` through the binary is
+ * time each child gets from the clock. Explore's share: seeds 1..N
+ * together explore every cell (design x ordered pair), in every shard
+ * layout; the share stays within the budget and never costs a build its
+ * share or the site runs their pay; small budgets and gates without
+ * mixed32 or the plain build have none. `ci --dry-run` through the binary is
  * tests/check_ci.c's "plan" case.
  */
 #include <math.h>
@@ -59,6 +63,7 @@ static struct ci_gate *gate_new(double budget, unsigned builds, uint64_t seed, i
 
 static void gate_free(struct ci_gate *g)
 {
+	free(g->x.cells);
 	free(g->cfgs);
 	free(g);
 }
@@ -482,6 +487,188 @@ START_TEST(test_ci_plan_min_budget_pays_the_site_runs)
 }
 END_TEST
 
+/* That gate with explore's share @share at K=2. */
+static struct ci_gate *gate_x(double budget, unsigned builds, uint64_t seed, int shard_i,
+			      int shard_n, double share)
+{
+	struct ci_gate *g = gate_opts(budget, builds, seed, shard_i, shard_n);
+
+	g->o.explore_share = share;
+	g->o.explore_k = CI_EXPLORE_K;
+	ci_make_configs(g);
+	ci_plan(g);
+	return g;
+}
+
+/*
+ * Pair rotation: seeds 1..N (N the plan's rotations) together explore
+ * every cell of every design, at CI's budget and at others, unsharded and
+ * in every shard of 2 and 3; each seed's window is the same in every
+ * shard layout, the shards partition it, and seed N + 1 repeats seed 1.
+ * One gate's window spreads over the designs (the stride).
+ */
+START_TEST(test_ci_plan_explore_rotation_covers_every_cell)
+{
+	static const double budgets[] = { 150, 60, 400 };
+	struct ci_gate *probe = gate_x(150, 7, 1, 1, 1, CI_EXPLORE_SHARE);
+	int nr_all = probe->x.nr_all, nr_pairs = 0;
+	char *seen = calloc((size_t)nr_all, 1);
+
+	/* Every ordered pair of mixed32's kinds, in every design. */
+	for (int k = 0; k < WL_NR_OPS; k++)
+		nr_pairs += wl_find(CI_EXPLORE_SCENARIO)->weights[k] != 0;
+	ck_assert_int_gt(nr_pairs, 1);
+	ck_assert_int_eq(nr_all, nr_pairs * nr_pairs * probe->o.nr_modes);
+	gate_free(probe);
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		for (int n = 1; n <= 3; n++) {
+			struct ci_gate *first = gate_x(budgets[b], 7, 1, 1, n, CI_EXPLORE_SHARE);
+			int rotations = first->x.rotations;
+
+			ck_assert_msg(first->x.scenario && rotations > 1, "budget %g: no rotation",
+				      budgets[b]);
+			memset(seen, 0, (size_t)nr_all);
+			for (uint64_t seed = 1; seed <= (uint64_t)rotations + 1; seed++) {
+				int in_window = 0;
+
+				for (int i = 1; i <= n; i++) {
+					struct ci_gate *g = gate_x(budgets[b], 7, seed, i, n,
+								   CI_EXPLORE_SHARE);
+
+					ck_assert_int_eq(g->x.rotations, rotations);
+					ck_assert_int_eq(g->x.nr_all, nr_all);
+					for (int c = 0; c < g->x.nr_cells; c++) {
+						const struct ci_xcell *x = &g->x.cells[c];
+
+						ck_assert(x->pos >= 0 && x->pos < nr_all);
+						ck_assert(x->id >= 0 && x->id < nr_all);
+						ck_assert_int_eq(x->mode,
+								 g->o.modes[x->id / (nr_pairs * nr_pairs)]);
+						if (seed <= (uint64_t)rotations)
+							seen[x->id] = 1;
+						in_window++;
+					}
+					if (seed == (uint64_t)rotations + 1 && n == 1)
+						for (int c = 0; c < g->x.nr_cells; c++)
+							ck_assert_int_eq(g->x.cells[c].pos,
+									 first->x.cells[c].pos);
+					gate_free(g);
+				}
+				/* The shards split one window of per_gate cells between them. */
+				ck_assert_int_eq(in_window, first->x.per_gate);
+			}
+			for (int c = 0; c < nr_all; c++)
+				ck_assert_msg(seen[c], "budget %g, %d shards: cell %d in none of seeds 1..%d",
+					      budgets[b], n, c, rotations);
+			if (n == 1 && first->x.nr_cells >= 2 * first->o.nr_modes) {
+				int designs = 0;
+
+				for (int m = 0; m < first->o.nr_modes; m++)
+					for (int c = 0; c < first->x.nr_cells; c++)
+						if (first->x.cells[c].mode == first->o.modes[m]) {
+							designs++;
+							break;
+						}
+				ck_assert_msg(designs > 1, "budget %g: one design in seed 1's window",
+					      budgets[b]);
+			}
+			gate_free(first);
+		}
+	}
+	free(seen);
+}
+END_TEST
+
+/*
+ * The share is within the budget: explore's and the builds' together are
+ * the usable budget; explore's is none or at least its minimum, at most
+ * the fraction asked; it never drops a build or unpays the site runs that
+ * the same budget pays without it. At the smallest budget the gate takes,
+ * there is none.
+ */
+START_TEST(test_ci_plan_explore_share_within_budget)
+{
+	static const unsigned masks[] = { 1, 7, 3 };
+
+	for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++) {
+		struct ci_gate *min = gate_x(1, masks[m], 1, 1, 1, CI_EXPLORE_SHARE);
+		int least = ci_plan_min_budget(min);
+
+		gate_free(min);
+		for (int tenths = 10; tenths <= 4000; tenths += 13) {
+			double budget = tenths / 10.0, sum = 0;
+			struct ci_gate *g = gate_x(budget, masks[m], 3, 1, 1, CI_EXPLORE_SHARE);
+			struct ci_gate *off = gate_x(budget, masks[m], 3, 1, 1, 0);
+
+			for (int b = 0; b < CI_NR_BUILDS; b++) {
+				sum += g->share[b];
+				ck_assert_msg(!off->share[b] || g->share[b] >= ci_min_cost(b),
+					      "budget %g: explore drops build %d", budget, b);
+			}
+			ck_assert_double_le_tol(sum + g->x.share, g->usable, 1e-6);
+			ck_assert_double_eq_tol(g->usable, off->usable, 1e-9);
+			ck_assert(g->x.share == 0 || g->x.share >= CI_EXPLORE_MIN_S - 1e-9);
+			ck_assert_double_le_tol(g->x.share, CI_EXPLORE_SHARE * g->usable, 1e-9);
+			ck_assert(!off->sites_paid || g->sites_paid);
+			ck_assert((g->x.share > 0) == (g->x.nr_cells > 0));
+			ck_assert((g->x.share > 0) == (g->x.scenario != NULL));
+			if (!g->x.share)
+				ck_assert_msg(g->x.note[0], "budget %g: no explore, no reason", budget);
+			if (budget == least)
+				ck_assert_msg(g->x.share == 0, "builds %#x: explore at the least budget %d",
+					      masks[m], least);
+			gate_free(off);
+			gate_free(g);
+		}
+	}
+	/* CI's budget explores, and stays within it. */
+	{
+		struct ci_gate *g = gate_x(150, 7, 1, 1, 1, CI_EXPLORE_SHARE);
+
+		ck_assert(g->sites_paid);
+		ck_assert_double_ge(g->x.share, CI_EXPLORE_MIN_S);
+		ck_assert_int_gt(g->x.nr_cells, 0);
+		gate_free(g);
+	}
+}
+END_TEST
+
+/* No explore: off, no mixed32, no plain build, several seeded bugs. */
+START_TEST(test_ci_plan_explore_none)
+{
+	struct ci_gate *g = gate_x(400, 7, 1, 1, 1, 0);
+
+	ck_assert_ptr_null(g->x.scenario);
+	ck_assert_int_eq(g->x.nr_cells, 0);
+	ck_assert_ptr_nonnull(strstr(g->x.note, "off"));
+	gate_free(g);
+
+	g = gate_opts(400, 7, 1, 1, 1);
+	g->o.explore_share = CI_EXPLORE_SHARE;
+	g->o.nr_scenarios = 1;
+	g->o.scenarios[0] = wl_find("forkbomb-cow");
+	ci_make_configs(g);
+	ci_plan(g);
+	ck_assert_int_eq(g->x.nr_cells, 0);
+	ck_assert_ptr_nonnull(strstr(g->x.note, CI_EXPLORE_SCENARIO));
+	gate_free(g);
+
+	g = gate_x(400, (1u << B_TSAN) | (1u << B_ASAN), 1, 1, 1, CI_EXPLORE_SHARE);
+	ck_assert_int_eq(g->x.nr_cells, 0);
+	ck_assert_ptr_nonnull(strstr(g->x.note, "plain"));
+	gate_free(g);
+
+	g = gate_opts(400, 7, 1, 1, 1);
+	g->o.explore_share = CI_EXPLORE_SHARE;
+	g->o.inject[g->o.nr_inject++] = "a";
+	g->o.inject[g->o.nr_inject++] = "b";
+	ci_make_configs(g);
+	ci_plan(g);
+	ck_assert_int_eq(g->x.nr_cells, 0);
+	gate_free(g);
+}
+END_TEST
+
 START_TEST(test_ci_plan_names)
 {
 	for (int b = 0; b < CI_NR_BUILDS; b++)
@@ -490,6 +677,9 @@ START_TEST(test_ci_plan_names)
 	for (int s = 0; s < CI_NR_STATES; s++)
 		ck_assert_int_eq(ci_state_by_name(ci_state_name((enum ci_state)s)), s);
 	ck_assert_int_eq(ci_state_by_name("?"), -1);
+	for (int s = 0; s < CI_X_NR_STATES; s++)
+		ck_assert_int_eq(ci_xstate_by_name(ci_xstate_name((enum ci_xstate)s)), s);
+	ck_assert_int_eq(ci_xstate_by_name("?"), -1);
 }
 END_TEST
 
@@ -510,6 +700,12 @@ int main(void)
 	tcase_add_test(tc, test_ci_plan_site_runs_first);
 	tcase_add_test(tc, test_ci_plan_min_budget_pays_the_site_runs);
 	tcase_add_test(tc, test_ci_plan_names);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("explore");
+	tcase_set_timeout(tc, rt_tmo(60));
+	tcase_add_test(tc, test_ci_plan_explore_rotation_covers_every_cell);
+	tcase_add_test(tc, test_ci_plan_explore_share_within_budget);
+	tcase_add_test(tc, test_ci_plan_explore_none);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

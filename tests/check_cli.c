@@ -528,6 +528,30 @@ START_TEST(test_cli_out_creates_parents)
 }
 END_TEST
 
+/*
+ * explore's CPUs: a sequence per CPU (A+B), 'kswapd' as an operation, at
+ * most RT_FIXED_SEQ_MAX (4) operations on a CPU, one kswapd CPU beside them.
+ */
+START_TEST(test_cli_bad_fixed_ops)
+{
+	BAD("unknown operation 'nosuch'", "run", "--sched", "explore", "--fixed-ops",
+	    "write+nosuch,fork");
+	BAD("at most 4 operations on one CPU", "run", "--sched", "explore", "--fixed-ops",
+	    "read,write+munmap+read+fork+exit");
+	BAD("an empty operation", "run", "--sched", "explore", "--fixed-ops", "write++munmap,fork");
+	BAD("an empty operation", "run", "--sched", "explore", "--fixed-ops", "write,");
+	BAD("an empty operation", "run", "--sched", "explore", "--fixed-ops", ",kswapd");
+	BAD("--reclaim-threads", "run", "--sched", "explore", "--fixed-ops", "read,read",
+	    "--reclaim-threads", "2");
+	BAD("unknown operation 'kswap'", "explore", "--ops", "read,kswap");
+	BAD("at most 4 operations on one CPU", "explore", "--ops", "kswapd+read+read+read+read,fork");
+	BAD("an empty operation", "explore", "--ops", "+write,fork");
+	BAD("an empty operation", "explore", "--ops", "write,fork+");
+	BAD("not a pair", "explore", "--ops", "write+munmap");
+	BAD("not a pair", "explore", "--ops", "write,fork,kswapd");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cli");
@@ -547,6 +571,10 @@ int main(void)
 	tcase_add_test(tc, test_cli_out_creates_parents);
 	tcase_add_test(tc, test_cli_run_interrupted_record);
 	tcase_add_test(tc, test_cli_failure_without_out_keeps_artifact);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fixed_ops");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_cli_bad_fixed_ops);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

@@ -36,11 +36,15 @@ int ci_finish(struct ci_gate *g);
 
 /* How many configurations ended in each state. */
 void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES]);
+/* How many of the gate's explore cells ended in each state. */
+void ci_count_xstates(const struct ci_gate *g, int n[CI_X_NR_STATES]);
 /* The summary: totals, coverage, skipped and failed configurations (ci_output.c). */
 void ci_print_summary(const struct ci_gate *g);
 /* --junit and --json (ci_output.c). Return: 0, or -1 (said on stderr). */
 int ci_write_junit(const struct ci_gate *g);
 int ci_write_json(const struct ci_gate *g, int exit_code);
+/* The gate's "explore" object: its share, rotation and every cell's result. */
+json_t *ci_explore_json(const struct ci_gate *g);
 
 /* The gate's runs (ci_run.c). */
 /* The binaries of the builds that have configurations to run. Return: 0 or -1. */

@@ -76,6 +76,13 @@ static void coverage(struct ci_gate *g)
 	}
 }
 
+void ci_count_xstates(const struct ci_gate *g, int n[CI_X_NR_STATES])
+{
+	memset(n, 0, CI_X_NR_STATES * sizeof(int));
+	for (int i = 0; i < g->x.nr_cells; i++)
+		n[g->x.cells[i].state]++;
+}
+
 /* The directory of @path must exist and be writable: checked before hours of runs. */
 void ci_check_writable(const char *opt, const char *path)
 {
@@ -98,14 +105,15 @@ void ci_check_writable(const char *opt, const char *path)
 /* The exit status of the gate, as `ci --help` states it. */
 static int verdict(const struct ci_gate *g)
 {
-	int n[CI_NR_STATES];
+	int n[CI_NR_STATES], x[CI_X_NR_STATES];
 
 	ci_count_states(g, n);
+	ci_count_xstates(g, x);
 	if (g->interrupted)
 		return RT_EXIT_INTERRUPTED;
-	if (n[CI_FAIL] || (g->coverage_judged && g->never_fired))
+	if (n[CI_FAIL] || x[CI_X_FAILED] || (g->coverage_judged && g->never_fired))
 		return RT_EXIT_FAILURE;
-	if (n[CI_ERROR])
+	if (n[CI_ERROR] || x[CI_X_ERROR])
 		return RT_EXIT_INTERNAL;
 	return RT_EXIT_OK;
 }
@@ -117,6 +125,9 @@ static void gate_free(struct ci_gate *g)
 		json_decref(g->cfgs[i].failures);
 		json_decref(g->cfgs[i].interleaving);
 	}
+	for (int i = 0; i < g->x.nr_cells; i++)
+		json_decref(g->x.cells[i].failure);
+	free(g->x.cells);
 	json_decref(g->interleaving);
 	json_decref(g->coverage);
 	json_decref(g->coverage_configs);
@@ -126,11 +137,12 @@ static void gate_free(struct ci_gate *g)
 
 int ci_finish(struct ci_gate *g)
 {
-	int exit_code, n[CI_NR_STATES];
+	int exit_code, n[CI_NR_STATES], x[CI_X_NR_STATES];
 
 	coverage(g);
 	ci_print_summary(g);
 	ci_count_states(g, n);
+	ci_count_xstates(g, x);
 	exit_code = verdict(g);
 	if (g->o.junit && ci_write_junit(g) && exit_code != RT_EXIT_INTERRUPTED)
 		exit_code = RT_EXIT_INTERNAL;
@@ -146,7 +158,8 @@ int ci_finish(struct ci_gate *g)
 		printf("END: INTERRUPTED\n");
 	else
 		printf("END: FAILURE (%d failed, %d errors, %d fallback sites never fired%s)\n",
-		       n[CI_FAIL], n[CI_ERROR], g->coverage_judged ? g->never_fired : 0,
+		       n[CI_FAIL] + x[CI_X_FAILED], n[CI_ERROR] + x[CI_X_ERROR],
+		       g->coverage_judged ? g->never_fired : 0,
 		       g->coverage_judged ? "" : ", coverage not judged");
 	gate_free(g);
 	return exit_code;
@@ -170,8 +183,9 @@ json_t *ci_gate_identity(const struct ci_opts *o)
 	for (int i = 0; i < o->nr_inject; i++)
 		json_array_append_new(inject, json_string(o->inject[i]));
 	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
-	return json_pack("{s:s, s:f, s:i, s:o, s:o, s:o, s:o, s:o, s:b}",
+	return json_pack("{s:s, s:f, s:i, s:o, s:o, s:o, s:o, s:o, s:b, s:f, s:i}",
 			 "seed", seed, "budget", o->budget, "shards", o->shard_n,
 			 "builds", builds, "scenarios", scenarios, "rmaps", rmaps,
-			 "scheds", scheds, "inject", inject, "filtered", o->filtered);
+			 "scheds", scheds, "inject", inject, "filtered", o->filtered,
+			 "explore_share", o->explore_share, "explore_k", o->explore_k);
 }

@@ -65,6 +65,59 @@ static void props(struct rt_junit *j, int suite, const struct ci_gate *g)
 	rt_junit_property(j, suite, "version", rt_version());
 }
 
+/* "A,B" */
+static void xcell_ops(const struct ci_xcell *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s,%s", wl_op_name((enum wl_op)x->ops[0]),
+		 wl_op_name((enum wl_op)x->ops[1]));
+}
+
+/* One testcase per explored cell: exhausted passes, cut and not run are skipped. */
+static void explore_junit(struct rt_junit *j, const struct ci_gate *g)
+{
+	char name[64], cls[64], out[512], text[4096], msg[256];
+	int suite;
+
+	if (!g->x.nr_cells)
+		return;
+	suite = rt_junit_suite(j, "rmaptorture.explore");
+	if (suite < 0)
+		rt_die("out of memory");
+	props(j, suite, g);
+	for (int i = 0; i < g->x.nr_cells; i++) {
+		const struct ci_xcell *x = &g->x.cells[i];
+		const json_t *f = x->failure;
+		enum rt_junit_result r = RT_JUNIT_PASS;
+		const char *m = NULL, *type = NULL;
+
+		xcell_ops(x, name, sizeof(name));
+		snprintf(cls, sizeof(cls), "rmaptorture.explore.%s", rmap_mode_name(x->mode));
+		snprintf(out, sizeof(out), "cell %d of %d, K=%d: %s, %lld schedules (%lld pruned),"
+			 " %.2f s\n", x->pos, g->x.nr_all, g->o.explore_k, ci_xstate_name(x->state),
+			 x->schedules, x->pruned, x->seconds);
+		text[0] = msg[0] = '\0';
+		if (x->state == CI_X_FAILED || x->state == CI_X_ERROR) {
+			r = x->state == CI_X_FAILED ? RT_JUNIT_FAILURE : RT_JUNIT_ERROR;
+			m = json_string_value(json_object_get(f, "signature"));
+			type = x->state == CI_X_FAILED ? "explore" : "internal";
+			snprintf(text, sizeof(text), "decisions: %s\nartifact: %s\nreproduce: %s\n",
+				 json_string_value(json_object_get(f, "decisions")) ?: "?",
+				 json_string_value(json_object_get(f, "artifact")) ?: "(none: see the log)",
+				 json_string_value(json_object_get(f, "reproduce")) ?: "(see the log)");
+		} else if (x->state == CI_X_CUT) {
+			r = RT_JUNIT_SKIPPED;
+			snprintf(msg, sizeof(msg), "cut by the budget after %lld schedules: not a proof",
+				 x->schedules);
+		} else if (x->state == CI_X_PLANNED) {
+			r = RT_JUNIT_SKIPPED;
+			snprintf(msg, sizeof(msg), "not run: explore's share ran out first");
+		}
+		if (rt_junit_case(j, suite, cls, name, x->seconds, r, m ? m : msg[0] ? msg : NULL,
+				  type, text[0] ? text : NULL, out) < 0)
+			rt_die("out of memory");
+	}
+}
+
 int ci_write_junit(const struct ci_gate *g)
 {
 	struct rt_junit *j = rt_junit_new("rmaptorture ci");
@@ -117,6 +170,7 @@ int ci_write_junit(const struct ci_gate *g)
 				rt_die("out of memory");
 		}
 	}
+	explore_junit(j, g);
 	suite = rt_junit_suite(j, "rmaptorture.coverage");
 	if (suite < 0)
 		rt_die("out of memory");
@@ -208,6 +262,7 @@ int ci_write_json(const struct ci_gate *g, int exit_code)
 		"build_seconds", g->build_seconds, "shares", shares,
 		"shard", "i", g->o.shard_i, "n", g->o.shard_n));
 	json_object_set_new(rec, "gate", ci_gate_identity(&g->o));
+	json_object_set_new(rec, "explore", ci_explore_json(g));
 	json_object_set_new(rec, "interrupted", json_boolean(g->interrupted));
 	json_object_set_new(rec, "interleaving", json_pack("{s:I, s:I, s:I, s:i}",
 		"distinct", (json_int_t)json_object_size(json_object_get(g->interleaving, "pairs")),
@@ -220,6 +275,30 @@ int ci_write_json(const struct ci_gate *g, int exit_code)
 	rc = rt_record_write(rec, g->o.json);
 	json_decref(rec);
 	return rc;
+}
+
+json_t *ci_explore_json(const struct ci_gate *g)
+{
+	const struct ci_explore *x = &g->x;
+	json_t *cells = json_array();
+	int n[CI_X_NR_STATES];
+
+	for (int i = 0; i < x->nr_cells; i++) {
+		const struct ci_xcell *c = &x->cells[i];
+
+		json_array_append_new(cells, json_pack("{s:i, s:i, s:s, s:[s,s], s:s, s:I, s:I, s:f,"
+			" s:O?}", "pos", c->pos, "id", c->id, "rmap", rmap_mode_name(c->mode),
+			"ops", wl_op_name((enum wl_op)c->ops[0]), wl_op_name((enum wl_op)c->ops[1]),
+			"result", ci_xstate_name(c->state), "schedules", (json_int_t)c->schedules,
+			"pruned", (json_int_t)c->pruned, "seconds", c->seconds, "failure", c->failure));
+	}
+	ci_count_xstates(g, n);
+	return json_pack("{s:s?, s:s, s:i, s:f, s:i, s:i, s:i, s:i, s:f, s:i, s:i, s:o}",
+		"scenario", x->scenario ? x->scenario->name : NULL, "note", x->note,
+		"k", g->o.explore_k, "share", x->share, "cells_all", x->nr_all,
+		"per_gate", x->per_gate, "rotations", x->rotations, "window", x->block + 1,
+		"wall", x->wall, "exhausted", n[CI_X_EXHAUSTED], "failed", n[CI_X_FAILED],
+		"cells", cells);
 }
 
 static void print_skipped(const struct ci_gate *g)
@@ -249,6 +328,37 @@ static void print_skipped(const struct ci_gate *g)
 	}
 }
 
+/* Explore's line: cells exhausted of this gate's and of every cell of the rotation. */
+static void print_explore_summary(const struct ci_gate *g)
+{
+	int n[CI_X_NR_STATES];
+
+	if (!g->x.nr_cells) {
+		printf("ci: explore: %s\n", g->x.note[0] ? g->x.note : "no cells");
+		return;
+	}
+	ci_count_xstates(g, n);
+	printf("ci: explore: pairs exhausted %d / total %d (this gate), %d / %d (all pairs);"
+	       " %d cut by the budget, %d not run, %d failed, %d errors (K=%d, %s, window %d"
+	       " of %d)\n", n[CI_X_EXHAUSTED], g->x.nr_cells, n[CI_X_EXHAUSTED], g->x.nr_all,
+	       n[CI_X_CUT], n[CI_X_PLANNED], n[CI_X_FAILED], n[CI_X_ERROR], g->o.explore_k,
+	       g->x.scenario ? g->x.scenario->name : CI_EXPLORE_SCENARIO, g->x.block + 1,
+	       g->x.rotations);
+	for (int i = 0; i < g->x.nr_cells; i++) {
+		const struct ci_xcell *x = &g->x.cells[i];
+		char ops[64];
+
+		if (x->state != CI_X_FAILED && x->state != CI_X_ERROR)
+			continue;
+		xcell_ops(x, ops, sizeof(ops));
+		printf("ci: %s explore %s %s: %s\n    %s\n", x->state == CI_X_FAILED ? "FAILED" : "ERROR",
+		       rmap_mode_name(x->mode), ops,
+		       json_string_value(json_object_get(x->failure, "signature")) ?: "?",
+		       json_string_value(json_object_get(x->failure, "artifact")) ?:
+		       json_string_value(json_object_get(x->failure, "reproduce")) ?: "(see the log)");
+	}
+}
+
 void ci_print_summary(const struct ci_gate *g)
 {
 	int n[CI_NR_STATES];
@@ -262,6 +372,7 @@ void ci_print_summary(const struct ci_gate *g)
 		       (long long)json_integer_value(json_object_get(g->coverage_configs, key)),
 		       json_integer_value(v) ? "" : "   never fired");
 	printf("ci: trylock fallback coverage %s\n", g->coverage_note);
+	print_explore_summary(g);
 	printf("ci: ");
 	rt_cover_print(stdout, g->interleaving, 0);
 	print_skipped(g);

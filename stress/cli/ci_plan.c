@@ -8,9 +8,11 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "die.h"
+#include "rt_explore.h"
 #include "ci_plan.h"
 
 /*
@@ -100,6 +102,27 @@ void ci_config_name(const struct ci_config *c, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s", c->scenario->name, rmap_mode_name(c->mode));
 }
 
+const char *ci_xstate_name(enum ci_xstate s)
+{
+	switch (s) {
+	case CI_X_PLANNED: return "not-run";
+	case CI_X_EXHAUSTED: return "exhausted";
+	case CI_X_CUT: return "cut";
+	case CI_X_FAILED: return "failed";
+	case CI_X_ERROR: return "error";
+	case CI_X_NR_STATES: break;
+	}
+	return "?";
+}
+
+int ci_xstate_by_name(const char *name)
+{
+	for (int s = 0; s < CI_X_NR_STATES; s++)
+		if (!strcmp(ci_xstate_name((enum ci_xstate)s), name))
+			return s;
+	return -1;
+}
+
 int ci_build_by_name(const char *name)
 {
 	for (int b = 0; b < CI_NR_BUILDS; b++)
@@ -179,10 +202,15 @@ double ci_site_cost(int b)
  * that cannot pay for one configuration gave it away, the dearest first).
  * Return: the usable budget; @all_on: no build gave its share away.
  */
-static double plan_shares(const struct ci_gate *g, double budget, double share[CI_NR_BUILDS],
-			  bool *all_on)
+static double plan_usable(double budget)
 {
-	double usable = budget >= 20 ? budget - 1.0 : budget * 0.95;
+	return budget >= 20 ? budget - 1.0 : budget * 0.95;
+}
+
+/* Split @usable seconds between the builds (plan_shares()). */
+static void split_usable(const struct ci_gate *g, double usable, double share[CI_NR_BUILDS],
+			 bool *all_on)
+{
 	bool on[CI_NR_BUILDS];
 	bool changed = true;
 
@@ -213,6 +241,14 @@ static double plan_shares(const struct ci_gate *g, double budget, double share[C
 			}
 		}
 	}
+}
+
+static double plan_shares(const struct ci_gate *g, double budget, double share[CI_NR_BUILDS],
+			  bool *all_on)
+{
+	double usable = plan_usable(budget);
+
+	split_usable(g, usable, share, all_on);
 	return usable;
 }
 
@@ -246,11 +282,162 @@ int ci_plan_min_budget(const struct ci_gate *g)
 	return (int)floor(last_short) + 1;
 }
 
+static int gcd(int a, int b)
+{
+	while (b) {
+		int t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* The rotation's stride over @n cells: near n / phi, prime to n (a bijection). */
+static int explore_stride(int n)
+{
+	int s = (int)(n * 0.6180339887);
+
+	if (s < 1)
+		s = 1;
+	while (gcd(s, n) != 1)
+		s++;
+	return s;
+}
+
+int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
+{
+	static int pairs[WL_NR_OPS * WL_NR_OPS][2];
+	const struct rt_scenario *sc = NULL;
+	int nr_pairs, n, stride;
+
+	for (int i = 0; i < o->nr_scenarios; i++)
+		if (!strcmp(o->scenarios[i]->name, CI_EXPLORE_SCENARIO))
+			sc = o->scenarios[i];
+	if (!sc)
+		return 0;
+	nr_pairs = rt_explore_pairs(sc->weights, WL_NR_OPS, pairs, WL_NR_OPS * WL_NR_OPS);
+	n = nr_pairs * o->nr_modes;
+	stride = explore_stride(n);
+	for (int p = 0; out && p < n; p++) {
+		int id = (int)((long long)p * stride % n);
+
+		out[p] = (struct ci_xcell){
+			.pos = p, .id = id, .mode = o->modes[id / nr_pairs],
+			.ops = { pairs[id % nr_pairs][0], pairs[id % nr_pairs][1] },
+		};
+	}
+	return n;
+}
+
+/*
+ * A first guess, from issue 24's first measurements on a 2-core machine
+ * under load:
+ * at K=2 a pair of mixed32 took 0.2 s (read,truncate: 104 schedules) to
+ * 25 s (exec,fork: 11,515); 185 of 256 ptechain pairs were exhausted in
+ * 300 s. The window is sized on it; a pair that needs more is cut, and
+ * says so, or takes what the pairs before it left.
+ */
+double ci_explore_pair_seconds(int k)
+{
+	static const double s[CI_EXPLORE_MAX_K + 1] = { 0.05, 0.3, 2.0, 10.0 };
+
+	return s[k < 0 ? 0 : k > CI_EXPLORE_MAX_K ? CI_EXPLORE_MAX_K : k];
+}
+
+/*
+ * The most of @want seconds that the builds can spare (0.1 s steps): with
+ * it taken off @usable, every build that had a share keeps one and the
+ * site runs stay paid. Return: the seconds, 0 when under CI_EXPLORE_MIN_S.
+ */
+static double explore_spare(const struct ci_gate *g, double usable, double want)
+{
+	double share[CI_NR_BUILDS], base[CI_NR_BUILDS];
+	bool all_on, base_on;
+
+	split_usable(g, usable, base, &base_on);
+	for (double x = floor(want * 10) / 10; x >= CI_EXPLORE_MIN_S - 1e-9; x -= 0.1) {
+		bool kept = true;
+
+		split_usable(g, usable - x, share, &all_on);
+		for (int b = 0; b < CI_NR_BUILDS; b++)
+			kept &= !base[b] || share[b] >= ci_min_cost(b);
+		if (kept && (pays_sites(g, share) || !pays_sites(g, base)))
+			return x;
+	}
+	return 0;
+}
+
+/* Explore's share, its window of the rotation, this shard's cells (g->x). */
+static void plan_explore(struct ci_gate *g)
+{
+	struct ci_explore *x = &g->x;
+	const struct ci_opts *o = &g->o;
+	struct ci_xcell *all;
+	int w, start;
+
+	free(x->cells);		/* a gate planned again (zeroed by its allocation first) */
+	memset(x, 0, sizeof(*x));
+	x->nr_all = ci_explore_cells(o, NULL);
+	if (o->explore_share <= 0) {
+		snprintf(x->note, sizeof(x->note), "off (--no-explore)");
+		return;
+	}
+	if (!x->nr_all) {
+		snprintf(x->note, sizeof(x->note), "none: the gate's scenarios leave out %s, whose"
+			 " operations explore pairs", CI_EXPLORE_SCENARIO);
+		return;
+	}
+	if (!o->build_on[0]) {
+		snprintf(x->note, sizeof(x->note), "none: explore runs in the plain build, which"
+			 " --builds leaves out");
+		return;
+	}
+	if (o->nr_inject > 1) {
+		snprintf(x->note, sizeof(x->note), "none: explore takes one seeded bug, not %d",
+			 o->nr_inject);
+		return;
+	}
+	x->share = explore_spare(g, plan_usable(o->budget), o->explore_share * plan_usable(o->budget));
+	if (x->share <= 0) {
+		snprintf(x->note, sizeof(x->note), "none: the budget cannot spare %.0f s for explore"
+			 " beyond the builds' minimum and the site runs", CI_EXPLORE_MIN_S);
+		return;
+	}
+	x->scenario = wl_find(CI_EXPLORE_SCENARIO);
+	x->pair_s = ci_explore_pair_seconds(o->explore_k);
+	w = (int)floor(x->share / x->pair_s);
+	if (w < 1)
+		w = 1;
+	x->per_gate = w * o->shard_n;
+	if (x->per_gate > x->nr_all)
+		x->per_gate = x->nr_all;
+	x->rotations = (x->nr_all + x->per_gate - 1) / x->per_gate;
+	x->block = (int)((o->seed % (uint64_t)x->rotations + (uint64_t)x->rotations - 1) %
+			 (uint64_t)x->rotations);
+	start = x->block * x->per_gate;
+	all = rt_calloc((size_t)x->nr_all, sizeof(*all));
+	ci_explore_cells(o, all);
+	x->cells = rt_calloc((size_t)w + 1, sizeof(*x->cells));
+	/* This shard's positions of the window, in order. */
+	for (int m = 0; m < o->nr_modes; m++)
+		for (int j = 0; j < x->per_gate; j++) {
+			const struct ci_xcell *c = &all[(start + j) % x->nr_all];
+
+			/* Grouped by design, one explore child each; in window order within. */
+			if (j % o->shard_n == o->shard_i - 1 && c->mode == o->modes[m])
+				x->cells[x->nr_cells++] = *c;
+		}
+	free(all);
+}
+
 void ci_plan(struct ci_gate *g)
 {
 	bool all_on;
 
-	g->usable = plan_shares(g, g->o.budget, g->share, &all_on);
+	plan_explore(g);
+	g->usable = plan_usable(g->o.budget);
+	split_usable(g, g->usable - g->x.share, g->share, &all_on);
 	g->sites_paid = pays_sites(g, g->share);
 	for (int b = 0; b < CI_NR_BUILDS; b++) {
 		int n = g->nr_build[b], nf = 0, k, kr, m, start, pos = 0;

@@ -90,8 +90,58 @@ struct ci_config {
 	char reproduce[8192];
 };
 
+/*
+ * Explore's share of the gate (ci_plan.c says how it is sized and
+ * rotated): the cells are (design, ordered pair of the explore
+ * scenario's operation kinds), each explored by `rmaptorture explore` in
+ * the plain build, every schedule with at most K preemptions.
+ */
+#define CI_EXPLORE_SCENARIO	"mixed32"
+#define CI_EXPLORE_SHARE	0.15	/* of the usable budget, by default */
+#define CI_EXPLORE_MIN_S	4.0	/* less is not worth a child */
+#define CI_EXPLORE_K		2
+#define CI_EXPLORE_MAX_K	3
+
+enum ci_xstate {
+	CI_X_PLANNED,		/* selected, not (yet) run */
+	CI_X_EXHAUSTED,		/* every schedule within K ran: a proof for that world and K */
+	CI_X_CUT,		/* the budget ended it first: neither a failure nor a proof */
+	CI_X_FAILED,		/* a schedule failed */
+	CI_X_ERROR,		/* its explore child could not run or report it */
+	CI_X_NR_STATES
+};
+
+/* One cell of explore's rotation this gate (shard) explores. */
+struct ci_xcell {
+	int pos;			/* in the rotation's fixed order */
+	int id;				/* design major: design id / pairs, pair id % pairs */
+	enum rmap_mode mode;
+	int ops[2];			/* enum wl_op: CPU 0's, CPU 1's */
+	enum ci_xstate state;
+	long long schedules, pruned;
+	double seconds;
+	json_t *failure;		/* {signature, decisions, artifact, reproduce} */
+};
+
+/* Explore's share: the plan and what became of it. */
+struct ci_explore {
+	const struct rt_scenario *scenario;	/* the explore scenario; NULL: no explore */
+	double share;			/* seconds, taken off the usable budget first */
+	double pair_s;			/* the planned seconds per cell at this K */
+	int nr_all;			/* cells in the rotation (designs x pairs) */
+	int per_gate;			/* cells a gate's window holds, all shards */
+	int rotations;			/* N: seeds 1..N together select every cell */
+	int block;			/* the window this seed selects, 0..N-1 */
+	struct ci_xcell *cells;		/* this shard's, in rotation order */
+	int nr_cells;
+	char note[256];			/* no explore: why */
+	double wall;			/* its children's wall time */
+};
+
 struct ci_opts {
 	double budget;
+	double explore_share;		/* 0: no explore (--no-explore) */
+	int explore_k;
 	const char *junit, *json, *out_dir;
 	int shard_i, shard_n;
 	bool build_on[CI_NR_BUILDS];
@@ -142,9 +192,33 @@ struct ci_gate {
 	char coverage_note[512];
 	int never_fired;
 	json_t *interleaving;		/* every record's pairs merged (cover_map.h) */
+	struct ci_explore x;
 	int merged;			/* ci-merge: the shards it is made of; 0: ran here */
 	double wall_max;		/* ci-merge: the longest shard's wall */
 };
+
+/* "exhausted", "cut", ...; and back (-1 if unknown). */
+const char *ci_xstate_name(enum ci_xstate s);
+int ci_xstate_by_name(const char *name);
+
+/*
+ * ci_explore_cells() - every cell of explore's rotation, in its fixed
+ * order
+ * @o: the gate's options
+ * @out: receives them (pos, id, mode, ops), or NULL to count
+ *
+ * The cells are each design of the gate x every ordered pair of the
+ * explore scenario's operation kinds (rt_explore_pairs()), numbered
+ * design major (id); position p of the rotation holds cell
+ * p * stride mod n, the stride near n / phi and prime to n, so that
+ * consecutive positions, and so one gate's window, spread over the
+ * designs and the pairs.
+ * Return: how many; 0 when the gate has no explore scenario.
+ */
+int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out);
+
+/* The planned seconds per explored cell at @k preemptions (a first guess). */
+double ci_explore_pair_seconds(int k);
 
 /* The build called @name in ci_builds[]; -1 if none. */
 int ci_build_by_name(const char *name);
@@ -187,6 +261,14 @@ double ci_site_cost(int b);
  * others (the dearest such build first). The site runs come first: when
  * the site build's share pays each its site cost (sites_paid), all are
  * selected, at their bound, and the window is over the others.
+ *
+ * Explore's share (o.explore_share of the usable budget, g->x) comes off
+ * first, only as far as the builds can spare it: never a build dropped or
+ * a site run unpaid for it; below CI_EXPLORE_MIN_S there is none. Its
+ * cells: a window of per_gate consecutive cells of the rotation,
+ * block (seed - 1) mod N of N, wrapping, so that seeds 1..N select every
+ * cell; a shard takes the window's positions j with j mod N_shards ==
+ * I - 1. Nothing here depends on the clock.
  */
 void ci_plan(struct ci_gate *g);
 

@@ -36,6 +36,17 @@
  *    and a child that would end past the deadline is skipped.
  *  - Building a missing sanitizer variant is not counted.
  *
+ * Explore's share (ci_plan.c): before the builds' split, 15% of the
+ * usable budget (--explore-share) goes to `rmaptorture explore` in the
+ * plain build, as far as the builds can spare it beyond their minimum and
+ * the site runs (at least 4 s, else none). It explores a window of the
+ * cells (design, ordered pair of mixed32's operation kinds) at K=2, the
+ * window that the seed picks of N consecutive ones, so that seeds 1..N
+ * together explore every cell (--dry-run prints N). Only plain: a TSan
+ * build sees no race under the deterministic scheduler, which runs one CPU
+ * at a time and hands over through a lock, and a sanitizer's cost per
+ * schedule would explore a handful of pairs where plain explores dozens.
+ *
  * The fixed order: builds plain, tsan, asan; within a build, round j
  * and scenario s give position j * S + s and the combination
  * c = (j + s) mod C of design c mod R and schedule (c / R) mod K, so
@@ -100,6 +111,10 @@ static void ci_usage(FILE *f)
 	      "      --rmaps LIST        only these designs (coverage is then not judged)\n"
 	      "      --scheds LIST       only these schedules, of free,random,pct (default\n"
 	      "                          free,pct; coverage is then not judged)\n"
+	      "      --explore-share F   the fraction of the usable budget explore gets first\n"
+	      "                          (default 0.15; 0 or --no-explore: none), as far as the\n"
+	      "                          builds can spare it (at least 4 s)\n"
+	      "      --explore-k K       explore's preemption bound, 0..3 (default 2)\n"
 	      "  -n, --dry-run           print the plan (every configuration of the shard, the\n"
 	      "                          run time it would get or why it is skipped); run nothing\n"
 	      "  -h, --help              this text\n"
@@ -114,6 +129,13 @@ static void ci_usage(FILE *f)
 	      "each until its sites fired, sharing plain 8 s, tsan 20 s or asan 8 s each\n"
 	      "(one that fired early leaves its time to the next); a budget that cannot pay\n"
 	      "for them is refused, naming the smallest that can.\n"
+	      "\n"
+	      "Explore's share runs first: 'rmaptorture explore' (plain build, world seed 1)\n"
+	      "on a window of the cells design x ordered pair of mixed32's operation kinds,\n"
+	      "the window the seed picks of N (seeds 1..N together explore every cell; the\n"
+	      "dry run prints N). A cell explored to the end at K passes (a proof for that\n"
+	      "world and K, no stronger), one cut by the budget is reported as cut (not a\n"
+	      "failure, not a proof), a failing schedule fails the gate with its artifact.\n"
 	      "\n"
 	      "Exit status: 0 every configuration clean and every fallback site fired,\n"
 	      "1 a failure (or a site that never fired), 2 bad usage, 3 internal error (a\n"
@@ -172,6 +194,9 @@ static const struct option ci_options[] = {
 	{ "rmaps", required_argument, NULL, 'r' },
 	{ "scheds", required_argument, NULL, 'k' },
 	{ "dry-run", no_argument, NULL, 'n' },
+	{ "explore-share", required_argument, NULL, 'E' },
+	{ "no-explore", no_argument, NULL, 'x' },
+	{ "explore-k", required_argument, NULL, 'K' },
 	{ "help", no_argument, NULL, RT_OPT_HELP },
 	{ NULL, 0, NULL, 0 },
 };
@@ -301,6 +326,19 @@ static void check_inject_designs(const struct ci_opts *o)
 	}
 }
 
+/* --explore-share F: a fraction of the usable budget, 0 (none) to 0.9. */
+static double parse_explore_share(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v >= 0 && v <= 0.9))
+		rt_usage_error("--explore-share: '%s' is not a fraction from 0 to 0.9", arg);
+	return v;
+}
+
 /* One of ci's own options. Return: false if @c is not one. */
 static bool ci_opt(struct ci_opts *o, struct ci_lists *l, int c, const char *arg)
 {
@@ -315,6 +353,9 @@ static bool ci_opt(struct ci_opts *o, struct ci_lists *l, int c, const char *arg
 	case 'r': l->rmaps = arg; o->filtered = true; break;
 	case 'k': l->scheds = arg; o->filtered = true; break;
 	case 'n': o->dry_run = true; break;
+	case 'E': o->explore_share = parse_explore_share(arg); break;
+	case 'x': o->explore_share = 0; break;
+	case 'K': o->explore_k = (int)rt_opt_int("--explore-k", arg, 0, CI_EXPLORE_MAX_K); break;
 	default: return false;
 	}
 	return true;
@@ -330,6 +371,8 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	o->argc = argc;
 	o->argv = argv;
 	o->shard_i = o->shard_n = 1;
+	o->explore_share = CI_EXPLORE_SHARE;
+	o->explore_k = CI_EXPLORE_K;
 	rt_common_opts_init(&co, "ci", ci_usage, 30 * 86400);
 	opterr = 0;
 	optind = 1;
@@ -381,6 +424,26 @@ static void print_sites(const struct ci_gate *g)
 	       ci_builds[g->site_build].site_s, ci_plan_min_budget(g));
 }
 
+/* The plan's explore share: the window of cells, N, and this shard's cells. */
+static void print_explore(const struct ci_gate *g)
+{
+	const struct ci_explore *x = &g->x;
+
+	if (!x->scenario) {
+		printf("ci: plan: explore: %s\n", x->note);
+		return;
+	}
+	printf("ci: plan: explore: %.1f s first, plain build, %s at K=%d: %d of the %d cells"
+	       " (design x ordered pair) this shard, window %d of %d (seeds 1..%d together explore"
+	       " every cell; about %.2f s planned per cell)\n", x->share, x->scenario->name,
+	       g->o.explore_k, x->nr_cells, x->nr_all, x->block + 1, x->rotations, x->rotations,
+	       x->pair_s);
+	for (int i = 0; i < x->nr_cells; i++)
+		printf("explore #%d %s %s,%s\n", x->cells[i].pos, rmap_mode_name(x->cells[i].mode),
+		       wl_op_name((enum wl_op)x->cells[i].ops[0]),
+		       wl_op_name((enum wl_op)x->cells[i].ops[1]));
+}
+
 static void print_plan(const struct ci_gate *g)
 {
 	printf("ci: plan: %d configurations in shard %d/%d (of %d), budget %g s (usable %.1f s)\n",
@@ -393,6 +456,7 @@ static void print_plan(const struct ci_gate *g)
 			       ci_builds[b].max_threads ? "at most 8" : "the scenario's",
 			       ci_builds[b].min_s, ci_builds[b].overhead_s);
 	print_sites(g);
+	print_explore(g);
 	for (int i = 0; i < g->nr_cfgs; i++) {
 		const struct ci_config *c = &g->cfgs[i];
 		char name[128];
@@ -437,6 +501,7 @@ int cmd_ci(int argc, char **argv)
 	       g->o.shard_i, g->o.shard_n, rt_version());
 	if (g->o.dry_run) {
 		print_plan(g);
+		free(g->x.cells);
 		free(g->cfgs);
 		free(g);
 		return RT_EXIT_OK;
@@ -446,7 +511,12 @@ int cmd_ci(int argc, char **argv)
 			printf("ci: %s: %d of %d configurations, %.1f s\n", ci_builds[b].name,
 			       g->nr_selected[b], g->nr_build[b], g->share[b]);
 	fflush(stdout);
+	if (g->x.scenario)
+		printf("ci: explore: %.1f s for %d cells (window %d of %d)\n", g->x.share,
+		       g->x.nr_cells, g->x.block + 1, g->x.rotations);
+	fflush(stdout);
 	if (ci_find_binaries(g)) {
+		free(g->x.cells);
 		free(g->cfgs);
 		free(g);
 		return RT_EXIT_INTERNAL;

@@ -237,6 +237,8 @@ static void opts_from_gate(struct ci_opts *o, const json_t *gate, const char *pa
 	o->seed_set = true;
 	o->budget = json_number_value(json_object_get(gate, "budget"));
 	o->filtered = json_is_true(json_object_get(gate, "filtered"));
+	o->explore_share = json_number_value(json_object_get(gate, "explore_share"));
+	o->explore_k = (int)json_integer_value(json_object_get(gate, "explore_k"));
 	o->shard_i = o->shard_n = 1;
 	a = json_object_get(gate, "builds");
 	for (i = 0; i < json_array_size(a); i++)
@@ -358,6 +360,72 @@ static void add_shard(struct ci_gate *g, const json_t *rec, const char *path, bo
 	add_budget(g, rec);
 }
 
+/* The better of two results of one cell: a failure, else a proof, else the longer try. */
+static bool xcell_better(const struct ci_xcell *a, const struct ci_xcell *b)
+{
+	static const int rank[CI_X_NR_STATES] = {
+		[CI_X_PLANNED] = 0, [CI_X_CUT] = 1, [CI_X_EXHAUSTED] = 2, [CI_X_ERROR] = 3,
+		[CI_X_FAILED] = 4,
+	};
+
+	if (rank[a->state] != rank[b->state])
+		return rank[a->state] > rank[b->state];
+	return a->schedules > b->schedules;
+}
+
+/* Shard @rec's explored cells into the gate's, each cell once (the union, by position). */
+static void add_explore(struct ci_gate *g, const json_t *rec, const char *path)
+{
+	const json_t *x = json_object_get(rec, "explore"), *cells = json_object_get(x, "cells"), *c;
+	struct ci_explore *gx = &g->x;
+	size_t k;
+
+	if (!x)
+		return;
+	if (!gx->scenario && json_string_value(json_object_get(x, "scenario"))) {
+		gx->scenario = wl_find(json_string_value(json_object_get(x, "scenario")));
+		known(gx->scenario ? 0 : -1, path, "scenario",
+		      json_string_value(json_object_get(x, "scenario")));
+		gx->nr_all = (int)json_integer_value(json_object_get(x, "cells_all"));
+		gx->per_gate = (int)json_integer_value(json_object_get(x, "per_gate"));
+		gx->rotations = (int)json_integer_value(json_object_get(x, "rotations"));
+		gx->block = (int)json_integer_value(json_object_get(x, "window")) - 1;
+	}
+	if (!gx->note[0])
+		snprintf(gx->note, sizeof(gx->note), "%s", str_of(x, "note"));
+	gx->share += json_number_value(json_object_get(x, "share"));
+	gx->wall += json_number_value(json_object_get(x, "wall"));
+	json_array_foreach(cells, k, c) {
+		struct ci_xcell cell = { 0 };
+		const json_t *ops = json_object_get(c, "ops");
+		int i;
+
+		cell.pos = (int)json_integer_value(json_object_get(c, "pos"));
+		cell.id = (int)json_integer_value(json_object_get(c, "id"));
+		cell.mode = (enum rmap_mode)known(rmap_mode_by_name(str_of(c, "rmap")), path, "design",
+						  str_of(c, "rmap"));
+		for (int o = 0; o < 2; o++)
+			cell.ops[o] = known(wl_op_by_name(json_string_value(json_array_get(ops,
+					    (size_t)o)) ?: ""), path, "operation",
+					    json_string_value(json_array_get(ops, (size_t)o)));
+		cell.state = (enum ci_xstate)known(ci_xstate_by_name(str_of(c, "result")), path,
+						   "explore result", str_of(c, "result"));
+		cell.schedules = (long long)json_integer_value(json_object_get(c, "schedules"));
+		cell.pruned = (long long)json_integer_value(json_object_get(c, "pruned"));
+		cell.seconds = json_number_value(json_object_get(c, "seconds"));
+		for (i = 0; i < gx->nr_cells && gx->cells[i].pos != cell.pos; i++)
+			;
+		if (i < gx->nr_cells && !xcell_better(&cell, &gx->cells[i]))
+			continue;
+		if (i == gx->nr_cells)
+			gx->nr_cells++;	/* room: cmd_ci_merge() counted every shard's */
+		else
+			json_decref(gx->cells[i].failure);
+		cell.failure = json_incref(json_object_get(c, "failure"));
+		gx->cells[i] = cell;
+	}
+}
+
 int cmd_ci_merge(int argc, char **argv)
 {
 	struct merge_opts mo;
@@ -380,8 +448,18 @@ int cmd_ci_merge(int argc, char **argv)
 	g->nr_all = all_shards(recs[0]);
 	g->cfgs = rt_calloc((size_t)g->nr_all + 1, sizeof(*g->cfgs));
 	seen = merge.seen = rt_calloc((size_t)g->nr_all + 1, sizeof(*seen));
-	for (int k = 0; k < mo.nr; k++)
+	{
+		size_t cells = 1;
+
+		for (int k = 0; k < mo.nr; k++)
+			cells += json_array_size(json_object_get(json_object_get(recs[k], "explore"),
+								 "cells"));
+		g->x.cells = rt_calloc(cells, sizeof(*g->x.cells));
+	}
+	for (int k = 0; k < mo.nr; k++) {
 		add_shard(g, recs[k], mo.paths[k], seen);
+		add_explore(g, recs[k], mo.paths[k]);
+	}
 	for (int idx = 0; idx < g->nr_all; idx++)
 		if (!seen[idx])
 			rt_usage_error("ci-merge: configuration index %d is in no shard", idx);

@@ -4,7 +4,9 @@
  * operations. From a small world, the same for every schedule (the
  * scenario's, with at most 3 processes and room for 3 more, built and
  * warmed up from --seed: run --fixed-ops), two CPUs each
- * run one operation; every schedule with at most K preemptions over the
+ * run one operation (or a short fixed sequence, or kswapd's reclaim
+ * step), optionally with kswapd's step on a third CPU (--kswapd: run
+ * --reclaim-threads 1); every schedule with at most K preemptions over the
  * deterministic scheduler's switch points is run from that world and
  * audited (stress/rt_explore.h enumerates, the explore kind of
  * stress/rt_sched.h runs each one). A failure leaves the usual artifact,
@@ -31,17 +33,22 @@
 #include "run_opts.h"
 
 #define EXPLORE_MAX_K		8
+#define EXPLORE_MAX_OPS		(WL_NR_OPS * WL_NR_OPS + 2 * WL_NR_OPS)	/* every pair, kswapd's too */
 
 struct explore_opts {
 	struct rt_common_opts common;	/* --out, --budget, --quiet */
-	const char *scenario, *rmap, *ops, *inject;
+	const char *scenario, *rmap, *inject;
+	const char *ops[EXPLORE_MAX_OPS];	/* --ops, each a pair, in the order given */
+	int nr_ops;
 	const char *seed;
 	int k;
 	bool json, progress;
+	bool even_budget;	/* each pair at most the budget left over the pairs left */
 	bool test_window;	/* test-only: run's --test-window */
 	bool test_window_bug;	/* test-only: run's --test-window-bug */
 	bool no_prune;
 	bool no_prepass;	/* no serial pre-pass: pairs and switch points in plain order */
+	bool kswapd;		/* a third CPU: kswapd's reclaim step */
 };
 
 static void explore_usage(FILE *f)
@@ -49,17 +56,26 @@ static void explore_usage(FILE *f)
 	fputs("usage: rmaptorture explore [OPTIONS]\n"
 	      "\n"
 	      "From a small world, the same for every schedule, two CPUs each run one\n"
-	      "operation of the scenario; every schedule with at most K preemptions over\n"
-	      "the deterministic scheduler's switch points (lock operations and yield\n"
-	      "points) is run from that world and audited. A pair explored to the end is\n"
-	      "a proof for that world and K, and no stronger.\n"
+	      "operation of the scenario (or a short sequence, or kswapd's reclaim step:\n"
+	      "one shrink_zone() pass of 32 pages); every schedule with at most K\n"
+	      "preemptions over the deterministic scheduler's switch points (lock\n"
+	      "operations and yield points) is run from that world and audited. A pair\n"
+	      "explored to the end is a proof for that world and K, and no stronger.\n"
 	      "\n"
 	      "  -S, --scenario NAME     the scenario whose operations pair up (default mixed32)\n"
 	      "  -r, --rmap NAME|all     the design (default ptechain)\n"
-	      "      --ops A,B           one ordered pair (default: every ordered pair of the\n"
-	      "                          scenario's operation kinds)\n"
+	      "      --ops A,B           one ordered pair: CPU 0 runs A, CPU 1 runs B; each\n"
+	      "                          an operation kind, 'kswapd' (the reclaim step), or\n"
+	      "                          up to 4 of them joined by '+', run in order:\n"
+	      "                          write+munmap,fork. Repeatable: these pairs, in this\n"
+	      "                          order (default: every ordered pair of the scenario's\n"
+	      "                          kinds, and each kind with kswapd, in both orders)\n"
+	      "      --kswapd            a third CPU runs kswapd's reclaim step once\n"
 	      "  -k, --preemptions K     at most K preemptions, 0..8 (default 2)\n"
 	      "  -b, --budget S          stop starting schedules after S seconds (default: none)\n"
+	      "      --even-budget       each pair stops at what is left of the budget over the\n"
+	      "                          pairs left, so that one large pair cannot starve the\n"
+	      "                          rest (the pairs before it leave it what they did not use)\n"
 	      "      --seed X            the world's seed (default 1)\n"
 	      "      --inject NAME       switch on a seeded bug\n"
 	      "  -o, --out DIR           the record (explore.json) and failure artifacts there\n"
@@ -84,7 +100,7 @@ static void explore_usage(FILE *f)
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
 	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
-	       OPT_NO_PRUNE, OPT_NO_PREPASS, OPT_TEST_WINDOW_BUG };
+	       OPT_NO_PRUNE, OPT_NO_PREPASS, OPT_TEST_WINDOW_BUG, OPT_EVEN_BUDGET, OPT_KSWAPD };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -100,6 +116,8 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "test-window-bug", no_argument, NULL, OPT_TEST_WINDOW_BUG },
 		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
 		{ "no-prepass", no_argument, NULL, OPT_NO_PREPASS },
+		{ "even-budget", no_argument, NULL, OPT_EVEN_BUDGET },
+		{ "kswapd", no_argument, NULL, OPT_KSWAPD },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -119,7 +137,11 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		switch (c) {
 		case 'S': o->scenario = optarg; break;
 		case 'r': o->rmap = optarg; break;
-		case OPT_OPS: o->ops = optarg; break;
+		case OPT_OPS:
+			if (o->nr_ops == EXPLORE_MAX_OPS)
+				rt_usage_error("--ops: more than %d pairs", EXPLORE_MAX_OPS);
+			o->ops[o->nr_ops++] = optarg;
+			break;
 		case 'k': o->k = (int)rt_opt_int("--preemptions", optarg, 0, EXPLORE_MAX_K); break;
 		case OPT_SEED: rt_opt_u64("--seed", optarg); o->seed = optarg; break;
 		case OPT_INJECT:
@@ -134,6 +156,8 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_TEST_WINDOW_BUG: o->test_window_bug = true; break;
 		case OPT_NO_PRUNE: o->no_prune = true; break;
 		case OPT_NO_PREPASS: o->no_prepass = true; break;
+		case OPT_EVEN_BUDGET: o->even_budget = true; break;
+		case OPT_KSWAPD: o->kswapd = true; break;
 		default: rt_common_opt(&o->common, c, optarg, argv[optind - 1]); break;
 		}
 	}
@@ -149,24 +173,26 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		rt_opt_out_dir("--out", o->common.out_dir);
 }
 
-/* --ops A,B into @pair. Exit 2 on anything else. */
-static void parse_pair(const char *arg, int pair[2])
+/* --ops A,B (each A or A+B..., rt_fixed_ops_parse()) into @pair. Exit 2 on anything else. */
+static void parse_pair(const char *arg, struct rt_fixed_seq pair[2])
 {
-	char buf[128], *comma;
+	struct rt_fixed_seq cpus[RT_FIXED_OPS_MAX];
+	char err[128];
+	int n = rt_fixed_ops_parse(arg, cpus, RT_FIXED_OPS_MAX, err, sizeof(err));
 
-	if (strlen(arg) >= sizeof(buf) || !(comma = strchr(strcpy(buf, arg), ',')) ||
-	    strchr(comma + 1, ','))
-		rt_usage_error("--ops: '%s' is not a pair of operations A,B", arg);
-	*comma = '\0';
-	pair[0] = wl_op_by_name(buf);
-	pair[1] = wl_op_by_name(comma + 1);
-	if (pair[0] < 0 || pair[1] < 0)
-		rt_usage_error("--ops: unknown operation '%s'", pair[0] < 0 ? buf : comma + 1);
+	if (n < 0)
+		rt_usage_error("--ops: '%s': %s", arg, err);
+	if (n != 2)
+		rt_usage_error("--ops: '%s' is not a pair of operations A,B (a third CPU: --kswapd)",
+			       arg);
+	pair[0] = cpus[0];
+	pair[1] = cpus[1];
 }
 
 /* What one pair in one design came to. */
 struct pair_result {
-	int ops[2];
+	struct rt_fixed_seq ops[2];	/* CPU 0's and CPU 1's */
+	char name[2][160];		/* their operations as --ops writes them */
 	enum rmap_mode mode;
 	unsigned long schedules, diverged, pruned;
 	bool exhausted, failed;
@@ -179,16 +205,18 @@ struct pair_result {
 	struct rt_prepass prepass;
 };
 
-/* The run options of one schedule of @pair: `run --sched explore --fixed-ops A,B ...`. */
+/*
+ * The run options of one schedule of @pair: `run --sched explore
+ * --fixed-ops A,B [--reclaim-threads 1] ...`.
+ */
 static void pair_run_opts(const struct explore_opts *eo, const struct pair_result *pr,
 			  struct rt_run_opts *ro)
 {
-	char fixed[128];
+	char fixed[400];
 	char *argv[32];
 	int argc = 0;
 
-	snprintf(fixed, sizeof(fixed), "%s,%s", wl_op_name((enum wl_op)pr->ops[0]),
-		 wl_op_name((enum wl_op)pr->ops[1]));
+	snprintf(fixed, sizeof(fixed), "%s,%s", pr->name[0], pr->name[1]);
 	argv[argc++] = "run";
 	argv[argc++] = "--scenario";
 	argv[argc++] = (char *)eo->scenario;
@@ -201,6 +229,10 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	argv[argc++] = "--seed";
 	argv[argc++] = (char *)eo->seed;
 	argv[argc++] = "--no-progress";
+	if (eo->kswapd) {
+		argv[argc++] = "--reclaim-threads";
+		argv[argc++] = "1";
+	}
 	if (eo->inject) {
 		argv[argc++] = "--inject";
 		argv[argc++] = (char *)eo->inject;
@@ -220,11 +252,19 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	/* The world is the same for every schedule: no seeded bug's own sched. */
 	ro->cfg.sched = RT_SCHED_EXPLORE;
 	ro->cfg.threads = 2;
-	ro->cfg.reclaim_threads = 0;
+	ro->cfg.reclaim_threads = eo->kswapd;
 	ro->cfg.on_report = rt_run_on_report;
 	ro->cfg.on_report_arg = ro;
 	ro->mode_now = pr->mode;
 	ro->cfg.mode = pr->mode;
+}
+
+/* The CPUs of a schedule, scheduler slots 0.. (the workers, then kswapd): the footprint's. */
+static int explore_cpus(const struct rt_run_opts *ro)
+{
+	int n = ro->cfg.threads + ro->cfg.reclaim_threads;
+
+	return n < COVER_FP_SLOTS ? n : COVER_FP_SLOTS;
 }
 
 /* The failing schedule's preemptions, with the site each CPU was at: the report. */
@@ -294,14 +334,14 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 		}
 		if (fp) {
 			/* This run's communicating objects mark its switch points. */
-			rt_prepass_classify(fp, ro->cfg.threads, &run_pp);
+			rt_prepass_classify(fp, explore_cpus(ro), &run_pp);
 			rt_explore_set_hot(&x, run_pp.objs, run_pp.nr_objs);
 		}
 		rt_explore_feed(&x, t, n);
 		if (eo->progress && x.schedules % 16 == 0)
-			fprintf(stderr, "\r\033[Kexplore %s %s,%s: %lu schedules, %.1f s",
-				rmap_mode_name(pr->mode), wl_op_name((enum wl_op)pr->ops[0]),
-				wl_op_name((enum wl_op)pr->ops[1]), x.schedules, rt_now_s() - start);
+			fprintf(stderr, "\r\033[Kexplore %s %s,%s%s: %lu schedules, %.1f s",
+				rmap_mode_name(pr->mode), pr->name[0], pr->name[1],
+				eo->kswapd ? " +kswapd" : "", x.schedules, rt_now_s() - start);
 	}
 	if (eo->progress)
 		fputs("\r\033[K", stderr);
@@ -346,7 +386,7 @@ static int prepass_pair(const struct explore_opts *eo, struct pair_result *pr)
 		fprintf(stderr, "rmaptorture: explore: a pre-pass run's setup failed\n");
 		ret = RT_EXIT_INTERNAL;
 	} else {
-		rt_prepass_classify(fp, ro->cfg.threads, &pr->prepass);
+		rt_prepass_classify(fp, explore_cpus(ro), &pr->prepass);
 		pr->have_prepass = true;
 	}
 	if (rc && rc != 3) {
@@ -386,7 +426,7 @@ static void print_comm(FILE *out, const struct pair_result *pr)
 
 static void print_pair(FILE *out, const struct explore_opts *eo, const struct pair_result *pr)
 {
-	const char *a = wl_op_name((enum wl_op)pr->ops[0]), *b = wl_op_name((enum wl_op)pr->ops[1]);
+	const char *a = pr->name[0], *b = pr->name[1];
 
 	if (pr->failed) {
 		size_t i;
@@ -396,8 +436,8 @@ static void print_pair(FILE *out, const struct explore_opts *eo, const struct pa
 			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->seconds, pr->signature);
 		print_comm(out, pr);
 		fputc('\n', out);
-		fprintf(out, "  the two operations: CPU 0 %s, CPU 1 %s; decisions %s\n", a, b,
-			pr->decisions);
+		fprintf(out, "  the two operations: CPU 0 %s, CPU 1 %s%s; decisions %s\n", a, b,
+			eo->kswapd ? ", CPU 2 kswapd" : "", pr->decisions);
 		json_array_foreach(pr->preempted, i, p)
 			fprintf(out, "  preempted: CPU %d at %s (decision %" JSON_INTEGER_FORMAT ")\n",
 				(int)json_integer_value(json_object_get(p, "cpu")),
@@ -423,7 +463,7 @@ static json_t *pair_json(const struct pair_result *pr)
 {
 	json_t *j = json_pack("{s:s, s:[s,s], s:I, s:I, s:b, s:b, s:f, s:I}",
 		"rmap", rmap_mode_name(pr->mode),
-		"ops", wl_op_name((enum wl_op)pr->ops[0]), wl_op_name((enum wl_op)pr->ops[1]),
+		"ops", pr->name[0], pr->name[1],
 		"schedules", (json_int_t)pr->schedules,
 		"pruned", (json_int_t)pr->pruned,
 		"exhausted", pr->exhausted,
@@ -449,24 +489,54 @@ static json_t *pair_json(const struct pair_result *pr)
 	return j;
 }
 
-/* The pairs to explore, @pairs (at most WL_NR_OPS^2). Return: how many. */
-static int plan_pairs(const struct explore_opts *o, int (*pairs)[2])
-{
-	const struct rt_scenario *s = wl_find(o->scenario);
+/* Room for every ordered pair of kinds, and each kind with kswapd both ways. */
+#define EXPLORE_MAX_PAIRS	(WL_NR_OPS * WL_NR_OPS + 2 * WL_NR_OPS)
 
-	if (o->ops) {
-		parse_pair(o->ops, pairs[0]);
-		return 1;
+static bool runs_kswapd(const struct rt_fixed_seq pair[2])
+{
+	for (int c = 0; c < 2; c++)
+		for (int j = 0; j < pair[c].nr; j++)
+			if (pair[c].ops[j] == RT_OP_KSWAPD)
+				return true;
+	return false;
+}
+
+/*
+ * The pairs to explore, @pairs (at most EXPLORE_MAX_PAIRS), and in
+ * @kswapd those of them in which a CPU runs kswapd's step (all of them
+ * with --kswapd). Return: how many.
+ */
+static int plan_pairs(const struct explore_opts *o, struct rt_fixed_seq (*pairs)[2], int *kswapd)
+{
+	static int ops[EXPLORE_MAX_PAIRS][2];
+	const struct rt_scenario *s = wl_find(o->scenario);
+	int n;
+
+	if (o->nr_ops) {
+		*kswapd = 0;
+		for (int i = 0; i < o->nr_ops; i++) {
+			parse_pair(o->ops[i], pairs[i]);
+			*kswapd += o->kswapd || runs_kswapd(pairs[i]);
+		}
+		return o->nr_ops;
 	}
-	return rt_explore_pairs(s->weights, WL_NR_OPS, pairs, WL_NR_OPS * WL_NR_OPS);
+	n = rt_explore_pairs_kswapd(s->weights, WL_NR_OPS, RT_OP_KSWAPD, ops, EXPLORE_MAX_PAIRS);
+	*kswapd = 0;
+	for (int i = 0; i < n; i++) {
+		for (int c = 0; c < 2; c++)
+			pairs[i][c] = (struct rt_fixed_seq){ .nr = 1, .ops = { ops[i][c] } };
+		*kswapd += o->kswapd || runs_kswapd(pairs[i]);
+	}
+	return n;
 }
 
 int cmd_explore(int argc, char **argv)
 {
-	static int pairs[WL_NR_OPS * WL_NR_OPS][2];
+	static struct rt_fixed_seq pairs[EXPLORE_MAX_PAIRS][2];
 	struct explore_opts o;
 	enum rmap_mode modes[RMAP_NR_MODES];
-	int nr_modes = 0, nr_pairs, exhausted = 0, failed = 0, done = 0, ret = RT_EXIT_OK;
+	int nr_modes = 0, nr_pairs, nr_kswapd, exhausted = 0, failed = 0, done = 0;
+	int ret = RT_EXIT_OK;
 	int prepass_runs = 0, nr_comm = 0, exhausted_comm = 0, *order;
 	bool abandoned = false;	/* a pair's BUG or hang left threads in the model */
 	struct pair_result *prs;
@@ -487,7 +557,7 @@ int cmd_explore(int argc, char **argv)
 		if (rmap_select(modes[0]))
 			rt_usage_error("--rmap: design '%s' is not built yet", o.rmap);
 	}
-	nr_pairs = plan_pairs(&o, pairs);
+	nr_pairs = plan_pairs(&o, pairs, &nr_kswapd);
 	prs = rt_calloc((size_t)nr_pairs, sizeof(*prs));
 	comm = rt_calloc((size_t)nr_pairs, sizeof(*comm));
 	order = rt_calloc((size_t)nr_pairs, sizeof(*order));
@@ -498,6 +568,9 @@ int cmd_explore(int argc, char **argv)
 			memset(&prs[i], 0, sizeof(prs[i]));
 			prs[i].ops[0] = pairs[i][0];
 			prs[i].ops[1] = pairs[i][1];
+			for (int c = 0; c < 2; c++)
+				rt_fixed_ops_format(&prs[i].ops[c], 1, prs[i].name[c],
+						    sizeof(prs[i].name[c]));
 			prs[i].mode = modes[m];
 			order[i] = i;
 		}
@@ -535,12 +608,15 @@ int cmd_explore(int argc, char **argv)
 		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL && !abandoned;
 		     j++) {
 			struct pair_result *pr = &prs[order[j]];
+			double now = rt_now_s(), until = deadline;
 
 			if (pr->failed)
 				continue;	/* its pre-pass failed, and said so */
-			if (deadline > 0 && rt_now_s() >= deadline)
+			if (deadline > 0 && now >= deadline)
 				break;
-			if (explore_pair(&o, pr, deadline)) {
+			if (deadline > 0 && o.even_budget)
+				until = now + (deadline - now) / (nr_modes * nr_pairs - done);
+			if (explore_pair(&o, pr, until)) {
 				ret = RT_EXIT_INTERNAL;
 				break;
 			}
@@ -562,13 +638,16 @@ int cmd_explore(int argc, char **argv)
 	if (!o.no_prepass)
 		fprintf(out, "explore: pre-pass: %d of %d pairs (x %d designs) communicating, %d of them"
 			" exhausted\n", nr_comm, prepass_runs, nr_modes, exhausted_comm);
-	fprintf(out, "explore: %s, K=%d, world seed %s: %d of %d pairs (x %d designs) explored,"
-		" %d exhausted, %d failed, %lu schedules in %.1f s%s\n",
-		o.scenario, o.k, o.seed, done, nr_pairs, nr_modes, exhausted, failed, total,
-		rt_now_s() - start, abandoned ? "; stopped: a BUG or a hang left the model unusable" : "");
+	fprintf(out, "explore: %s, K=%d, world seed %s%s: %d of %d pairs (%d with kswapd's step;"
+		" x %d designs) explored, %d exhausted, %d failed, %lu schedules in %.1f s%s\n",
+		o.scenario, o.k, o.seed, o.kswapd ? ", kswapd on CPU 2" : "", done, nr_pairs,
+		nr_kswapd, nr_modes, exhausted, failed, total, rt_now_s() - start,
+		abandoned ? "; stopped: a BUG or a hang left the model unusable" : "");
 	rec = rt_record_new("explore");
-	json_object_update_new(rec, json_pack("{s:s, s:i, s:s, s:s?, s:i, s:i, s:i, s:I, s:f, s:o}",
+	json_object_update_new(rec, json_pack(
+		"{s:s, s:i, s:s, s:s?, s:b, s:i, s:i, s:i, s:i, s:I, s:f, s:o}",
 		"scenario", o.scenario, "preemptions", o.k, "seed", o.seed, "inject", o.inject,
+		"kswapd_cpu", o.kswapd, "pairs_kswapd", nr_kswapd * nr_modes,
 		"pairs_total", nr_pairs * nr_modes, "pairs_exhausted", exhausted,
 		"pairs_failed", failed, "schedules", (json_int_t)total,
 		"seconds", rt_now_s() - start, "pairs", list));

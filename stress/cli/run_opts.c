@@ -332,26 +332,18 @@ static void opt_inject(struct run_parse *p, const char *arg)
 		p->bug = rt_bug_find(arg);
 }
 
-/* --fixed-ops A,B: worker i runs the i-th operation once (explore's runs). */
+/*
+ * --fixed-ops A+B,C: worker i runs the i-th sequence once, in order
+ * (explore's runs; rt_fixed_ops_parse()).
+ */
 static void opt_fixed_ops(struct rt_run_opts *o, const char *arg)
 {
-	char buf[256], *save = NULL;
+	char err[128];
+	int n = rt_fixed_ops_parse(arg, o->fixed_ops, RT_FIXED_OPS_MAX, err, sizeof(err));
 
-	if (strlen(arg) >= sizeof(buf))
-		rt_usage_error("--fixed-ops: too long");
-	strcpy(buf, arg);
-	o->nr_fixed_ops = 0;
-	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int op = wl_op_by_name(tok);
-
-		if (op < 0)
-			rt_usage_error("--fixed-ops: unknown operation '%s'", tok);
-		if (o->nr_fixed_ops == RT_FIXED_OPS_MAX)
-			rt_usage_error("--fixed-ops: at most %d operations", RT_FIXED_OPS_MAX);
-		o->fixed_ops[o->nr_fixed_ops++] = (enum wl_op)op;
-	}
-	if (!o->nr_fixed_ops)
-		rt_usage_error("--fixed-ops: no operation named");
+	if (n < 0)
+		rt_usage_error("--fixed-ops: '%s': %s", arg, err);
+	o->nr_fixed_ops = n;
 	o->cfg.fixed_ops = o->fixed_ops;
 }
 
@@ -568,6 +560,9 @@ static void finish_fixed_ops(struct run_parse *p)
 		rt_usage_error("--fixed-ops: %d operations for --threads %lld",
 			       o->nr_fixed_ops, p->threads);
 	cfg->threads = o->nr_fixed_ops;
+	/* explore --kswapd: one kswapd CPU, its step once (stress/engine.c). */
+	if (p->reclaim > 1)
+		rt_usage_error("--reclaim-threads: at most 1 with --fixed-ops (explore's kswapd CPU)");
 	cfg->reclaim_threads = p->reclaim >= 0 ? (int)p->reclaim : 0;
 	/*
 	 * explore's small world: at most 3 processes to start with, and
