@@ -110,6 +110,16 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng);
  */
 unsigned long wl_world_audit(struct wl_world *w, unsigned long *mapped_pages);
 
+/**
+ * wl_world_share_targets() - make every worker pick targets as worker 0
+ * does: the process by the stream alone, and a vma by one draw over all
+ * of them (the first that fits at or after it), so that workers given
+ * one stream meet on one process, vma and page (explore's two CPUs)
+ * @w: the world
+ * Context: before any worker runs.
+ */
+void wl_world_share_targets(struct wl_world *w);
+
 /* Live processes now (for progress). */
 int wl_world_nr_procs(const struct wl_world *w);
 

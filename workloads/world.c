@@ -40,6 +40,7 @@ struct wl_world {
 	/* RCU-published; writers (unlink) under slot_lock. */
 	struct address_space **files;
 	unsigned long file_generation;		/* slot_lock */
+	bool shared_targets;			/* set before any worker runs */
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -170,7 +171,11 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng)
 static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 {
 	int n = w->p.procs_max;
-	int start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
+	int start;
+
+	if (w->shared_targets)
+		worker = 0;
+	start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
 	struct mm_struct *mm = NULL;
 
 	rcu_read_lock();
@@ -184,16 +189,50 @@ static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 	return mm;
 }
 
+static bool vma_fits(const struct vm_area_struct *v, unsigned long need, unsigned long refuse)
+{
+	return (v->vm_flags & need) == need && !(v->vm_flags & refuse);
+}
+
+/*
+ * Shared targets: one draw over all of @mm's vmas, then the first that
+ * fits at or after it (wrapping), so that two operations with the same
+ * stream but different needs mostly pick one vma, and their next draws
+ * (the page) line up too.
+ */
+static struct vm_area_struct *pick_vma_shared(struct mm_struct *mm, uint64_t *rng,
+					      unsigned long need, unsigned long refuse)
+{
+	struct vm_area_struct *v, *found = NULL;
+	unsigned long n = 0, at;
+
+	for (v = mm->mmap; v; v = v->vm_next)
+		n++;
+	at = rnd_below(rng, n);
+	n = 0;
+	for (v = mm->mmap; v; v = v->vm_next, n++) {
+		if (!vma_fits(v, need, refuse))
+			continue;
+		if (n >= at)
+			return v;
+		if (!found)
+			found = v;	/* the first that fits: the wrap */
+	}
+	return found;
+}
+
 /* A random vma (mmap_sem held), optionally one with all of @need flags. */
-static struct vm_area_struct *pick_vma(struct mm_struct *mm, uint64_t *rng,
-				       unsigned long need, unsigned long refuse)
+static struct vm_area_struct *pick_vma(const struct wl_world *w, struct mm_struct *mm,
+				       uint64_t *rng, unsigned long need, unsigned long refuse)
 {
 	struct vm_area_struct *v, *found = NULL;
 	unsigned long n = 0;
 
+	if (w->shared_targets)
+		return pick_vma_shared(mm, rng, need, refuse);
 	/* Reservoir sampling over the matching vmas. */
 	for (v = mm->mmap; v; v = v->vm_next) {
-		if ((v->vm_flags & need) != need || (v->vm_flags & refuse))
+		if (!vma_fits(v, need, refuse))
 			continue;
 		if (!rnd_below(rng, ++n))
 			found = v;
@@ -224,13 +263,13 @@ static enum wl_result access_result(enum mm_access_result r)
 	}
 }
 
-static enum wl_result op_access(struct mm_struct *mm, uint64_t *rng, bool write)
+static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng, bool write)
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, write ? VM_WRITE : 0, 0);
+	v = pick_vma(w, mm, rng, write ? VM_WRITE : 0, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -273,11 +312,11 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 }
 
 /* A random sub-range of a random vma: [*start, *start + *len). */
-static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
+static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
 					 unsigned long refuse, unsigned long *start,
 					 unsigned long *len)
 {
-	struct vm_area_struct *v = pick_vma(mm, rng, 0, refuse);
+	struct vm_area_struct *v = pick_vma(w, mm, rng, 0, refuse);
 	unsigned long pages, first, n;
 
 	if (!v)
@@ -290,7 +329,7 @@ static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
 	return v;
 }
 
-static enum wl_result op_range(struct mm_struct *mm, uint64_t *rng, enum wl_op op)
+static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng, enum wl_op op)
 {
 	struct vm_area_struct *v;
 	unsigned long start, len;
@@ -298,7 +337,7 @@ static enum wl_result op_range(struct mm_struct *mm, uint64_t *rng, enum wl_op o
 
 	down_write(&mm->mmap_sem);
 	/* Keep the stack: exec images need one for WL_STACK. */
-	v = pick_range(mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
+	v = pick_range(w, mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
 	if (!v) {
 		up_write(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -327,7 +366,7 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	long r;
 
 	down_write(&mm->mmap_sem);
-	v = pick_range(mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
+	v = pick_range(w, mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
 	if (!v || (v->vm_file && start + len != v->vm_end)) {
 		up_write(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -438,7 +477,7 @@ static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int 
 	if (!mm)
 		return NULL;
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_SHARED, 0);
+	v = pick_vma(w, mm, rng, VM_SHARED, 0);
 	if (v && v->vm_file) {
 		f = v->vm_file;
 		__iget(f);		/* the vma's reference keeps it alive here */
@@ -499,13 +538,13 @@ static enum wl_result op_unlink(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
+static enum wl_result op_remap(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
 {
 	struct vm_area_struct *v;
 	unsigned long start, size, pgoff, max;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_SHARED, 0);
+	v = pick_vma(w, mm, rng, VM_SHARED, 0);
 	if (!v || !v->vm_file) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -522,13 +561,13 @@ static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
 	return remap_file_pages(mm, start, size, pgoff) == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
-static enum wl_result op_stack(struct mm_struct *mm, uint64_t *rng)
+static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_GROWSDOWN, 0);
+	v = pick_vma(w, mm, rng, VM_GROWSDOWN, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -562,7 +601,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	switch (op) {
 	case WL_READ:
 	case WL_WRITE:
-		r = op_access(mm, rng, op == WL_WRITE);
+		r = op_access(w, mm, rng, op == WL_WRITE);
 		break;
 	case WL_MMAP_ANON:
 	case WL_MMAP_FILE:
@@ -572,7 +611,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	case WL_MUNMAP:
 	case WL_MPROTECT:
 	case WL_MLOCK:
-		r = op_range(mm, rng, op);
+		r = op_range(w, mm, rng, op);
 		break;
 	case WL_MREMAP:
 		r = op_mremap(w, mm, rng);
@@ -581,10 +620,10 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 		r = op_fork(w, mm, rng);
 		break;
 	case WL_REMAP:
-		r = op_remap(mm, rng);
+		r = op_remap(w, mm, rng);
 		break;
 	case WL_STACK:
-		r = op_stack(mm, rng);
+		r = op_stack(w, mm, rng);
 		break;
 	default:
 		r = WL_SKIPPED;
@@ -592,6 +631,11 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	}
 	mmput(mm);
 	return r;
+}
+
+void wl_world_share_targets(struct wl_world *w)
+{
+	w->shared_targets = true;
 }
 
 int wl_world_nr_procs(const struct wl_world *w)
