@@ -498,9 +498,11 @@ void engine_release(void)
  * and read, then a fork, so that anonymous pages are shared
  * copy-on-write and the files are mapped by two processes, then more
  * accesses (some of them break the sharing), then reclaim passes, which
- * age the lists and push a few pages out to swap and the swap cache.
- * The operations are the scenario's own (an mmap the scenario never
- * makes is skipped as the scenario would: no data files, no mapping).
+ * age the lists and push a few pages out to swap, and a few accesses,
+ * which bring some back into the swap cache while another process's
+ * pte still names the swap entry.
+ * Only the scenario's own operations run (a step whose weight is 0 is
+ * skipped), so the world holds only what the scenario can make.
  */
 static const enum wl_op explore_warm_plan[] = {
 	WL_MMAP_SHARED, WL_MMAP_FILE, WL_MMAP_ANON,
@@ -513,6 +515,8 @@ static const enum wl_op explore_warm_plan[] = {
 /* Reclaim passes at the end of the warm-up, and the pages each scans. */
 #define EXPLORE_WARM_RECLAIM	3
 #define EXPLORE_WARM_SCAN	16
+/* Accesses after reclaim, which fault some swapped pages back in. */
+#define EXPLORE_WARM_AFTER	6
 
 static void warm_world(struct engine *e)
 {
@@ -521,12 +525,13 @@ static void warm_world(struct engine *e)
 	rt_task_set_op("warm-up");
 	wl_world_share_targets(e->world);
 	for (size_t i = 0; i < sizeof(explore_warm_plan) / sizeof(explore_warm_plan[0]); i++)
-		(void)wl_do_op(e->world, explore_warm_plan[i], &rng, 0);
+		if (e->cfg->scenario->weights[explore_warm_plan[i]])
+			(void)wl_do_op(e->world, explore_warm_plan[i], &rng, 0);
 	for (int i = 0; i < EXPLORE_WARM_RECLAIM; i++)
 		shrink_zone(&contig_zone, EXPLORE_WARM_SCAN);
-	if (getenv("RT_WARM_DEBUG"))
-		fprintf(stderr, "warm: swap used %lu, swap cache %lu, free %lu\n", nr_swap_used(),
-			swap_cache_pages(), nr_free_pages());
+	/* Some of those back in: in the swap cache, and still swap ptes elsewhere. */
+	for (int i = 0; i < EXPLORE_WARM_AFTER; i++)
+		(void)wl_do_op(e->world, i & 1 ? WL_WRITE : WL_READ, &rng, 0);
 	rt_task_set_op(NULL);
 }
 

@@ -41,6 +41,8 @@ struct wl_world {
 	struct address_space **files;
 	unsigned long file_generation;		/* slot_lock */
 	bool shared_targets;			/* set before any worker runs */
+	/* Shared targets: the first fork's parent and child slots, or -1. */
+	int family[2];				/* slot_lock; read RCU */
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -165,6 +167,27 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng)
 }
 
 /*
+ * Shared targets: the slot to start from, by one draw that every worker
+ * given the stream makes alike: half the time the first fork's parent
+ * for every worker (threads of one process), a quarter of the time the
+ * parent for worker 0 and its child for the others (two processes that
+ * share pages by fork, whose layouts match, so one address names one
+ * page in both), else any slot, the same for every worker.
+ */
+static int shared_proc_slot(struct wl_world *w, uint64_t *rng, int worker)
+{
+	unsigned int r = (unsigned int)(wl_rand(rng) & 3);
+	int parent = __atomic_load_n(&w->family[0], __ATOMIC_RELAXED);
+	int child = __atomic_load_n(&w->family[1], __ATOMIC_RELAXED);
+
+	if (r == 3)
+		return (int)rnd_below(rng, (unsigned long)w->p.procs_max);
+	if (r == 2 && worker > 0 && child >= 0)
+		return child;
+	return parent >= 0 ? parent : 0;
+}
+
+/*
  * A live process, with a user reference: mostly the worker's own (the
  * threads of one process share its mm), sometimes any.
  */
@@ -172,11 +195,12 @@ static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 {
 	int n = w->p.procs_max;
 	int start;
+	struct mm_struct *mm = NULL;
 
 	if (w->shared_targets)
-		worker = 0;
-	start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
-	struct mm_struct *mm = NULL;
+		start = shared_proc_slot(w, rng, worker);
+	else
+		start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
 
 	rcu_read_lock();
 	for (int i = 0; i < n && !mm; i++) {
@@ -381,8 +405,23 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	return r == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
-/* Put @mm into a free slot; false when the table is full. */
-static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+/* Shared targets: @parent's slot and @child's are the family. Context: slot_lock. */
+static void note_family(struct wl_world *w, struct mm_struct *parent, int child)
+{
+	for (int k = 0; k < w->p.procs_max; k++) {
+		if (w->procs[k] == parent) {
+			__atomic_store_n(&w->family[0], k, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->family[1], child, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * Put @mm into a free slot; false when the table is full. Shared targets:
+ * the first child published with its @parent (may be NULL) is the family.
+ */
+static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			 struct mm_struct *parent)
 {
 	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
 	bool done = false;
@@ -395,6 +434,8 @@ static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng
 			rcu_assign_pointer(w->procs[k], mm);
 			__atomic_store_n(&w->nr_procs, w->nr_procs + 1, __ATOMIC_RELAXED);
 			done = true;
+			if (parent && w->shared_targets && w->family[1] < 0)
+				note_family(w, parent, k);
 		}
 	}
 	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
@@ -410,17 +451,23 @@ static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t
 	child = dup_mm(mm);
 	if (!child)
 		return WL_OOM;
-	if (!publish_proc(w, child, rng)) {
+	if (!publish_proc(w, child, rng, mm)) {
 		mmput(child);		/* the table filled meanwhile: it exits */
 		return WL_SKIPPED;
 	}
 	return WL_DONE;
 }
 
-/* Take a random process out of the table (exit or exec); NULL if none. */
-static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int keep)
+/*
+ * Take a process out of the table (exit or exec), at random (shared
+ * targets: as get_proc() picks); NULL if none.
+ */
+static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int keep,
+					int worker)
 {
-	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
+	int n = w->p.procs_max;
+	int start = w->shared_targets ? shared_proc_slot(w, rng, worker)
+				      : (int)rnd_below(rng, (unsigned long)n);
 	struct mm_struct *mm = NULL;
 
 	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
@@ -439,9 +486,9 @@ static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int k
 	return mm;
 }
 
-static enum wl_result op_exit(struct wl_world *w, uint64_t *rng)
+static enum wl_result op_exit(struct wl_world *w, uint64_t *rng, int worker)
 {
-	struct mm_struct *mm = unpublish_proc(w, rng, 1);
+	struct mm_struct *mm = unpublish_proc(w, rng, 1, worker);
 
 	if (!mm)
 		return WL_SKIPPED;
@@ -449,14 +496,14 @@ static enum wl_result op_exit(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_exec(struct wl_world *w, uint64_t *rng)
+static enum wl_result op_exec(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct mm_struct *mm = new_image(w), *old;
 
 	if (!mm)
 		return WL_OOM;
-	old = unpublish_proc(w, rng, 0);
-	if (!publish_proc(w, mm, rng))
+	old = unpublish_proc(w, rng, 0, worker);
+	if (!publish_proc(w, mm, rng, NULL))
 		mmput(mm);
 	if (old)
 		mmput(old);
@@ -488,6 +535,23 @@ static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int 
 }
 
 /*
+ * Shared targets: the file a process maps, drawn as an access draws its
+ * process and vma, and the new size as it draws its page, so that the
+ * two meet; by name only when the process maps none.
+ */
+static struct address_space *truncate_target_shared(struct wl_world *w, uint64_t *rng,
+						    unsigned long *size)
+{
+	struct address_space *f = mapped_file(w, rng, 0);
+
+	if (!f)
+		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
+	if (f)
+		*size = rnd_below(rng, f->max_pages);
+	return f;
+}
+
+/*
  * truncate, then extend back: half the time a file by name, half the
  * time one a process maps (so unlinked files still mapped are truncated
  * too, racing their death).
@@ -495,17 +559,20 @@ static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int 
 static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct address_space *f;
-	unsigned long size;
+	unsigned long size = 0;
 
 	if (!w->p.nr_files)
 		return WL_SKIPPED;
-	if (wl_rand(rng) & 1)
+	if (w->shared_targets)
+		f = truncate_target_shared(w, rng, &size);
+	else if (wl_rand(rng) & 1)
 		f = mapped_file(w, rng, worker);
 	else
 		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
 	if (!f)
 		return WL_SKIPPED;
-	size = rnd_below(rng, f->max_pages);
+	if (!w->shared_targets)
+		size = rnd_below(rng, f->max_pages);
 	vmtruncate(f, size);
 	file_extend(f, f->max_pages);
 	iput(f);
@@ -585,9 +652,9 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 
 	switch (op) {
 	case WL_EXIT:
-		return op_exit(w, rng);
+		return op_exit(w, rng, worker);
 	case WL_EXEC:
-		return op_exec(w, rng);
+		return op_exec(w, rng, worker);
 	case WL_TRUNCATE:
 		return op_truncate(w, rng, worker);
 	case WL_UNLINK:
@@ -636,6 +703,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 void wl_world_share_targets(struct wl_world *w)
 {
 	w->shared_targets = true;
+	w->family[0] = w->family[1] = -1;
 }
 
 int wl_world_nr_procs(const struct wl_world *w)
