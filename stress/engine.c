@@ -501,6 +501,7 @@ void engine_release(void)
  * age the lists and push a few pages out to swap, and a few accesses,
  * which bring some back into the swap cache while another process's
  * pte still names the swap entry.
+ *
  * Only the scenario's own operations run (a step whose weight is 0 is
  * skipped), so the world holds only what the scenario can make.
  */
@@ -530,8 +531,12 @@ static void warm_world(struct engine *e)
 	for (int i = 0; i < EXPLORE_WARM_RECLAIM; i++)
 		shrink_zone(&contig_zone, EXPLORE_WARM_SCAN);
 	/* Some of those back in: in the swap cache, and still swap ptes elsewhere. */
-	for (int i = 0; i < EXPLORE_WARM_AFTER; i++)
-		(void)wl_do_op(e->world, i & 1 ? WL_WRITE : WL_READ, &rng, 0);
+	for (int i = 0; i < EXPLORE_WARM_AFTER; i++) {
+		enum wl_op op = i & 1 ? WL_WRITE : WL_READ;
+
+		if (e->cfg->scenario->weights[op])
+			(void)wl_do_op(e->world, op, &rng, 0);
+	}
 	rt_task_set_op(NULL);
 }
 

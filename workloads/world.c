@@ -287,7 +287,8 @@ static enum wl_result access_result(enum mm_access_result r)
 	}
 }
 
-static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng, bool write)
+static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+				 bool write)
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
@@ -336,9 +337,9 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 }
 
 /* A random sub-range of a random vma: [*start, *start + *len). */
-static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
-					 unsigned long refuse, unsigned long *start,
-					 unsigned long *len)
+static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_struct *mm,
+					 uint64_t *rng, unsigned long refuse,
+					 unsigned long *start, unsigned long *len)
 {
 	struct vm_area_struct *v = pick_vma(w, mm, rng, 0, refuse);
 	unsigned long pages, first, n;
@@ -353,7 +354,8 @@ static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_str
 	return v;
 }
 
-static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng, enum wl_op op)
+static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			       enum wl_op op)
 {
 	struct vm_area_struct *v;
 	unsigned long start, len;
