@@ -985,7 +985,8 @@ START_TEST(test_ci_explore_gate_lists_explored_pairs)
 	ck_assert_int_gt(per_gate, 1);
 	ck_assert_int_eq((int)json_array_size(cells), per_gate);
 	ck_assert_int_eq(window, 2);
-	ck_assert_int_eq(count(out, "\nci explore "), per_gate);
+	/* A line per cell, and another for each cut cell tried again with what was left. */
+	ck_assert_int_ge(count(out, "\nci explore "), per_gate);
 	json_array_foreach(cells, i, c) {
 		const char *res = json_string_value(json_object_get(c, "result"));
 
