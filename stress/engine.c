@@ -537,29 +537,57 @@ void engine_release(void)
 	rt_rcu_set_local_callbacks(false);
 }
 
-/* Create the threads (and the deterministic scheduler); Return: the start time. */
 /*
  * explore's world: the same for every schedule, so built by main alone
- * before any thread of the run exists, from the seed: the processes'
- * pages written and read, and one fork in the middle, so that the pair
- * meets mapped, shared and copy-on-write pages rather than an empty
- * world.
+ * before any thread of the run exists, from the seed. Two operations of
+ * two CPUs race only on state they share, so the warm-up makes some of
+ * every kind: a data file mapped shared and one mapped private, written
+ * and read, then a fork, so that anonymous pages are shared
+ * copy-on-write and the files are mapped by two processes, then more
+ * accesses (some of them break the sharing), then reclaim passes, which
+ * age the lists and push a few pages out to swap, and a few accesses,
+ * which bring some back into the swap cache while another process's
+ * pte still names the swap entry.
+ *
+ * Only the scenario's own operations run (a step whose weight is 0 is
+ * skipped), so the world holds only what the scenario can make.
  */
-#define EXPLORE_WARM_OPS	24
+static const enum wl_op explore_warm_plan[] = {
+	WL_MMAP_SHARED, WL_MMAP_FILE, WL_MMAP_ANON,
+	WL_WRITE, WL_WRITE, WL_READ, WL_WRITE, WL_WRITE, WL_READ,
+	WL_WRITE, WL_WRITE, WL_READ, WL_WRITE, WL_WRITE, WL_READ,
+	WL_FORK,
+	WL_WRITE, WL_READ, WL_WRITE, WL_READ, WL_WRITE, WL_READ,
+};
+
+/* Reclaim passes at the end of the warm-up, and the pages each scans. */
+#define EXPLORE_WARM_RECLAIM	3
+#define EXPLORE_WARM_SCAN	16
+/* Accesses after reclaim, which fault some swapped pages back in. */
+#define EXPLORE_WARM_AFTER	6
 
 static void warm_world(struct engine *e)
 {
 	uint64_t rng = e->cfg->seed * 0x94d049bb133111ebULL + 7;
 
 	rt_task_set_op("warm-up");
-	for (int i = 0; i < EXPLORE_WARM_OPS; i++) {
-		enum wl_op op = i == EXPLORE_WARM_OPS / 2 ? WL_FORK : i % 3 == 2 ? WL_READ : WL_WRITE;
+	wl_world_share_targets(e->world);
+	for (size_t i = 0; i < sizeof(explore_warm_plan) / sizeof(explore_warm_plan[0]); i++)
+		if (e->cfg->scenario->weights[explore_warm_plan[i]])
+			(void)wl_do_op(e->world, explore_warm_plan[i], &rng, 0);
+	for (int i = 0; i < EXPLORE_WARM_RECLAIM; i++)
+		shrink_zone(&contig_zone, EXPLORE_WARM_SCAN);
+	/* Some of those back in: in the swap cache, and still swap ptes elsewhere. */
+	for (int i = 0; i < EXPLORE_WARM_AFTER; i++) {
+		enum wl_op op = i & 1 ? WL_WRITE : WL_READ;
 
-		(void)wl_do_op(e->world, op, &rng, 0);
+		if (e->cfg->scenario->weights[op])
+			(void)wl_do_op(e->world, op, &rng, 0);
 	}
 	rt_task_set_op(NULL);
 }
 
+/* Create the threads (and the deterministic scheduler); Return: the start time. */
 double engine_start_threads(struct engine *e)
 {
 	const struct rt_run_config *cfg = e->cfg;

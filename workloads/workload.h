@@ -110,6 +110,17 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng);
  */
 unsigned long wl_world_audit(struct wl_world *w, unsigned long *mapped_pages);
 
+/**
+ * wl_world_share_targets() - make workers given one stream meet on one
+ * object (explore's two CPUs): the process by the stream (one process,
+ * or the first fork's parent and child, whose layouts match), a vma by
+ * one draw over all of them (the first that fits at or after it), then
+ * the page or size, so that their draws line up across operations
+ * @w: the world
+ * Context: before any worker runs.
+ */
+void wl_world_share_targets(struct wl_world *w);
+
 /* Live processes now (for progress). */
 int wl_world_nr_procs(const struct wl_world *w);
 

@@ -40,6 +40,9 @@ struct wl_world {
 	/* RCU-published; writers (unlink) under slot_lock. */
 	struct address_space **files;
 	unsigned long file_generation;		/* slot_lock */
+	bool shared_targets;			/* set before any worker runs */
+	/* Shared targets: the first fork's parent and child slots, or -1. */
+	int family[2];				/* slot_lock; read RCU */
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -164,14 +167,40 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng)
 }
 
 /*
+ * Shared targets: the slot to start from, by one draw that every worker
+ * given the stream makes alike: half the time the first fork's parent
+ * for every worker (threads of one process), a quarter of the time the
+ * parent for worker 0 and its child for the others (two processes that
+ * share pages by fork, whose layouts match, so one address names one
+ * page in both), else any slot, the same for every worker.
+ */
+static int shared_proc_slot(struct wl_world *w, uint64_t *rng, int worker)
+{
+	unsigned int r = (unsigned int)(wl_rand(rng) & 3);
+	int parent = __atomic_load_n(&w->family[0], __ATOMIC_RELAXED);
+	int child = __atomic_load_n(&w->family[1], __ATOMIC_RELAXED);
+
+	if (r == 3)
+		return (int)rnd_below(rng, (unsigned long)w->p.procs_max);
+	if (r == 2 && worker > 0 && child >= 0)
+		return child;
+	return parent >= 0 ? parent : 0;
+}
+
+/*
  * A live process, with a user reference: mostly the worker's own (the
  * threads of one process share its mm), sometimes any.
  */
 static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 {
 	int n = w->p.procs_max;
-	int start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
+	int start;
 	struct mm_struct *mm = NULL;
+
+	if (w->shared_targets)
+		start = shared_proc_slot(w, rng, worker);
+	else
+		start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
 
 	rcu_read_lock();
 	for (int i = 0; i < n && !mm; i++) {
@@ -184,16 +213,50 @@ static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 	return mm;
 }
 
+static bool vma_fits(const struct vm_area_struct *v, unsigned long need, unsigned long refuse)
+{
+	return (v->vm_flags & need) == need && !(v->vm_flags & refuse);
+}
+
+/*
+ * Shared targets: one draw over all of @mm's vmas, then the first that
+ * fits at or after it (wrapping), so that two operations with the same
+ * stream but different needs mostly pick one vma, and their next draws
+ * (the page) line up too.
+ */
+static struct vm_area_struct *pick_vma_shared(struct mm_struct *mm, uint64_t *rng,
+					      unsigned long need, unsigned long refuse)
+{
+	struct vm_area_struct *v, *found = NULL;
+	unsigned long n = 0, at;
+
+	for (v = mm->mmap; v; v = v->vm_next)
+		n++;
+	at = rnd_below(rng, n);
+	n = 0;
+	for (v = mm->mmap; v; v = v->vm_next, n++) {
+		if (!vma_fits(v, need, refuse))
+			continue;
+		if (n >= at)
+			return v;
+		if (!found)
+			found = v;	/* the first that fits: the wrap */
+	}
+	return found;
+}
+
 /* A random vma (mmap_sem held), optionally one with all of @need flags. */
-static struct vm_area_struct *pick_vma(struct mm_struct *mm, uint64_t *rng,
-				       unsigned long need, unsigned long refuse)
+static struct vm_area_struct *pick_vma(const struct wl_world *w, struct mm_struct *mm,
+				       uint64_t *rng, unsigned long need, unsigned long refuse)
 {
 	struct vm_area_struct *v, *found = NULL;
 	unsigned long n = 0;
 
+	if (w->shared_targets)
+		return pick_vma_shared(mm, rng, need, refuse);
 	/* Reservoir sampling over the matching vmas. */
 	for (v = mm->mmap; v; v = v->vm_next) {
-		if ((v->vm_flags & need) != need || (v->vm_flags & refuse))
+		if (!vma_fits(v, need, refuse))
 			continue;
 		if (!rnd_below(rng, ++n))
 			found = v;
@@ -224,13 +287,14 @@ static enum wl_result access_result(enum mm_access_result r)
 	}
 }
 
-static enum wl_result op_access(struct mm_struct *mm, uint64_t *rng, bool write)
+static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+				 bool write)
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, write ? VM_WRITE : 0, 0);
+	v = pick_vma(w, mm, rng, write ? VM_WRITE : 0, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -273,11 +337,11 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 }
 
 /* A random sub-range of a random vma: [*start, *start + *len). */
-static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
-					 unsigned long refuse, unsigned long *start,
-					 unsigned long *len)
+static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_struct *mm,
+					 uint64_t *rng, unsigned long refuse,
+					 unsigned long *start, unsigned long *len)
 {
-	struct vm_area_struct *v = pick_vma(mm, rng, 0, refuse);
+	struct vm_area_struct *v = pick_vma(w, mm, rng, 0, refuse);
 	unsigned long pages, first, n;
 
 	if (!v)
@@ -290,7 +354,8 @@ static struct vm_area_struct *pick_range(struct mm_struct *mm, uint64_t *rng,
 	return v;
 }
 
-static enum wl_result op_range(struct mm_struct *mm, uint64_t *rng, enum wl_op op)
+static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			       enum wl_op op)
 {
 	struct vm_area_struct *v;
 	unsigned long start, len;
@@ -298,7 +363,7 @@ static enum wl_result op_range(struct mm_struct *mm, uint64_t *rng, enum wl_op o
 
 	down_write(&mm->mmap_sem);
 	/* Keep the stack: exec images need one for WL_STACK. */
-	v = pick_range(mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
+	v = pick_range(w, mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
 	if (!v) {
 		up_write(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -327,7 +392,7 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	long r;
 
 	down_write(&mm->mmap_sem);
-	v = pick_range(mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
+	v = pick_range(w, mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
 	if (!v || (v->vm_file && start + len != v->vm_end)) {
 		up_write(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -342,8 +407,23 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	return r == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
-/* Put @mm into a free slot; false when the table is full. */
-static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+/* Shared targets: @parent's slot and @child's are the family. Context: slot_lock. */
+static void note_family(struct wl_world *w, struct mm_struct *parent, int child)
+{
+	for (int k = 0; k < w->p.procs_max; k++) {
+		if (w->procs[k] == parent) {
+			__atomic_store_n(&w->family[0], k, __ATOMIC_RELAXED);
+			__atomic_store_n(&w->family[1], child, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/*
+ * Put @mm into a free slot; false when the table is full. Shared targets:
+ * the first child published with its @parent (may be NULL) is the family.
+ */
+static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			 struct mm_struct *parent)
 {
 	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
 	bool done = false;
@@ -356,6 +436,8 @@ static bool publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng
 			rcu_assign_pointer(w->procs[k], mm);
 			__atomic_store_n(&w->nr_procs, w->nr_procs + 1, __ATOMIC_RELAXED);
 			done = true;
+			if (parent && w->shared_targets && w->family[1] < 0)
+				note_family(w, parent, k);
 		}
 	}
 	RT_PTHREAD(pthread_mutex_unlock(&w->slot_lock));
@@ -371,17 +453,23 @@ static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t
 	child = dup_mm(mm);
 	if (!child)
 		return WL_OOM;
-	if (!publish_proc(w, child, rng)) {
+	if (!publish_proc(w, child, rng, mm)) {
 		mmput(child);		/* the table filled meanwhile: it exits */
 		return WL_SKIPPED;
 	}
 	return WL_DONE;
 }
 
-/* Take a random process out of the table (exit or exec); NULL if none. */
-static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int keep)
+/*
+ * Take a process out of the table (exit or exec), at random (shared
+ * targets: as get_proc() picks); NULL if none.
+ */
+static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int keep,
+					int worker)
 {
-	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
+	int n = w->p.procs_max;
+	int start = w->shared_targets ? shared_proc_slot(w, rng, worker)
+				      : (int)rnd_below(rng, (unsigned long)n);
 	struct mm_struct *mm = NULL;
 
 	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
@@ -400,9 +488,9 @@ static struct mm_struct *unpublish_proc(struct wl_world *w, uint64_t *rng, int k
 	return mm;
 }
 
-static enum wl_result op_exit(struct wl_world *w, uint64_t *rng)
+static enum wl_result op_exit(struct wl_world *w, uint64_t *rng, int worker)
 {
-	struct mm_struct *mm = unpublish_proc(w, rng, 1);
+	struct mm_struct *mm = unpublish_proc(w, rng, 1, worker);
 
 	if (!mm)
 		return WL_SKIPPED;
@@ -410,14 +498,14 @@ static enum wl_result op_exit(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_exec(struct wl_world *w, uint64_t *rng)
+static enum wl_result op_exec(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct mm_struct *mm = new_image(w), *old;
 
 	if (!mm)
 		return WL_OOM;
-	old = unpublish_proc(w, rng, 0);
-	if (!publish_proc(w, mm, rng))
+	old = unpublish_proc(w, rng, 0, worker);
+	if (!publish_proc(w, mm, rng, NULL))
 		mmput(mm);
 	if (old)
 		mmput(old);
@@ -438,13 +526,30 @@ static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int 
 	if (!mm)
 		return NULL;
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_SHARED, 0);
+	v = pick_vma(w, mm, rng, VM_SHARED, 0);
 	if (v && v->vm_file) {
 		f = v->vm_file;
 		__iget(f);		/* the vma's reference keeps it alive here */
 	}
 	up_read(&mm->mmap_sem);
 	mmput(mm);
+	return f;
+}
+
+/*
+ * Shared targets: the file a process maps, drawn as an access draws its
+ * process and vma, and the new size as it draws its page, so that the
+ * two meet; by name only when the process maps none.
+ */
+static struct address_space *truncate_target_shared(struct wl_world *w, uint64_t *rng,
+						    unsigned long *size)
+{
+	struct address_space *f = mapped_file(w, rng, 0);
+
+	if (!f)
+		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
+	if (f)
+		*size = rnd_below(rng, f->max_pages);
 	return f;
 }
 
@@ -456,17 +561,20 @@ static struct address_space *mapped_file(struct wl_world *w, uint64_t *rng, int 
 static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng, int worker)
 {
 	struct address_space *f;
-	unsigned long size;
+	unsigned long size = 0;
 
 	if (!w->p.nr_files)
 		return WL_SKIPPED;
-	if (wl_rand(rng) & 1)
+	if (w->shared_targets)
+		f = truncate_target_shared(w, rng, &size);
+	else if (wl_rand(rng) & 1)
 		f = mapped_file(w, rng, worker);
 	else
 		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
 	if (!f)
 		return WL_SKIPPED;
-	size = rnd_below(rng, f->max_pages);
+	if (!w->shared_targets)
+		size = rnd_below(rng, f->max_pages);
 	vmtruncate(f, size);
 	file_extend(f, f->max_pages);
 	iput(f);
@@ -499,13 +607,13 @@ static enum wl_result op_unlink(struct wl_world *w, uint64_t *rng)
 	return WL_DONE;
 }
 
-static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
+static enum wl_result op_remap(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
 {
 	struct vm_area_struct *v;
 	unsigned long start, size, pgoff, max;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_SHARED, 0);
+	v = pick_vma(w, mm, rng, VM_SHARED, 0);
 	if (!v || !v->vm_file) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -522,13 +630,13 @@ static enum wl_result op_remap(struct mm_struct *mm, uint64_t *rng)
 	return remap_file_pages(mm, start, size, pgoff) == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
-static enum wl_result op_stack(struct mm_struct *mm, uint64_t *rng)
+static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
 
 	down_read(&mm->mmap_sem);
-	v = pick_vma(mm, rng, VM_GROWSDOWN, 0);
+	v = pick_vma(w, mm, rng, VM_GROWSDOWN, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
@@ -546,9 +654,9 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 
 	switch (op) {
 	case WL_EXIT:
-		return op_exit(w, rng);
+		return op_exit(w, rng, worker);
 	case WL_EXEC:
-		return op_exec(w, rng);
+		return op_exec(w, rng, worker);
 	case WL_TRUNCATE:
 		return op_truncate(w, rng, worker);
 	case WL_UNLINK:
@@ -562,7 +670,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	switch (op) {
 	case WL_READ:
 	case WL_WRITE:
-		r = op_access(mm, rng, op == WL_WRITE);
+		r = op_access(w, mm, rng, op == WL_WRITE);
 		break;
 	case WL_MMAP_ANON:
 	case WL_MMAP_FILE:
@@ -572,7 +680,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	case WL_MUNMAP:
 	case WL_MPROTECT:
 	case WL_MLOCK:
-		r = op_range(mm, rng, op);
+		r = op_range(w, mm, rng, op);
 		break;
 	case WL_MREMAP:
 		r = op_mremap(w, mm, rng);
@@ -581,10 +689,10 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 		r = op_fork(w, mm, rng);
 		break;
 	case WL_REMAP:
-		r = op_remap(mm, rng);
+		r = op_remap(w, mm, rng);
 		break;
 	case WL_STACK:
-		r = op_stack(mm, rng);
+		r = op_stack(w, mm, rng);
 		break;
 	default:
 		r = WL_SKIPPED;
@@ -592,6 +700,12 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 	}
 	mmput(mm);
 	return r;
+}
+
+void wl_world_share_targets(struct wl_world *w)
+{
+	w->shared_targets = true;
+	w->family[0] = w->family[1] = -1;
 }
 
 int wl_world_nr_procs(const struct wl_world *w)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "engine.h"
 #include "inject.h"
 #include "junit.h"
 #include "record.h"
@@ -65,13 +66,6 @@ static void props(struct rt_junit *j, int suite, const struct ci_gate *g)
 	rt_junit_property(j, suite, "version", rt_version());
 }
 
-/* "A,B" */
-static void xcell_ops(const struct ci_xcell *x, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s,%s", wl_op_name((enum wl_op)x->ops[0]),
-		 wl_op_name((enum wl_op)x->ops[1]));
-}
-
 /* One testcase per explored cell: exhausted passes, cut and not run are skipped. */
 static void explore_junit(struct rt_junit *j, const struct ci_gate *g)
 {
@@ -90,7 +84,7 @@ static void explore_junit(struct rt_junit *j, const struct ci_gate *g)
 		enum rt_junit_result r = RT_JUNIT_PASS;
 		const char *m = NULL, *type = NULL;
 
-		xcell_ops(x, name, sizeof(name));
+		ci_xcell_name(x, name, sizeof(name));
 		snprintf(cls, sizeof(cls), "rmaptorture.explore.%s", rmap_mode_name(x->mode));
 		snprintf(out, sizeof(out), "cell %d of %d, K=%d: %s, %lld schedules (%lld pruned),"
 			 " %.2f s\n", x->pos, g->x.nr_all, g->o.explore_k, ci_xstate_name(x->state),
@@ -288,7 +282,7 @@ json_t *ci_explore_json(const struct ci_gate *g)
 
 		json_array_append_new(cells, json_pack("{s:i, s:i, s:s, s:[s,s], s:s, s:I, s:I, s:f,"
 			" s:O?}", "pos", c->pos, "id", c->id, "rmap", rmap_mode_name(c->mode),
-			"ops", wl_op_name((enum wl_op)c->ops[0]), wl_op_name((enum wl_op)c->ops[1]),
+			"ops", rt_fixed_op_name(c->ops[0]), rt_fixed_op_name(c->ops[1]),
 			"result", ci_xstate_name(c->state), "schedules", (json_int_t)c->schedules,
 			"pruned", (json_int_t)c->pruned, "seconds", c->seconds, "failure", c->failure));
 	}
@@ -350,7 +344,7 @@ static void print_explore_summary(const struct ci_gate *g)
 
 		if (x->state != CI_X_FAILED && x->state != CI_X_ERROR)
 			continue;
-		xcell_ops(x, ops, sizeof(ops));
+		ci_xcell_name(x, ops, sizeof(ops));
 		printf("ci: %s explore %s %s: %s\n    %s\n", x->state == CI_X_FAILED ? "FAILED" : "ERROR",
 		       rmap_mode_name(x->mode), ops,
 		       json_string_value(json_object_get(x->failure, "signature")) ?: "?",

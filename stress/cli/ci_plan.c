@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "engine.h"
 #include "rt_explore.h"
 #include "ci_plan.h"
 
@@ -282,6 +283,11 @@ int ci_plan_min_budget(const struct ci_gate *g)
 	return (int)floor(last_short) + 1;
 }
 
+void ci_xcell_name(const struct ci_xcell *x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s,%s", rt_fixed_op_name(x->ops[0]), rt_fixed_op_name(x->ops[1]));
+}
+
 static int gcd(int a, int b)
 {
 	while (b) {
@@ -307,7 +313,7 @@ static int explore_stride(int n)
 
 int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 {
-	static int pairs[WL_NR_OPS * WL_NR_OPS][2];
+	static int pairs[CI_EXPLORE_MAX_PAIRS][2];
 	const struct rt_scenario *sc = NULL;
 	int nr_pairs, n, stride;
 
@@ -316,7 +322,8 @@ int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 			sc = o->scenarios[i];
 	if (!sc)
 		return 0;
-	nr_pairs = rt_explore_pairs(sc->weights, WL_NR_OPS, pairs, WL_NR_OPS * WL_NR_OPS);
+	nr_pairs = rt_explore_pairs_kswapd(sc->weights, WL_NR_OPS, RT_OP_KSWAPD, pairs,
+					   CI_EXPLORE_MAX_PAIRS);
 	n = nr_pairs * o->nr_modes;
 	stride = explore_stride(n);
 	for (int p = 0; out && p < n; p++) {

@@ -101,6 +101,8 @@ struct ci_config {
 #define CI_EXPLORE_MIN_S	4.0	/* less is not worth a child */
 #define CI_EXPLORE_K		2
 #define CI_EXPLORE_MAX_K	3
+/* Every ordered pair of kinds, and each kind with kswapd's step both ways. */
+#define CI_EXPLORE_MAX_PAIRS	(WL_NR_OPS * WL_NR_OPS + 2 * WL_NR_OPS)
 
 enum ci_xstate {
 	CI_X_PLANNED,		/* selected, not (yet) run */
@@ -116,7 +118,7 @@ struct ci_xcell {
 	int pos;			/* in the rotation's fixed order */
 	int id;				/* design major: design id / pairs, pair id % pairs */
 	enum rmap_mode mode;
-	int ops[2];			/* enum wl_op: CPU 0's, CPU 1's */
+	int ops[2];			/* CPU 0's, CPU 1's: enum wl_op or RT_OP_KSWAPD */
 	enum ci_xstate state;
 	long long schedules, pruned;
 	double seconds;
@@ -208,7 +210,8 @@ int ci_xstate_by_name(const char *name);
  * @out: receives them (pos, id, mode, ops), or NULL to count
  *
  * The cells are each design of the gate x every ordered pair of the
- * explore scenario's operation kinds (rt_explore_pairs()), numbered
+ * explore scenario's operation kinds and each kind with kswapd's reclaim
+ * step, both ways (rt_explore_pairs_kswapd()), numbered
  * design major (id); position p of the rotation holds cell
  * p * stride mod n, the stride near n / phi and prime to n, so that
  * consecutive positions, and so one gate's window, spread over the
@@ -216,6 +219,9 @@ int ci_xstate_by_name(const char *name);
  * Return: how many; 0 when the gate has no explore scenario.
  */
 int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out);
+
+/* "A,B": cell @x's pair as explore's --ops names it ("kswapd": the reclaim step). */
+void ci_xcell_name(const struct ci_xcell *x, char *buf, size_t len);
 
 /* The planned seconds per explored cell at @k preemptions (a first guess). */
 double ci_explore_pair_seconds(int k);

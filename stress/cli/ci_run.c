@@ -384,13 +384,6 @@ static void run_selected(struct ci_gate *g, struct gate_pass *p, struct ci_confi
 		p->stop = true;
 }
 
-/* "A,B": cell @x's pair as explore's --ops and the artifact's --fixed-ops give it. */
-static void cell_ops(const struct ci_xcell *x, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s,%s", wl_op_name((enum wl_op)x->ops[0]),
-		 wl_op_name((enum wl_op)x->ops[1]));
-}
-
 /* `explore` over @n cells from @x, all of one design, for @budget seconds. */
 static json_t *explore_args(const struct ci_gate *g, const struct ci_xcell *x, int n,
 			    double budget)
@@ -412,7 +405,7 @@ static json_t *explore_args(const struct ci_gate *g, const struct ci_xcell *x, i
 	ADD(num);
 	ADD("--even-budget");
 	for (int i = 0; i < n; i++) {
-		cell_ops(&x[i], num, sizeof(num));
+		ci_xcell_name(&x[i], num, sizeof(num));
 		ADD("--ops");
 		ADD(num);
 	}
@@ -447,7 +440,7 @@ static void explore_artifacts(struct ci_xcell *x, int n, const json_t *arts)
 		char ops[64];
 
 		for (int i = 0; fixed && design && i < n; i++) {
-			cell_ops(&x[i], ops, sizeof(ops));
+			ci_xcell_name(&x[i], ops, sizeof(ops));
 			if (x[i].failure || strcmp(ops, fixed) || strcmp(design, rmap_mode_name(x[i].mode)))
 				continue;
 			x[i].state = CI_X_FAILED;
@@ -480,7 +473,7 @@ static bool explore_record(struct ci_xcell *x, int n, const char *dir)
 		for (int i = 0; i < n; i++) {
 			char mine[64];
 
-			cell_ops(&x[i], mine, sizeof(mine));
+			ci_xcell_name(&x[i], mine, sizeof(mine));
 			if (strcmp(mine, ops) || x[i].schedules)
 				continue;
 			x[i].schedules = (long long)json_integer_value(json_object_get(p, "schedules"));
@@ -509,7 +502,7 @@ static void print_cell(const struct ci_gate *g, const struct ci_xcell *x)
 {
 	char ops[64];
 
-	cell_ops(x, ops, sizeof(ops));
+	ci_xcell_name(x, ops, sizeof(ops));
 	printf("ci explore %-9s %-22s %-9s %7lld schedules (%lld pruned) %6.2f s%s\n",
 	       rmap_mode_name(x->mode), ops, ci_xstate_name(x->state), x->schedules, x->pruned,
 	       x->seconds, x->state == CI_X_EXHAUSTED ? "  (a proof for this world and K, no stronger)"
@@ -605,6 +598,56 @@ static int explore_child(struct ci_gate *g, struct ci_xcell *x, int n, double en
 	return early && settled < n;
 }
 
+/*
+ * The cells the even split cut, again from the start, with what the
+ * others left of the share (one child per design): a pair cut at its
+ * slice while the pairs after it took less is exhausted here. A cell
+ * keeps the longer of its two tries.
+ */
+static void explore_again(struct ci_gate *g, double end)
+{
+	struct ci_explore *x = &g->x;
+	struct ci_xcell *tmp = rt_calloc((size_t)x->nr_cells + 1, sizeof(*tmp));
+	int *idx = rt_calloc((size_t)x->nr_cells + 1, sizeof(*idx)), left = 0, nr = 1000;
+
+	for (int i = 0; i < x->nr_cells; i++)
+		left += x->cells[i].state == CI_X_CUT;
+	for (int m = 0; m < g->o.nr_modes && left && !rt_child_interrupted(); m++) {
+		double now = rt_now_s();
+		int n = 0, rc;
+
+		for (int i = 0; i < x->nr_cells; i++)
+			if (x->cells[i].state == CI_X_CUT && x->cells[i].mode == g->o.modes[m]) {
+				idx[n] = i;
+				tmp[n] = x->cells[i];
+				tmp[n].state = CI_X_PLANNED;
+				tmp[n].schedules = tmp[n].pruned = 0;
+				tmp[n].seconds = 0;
+				tmp[n].failure = NULL;
+				n++;
+			}
+		if (!n)
+			continue;
+		rc = explore_child(g, tmp, n, now + (end - now) * n / left, nr++);
+		left -= n;
+		for (int k = 0; k < n; k++) {
+			struct ci_xcell *c = &x->cells[idx[k]];
+
+			if (tmp[k].state == CI_X_PLANNED ||
+			    (tmp[k].state == CI_X_CUT && tmp[k].schedules <= c->schedules)) {
+				json_decref(tmp[k].failure);
+				continue;
+			}
+			json_decref(c->failure);
+			*c = tmp[k];
+		}
+		if (rc < 0)
+			break;
+	}
+	free(idx);
+	free(tmp);
+}
+
 /* Explore's share: the children of each design's cells in turn, until @end. */
 static void run_explore(struct ci_gate *g, double end)
 {
@@ -628,6 +671,8 @@ static void run_explore(struct ci_gate *g, double end)
 		} while (rc > 0 && !rt_child_interrupted());
 		i += n;
 	}
+	if (rc >= 0)
+		explore_again(g, end);
 	for (int i = 0; i < x->nr_cells; i++)
 		if (x->cells[i].state == CI_X_PLANNED)
 			print_cell(g, &x->cells[i]);

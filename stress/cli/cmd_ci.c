@@ -438,10 +438,12 @@ static void print_explore(const struct ci_gate *g)
 	       " every cell; about %.2f s planned per cell)\n", x->share, x->scenario->name,
 	       g->o.explore_k, x->nr_cells, x->nr_all, x->block + 1, x->rotations, x->rotations,
 	       x->pair_s);
-	for (int i = 0; i < x->nr_cells; i++)
-		printf("explore #%d %s %s,%s\n", x->cells[i].pos, rmap_mode_name(x->cells[i].mode),
-		       wl_op_name((enum wl_op)x->cells[i].ops[0]),
-		       wl_op_name((enum wl_op)x->cells[i].ops[1]));
+	for (int i = 0; i < x->nr_cells; i++) {
+		char ops[64];
+
+		ci_xcell_name(&x->cells[i], ops, sizeof(ops));
+		printf("explore #%d %s %s\n", x->cells[i].pos, rmap_mode_name(x->cells[i].mode), ops);
+	}
 }
 
 static void print_plan(const struct ci_gate *g)

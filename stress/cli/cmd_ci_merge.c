@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "engine.h"
 #include "inject.h"
 #include "commands.h"
 #include "rt_opt.h"
@@ -405,7 +406,7 @@ static void add_explore(struct ci_gate *g, const json_t *rec, const char *path)
 		cell.mode = (enum rmap_mode)known(rmap_mode_by_name(str_of(c, "rmap")), path, "design",
 						  str_of(c, "rmap"));
 		for (int o = 0; o < 2; o++)
-			cell.ops[o] = known(wl_op_by_name(json_string_value(json_array_get(ops,
+			cell.ops[o] = known(rt_fixed_op_by_name(json_string_value(json_array_get(ops,
 					    (size_t)o)) ?: ""), path, "operation",
 					    json_string_value(json_array_get(ops, (size_t)o)));
 		cell.state = (enum ci_xstate)known(ci_xstate_by_name(str_of(c, "result")), path,
