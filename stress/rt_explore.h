@@ -22,7 +22,10 @@
  * does). Only with two CPUs enabled; a segment whose objects are not
  * known (none, or too many) is dependent on everything. Sound only as
  * far as the sites name every object a segment touches: an access with
- * no site between two switch points is invisible to it.
+ * no site between two switch points is invisible to it, and only as far
+ * as an object's address names it in every run: the segments compared
+ * come from different runs, whose allocator state differs (`explore
+ * --prune` is opt-in for that reason).
  */
 #ifndef RT_STRESS_RT_EXPLORE_H
 #define RT_STRESS_RT_EXPLORE_H

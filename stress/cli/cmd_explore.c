@@ -46,7 +46,7 @@ struct explore_opts {
 	bool even_budget;	/* each pair at most the budget left over the pairs left */
 	bool test_window;	/* test-only: run's --test-window */
 	bool test_window_bug;	/* test-only: run's --test-window-bug */
-	bool no_prune;
+	bool prune;		/* --prune: sleep sets (not sound across runs: --help) */
 	bool no_prepass;	/* no serial pre-pass: pairs and switch points in plain order */
 	bool kswapd;		/* a third CPU: kswapd's reclaim step */
 };
@@ -80,8 +80,12 @@ static void explore_usage(FILE *f)
 	      "      --inject NAME       switch on a seeded bug\n"
 	      "  -o, --out DIR           the record (explore.json) and failure artifacts there\n"
 	      "      --json              print the record on stdout\n"
-	      "      --no-prune          run every schedule within K (default: sleep sets skip\n"
-	      "                          a switch back whose segments touch disjoint objects)\n"
+	      "      --prune             sleep sets: skip a switch back whose segments touch\n"
+	      "                          disjoint objects. Faster, but objects are compared\n"
+	      "                          by address across runs, and the allocator may put\n"
+	      "                          one object elsewhere in another run: the count may\n"
+	      "                          vary and a pruned walk is no proof (default: every\n"
+	      "                          schedule within K; --no-prune says so explicitly)\n"
 	      "      --no-prepass        no serial pre-pass (default: each pair first runs once\n"
 	      "                          with no preemption, recording the objects each CPU's\n"
 	      "                          sites (lock operations, yield points) touch; pairs\n"
@@ -100,7 +104,7 @@ static void explore_usage(FILE *f)
 static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 {
 	enum { OPT_OPS = 1000, OPT_SEED, OPT_INJECT, OPT_JSON, OPT_NO_PROGRESS, OPT_TEST_WINDOW,
-	       OPT_NO_PRUNE, OPT_NO_PREPASS, OPT_TEST_WINDOW_BUG, OPT_EVEN_BUDGET, OPT_KSWAPD };
+	       OPT_NO_PRUNE, OPT_PRUNE, OPT_NO_PREPASS, OPT_TEST_WINDOW_BUG, OPT_EVEN_BUDGET, OPT_KSWAPD };
 	static const struct option opts[] = {
 		{ "scenario", required_argument, NULL, 'S' },
 		{ "rmap", required_argument, NULL, 'r' },
@@ -115,6 +119,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		{ "test-window", no_argument, NULL, OPT_TEST_WINDOW },
 		{ "test-window-bug", no_argument, NULL, OPT_TEST_WINDOW_BUG },
 		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
+		{ "prune", no_argument, NULL, OPT_PRUNE },
 		{ "no-prepass", no_argument, NULL, OPT_NO_PREPASS },
 		{ "even-budget", no_argument, NULL, OPT_EVEN_BUDGET },
 		{ "kswapd", no_argument, NULL, OPT_KSWAPD },
@@ -154,7 +159,8 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 		case OPT_NO_PROGRESS: o->progress = false; break;
 		case OPT_TEST_WINDOW: o->test_window = true; break;
 		case OPT_TEST_WINDOW_BUG: o->test_window_bug = true; break;
-		case OPT_NO_PRUNE: o->no_prune = true; break;
+		case OPT_NO_PRUNE: o->prune = false; break;
+		case OPT_PRUNE: o->prune = true; break;
 		case OPT_NO_PREPASS: o->no_prepass = true; break;
 		case OPT_EVEN_BUDGET: o->even_budget = true; break;
 		case OPT_KSWAPD: o->kswapd = true; break;
@@ -303,7 +309,7 @@ static int explore_pair(const struct explore_opts *eo, struct pair_result *pr, d
 
 	pair_run_opts(eo, pr, ro);
 	inject_mask = ro->cfg.inject_mask;
-	rt_explore_init(&x, eo->k, !eo->no_prune);
+	rt_explore_init(&x, eo->k, eo->prune);
 	if (!eo->no_prepass)
 		fp = rt_calloc(1, sizeof(*fp));
 	while (!rt_interrupted && rt_explore_next(&x, &prefix, &nr)) {
@@ -451,7 +457,8 @@ static void print_pair(FILE *out, const struct explore_opts *eo, const struct pa
 		fprintf(out, "%s %s,%s: exhausted at K=%d: %lu schedules (%lu pruned), %.2f s: no failure"
 			" in any schedule of this world with at most %d preemptions%s",
 			rmap_mode_name(pr->mode), a, b, eo->k, pr->schedules, pr->pruned, pr->seconds, eo->k,
-			pr->diverged ? " (some runs left their prefix: not a proof)" : "");
+			pr->diverged ? " (some runs left their prefix: not a proof)" :
+			pr->pruned ? " (--prune compared objects by address across runs: not a proof)" : "");
 	else
 		fprintf(out, "%s %s,%s: cut by the budget after %lu schedules (%lu pruned), %.2f s",
 			rmap_mode_name(pr->mode), a, b, pr->schedules, pr->pruned, pr->seconds);
