@@ -27,6 +27,8 @@ struct thread_state {
 	unsigned long oom, skipped, corrupt;
 	uint64_t seq_hash;		/* owner, relaxed stores; main reads (a thread an oops or a
 				   hang left behind may still store) */
+	int tid;			/* owner stores once at start (relaxed); main reads: the
+				   watchdog's CPU-wait time (engine_run.c) */
 } ____cacheline_aligned;
 
 struct engine {

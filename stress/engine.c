@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -347,6 +348,7 @@ static void *worker_main(void *arg)
 
 	snprintf(name, sizeof(name), "cpu-%d", t->idx);
 	rt_task_attach(name);
+	__atomic_store_n(&t->tid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	perturb_seed_thread((uint64_t)(e->nr_threads + slot));
 	if (e->cfg->sched != RT_SCHED_FREE)
 		rt_sched_enter(slot);
@@ -417,6 +419,7 @@ static void *reclaim_main(void *arg)
 
 	snprintf(name, sizeof(name), "kswapd-%d", t->idx);
 	rt_task_attach(name);
+	__atomic_store_n(&t->tid, (int)syscall(SYS_gettid), __ATOMIC_RELAXED);
 	perturb_seed_thread((uint64_t)(e->nr_threads + (t - e->ts)));
 	if (e->cfg->sched != RT_SCHED_FREE)
 		rt_sched_enter((int)(t - e->ts));

@@ -230,6 +230,74 @@ static void stop_threads(struct engine *e)
 }
 
 /*
+ * The nanoseconds the run's threads have spent runnable but waiting for a
+ * CPU, summed (the kernel's schedstat, /proc/self/task/TID/schedstat: run
+ * time, run-queue wait, slices). 0 where it cannot be read.
+ */
+static uint64_t cpu_wait_ns(struct engine *e)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < e->nr_threads; i++) {
+		int tid = __atomic_load_n(&e->ts[i].tid, __ATOMIC_RELAXED);
+		unsigned long long run, wait;
+		char path[64];
+		FILE *f;
+
+		if (!tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;	/* the thread has exited */
+		if (fscanf(f, "%llu %llu", &run, &wait) == 2)
+			sum += wait;
+		fclose(f);
+	}
+	return sum;
+}
+
+/*
+ * Under a deterministic schedule one thread runs at a time, so a live run
+ * that stands still is one whose runner waits for a CPU: on a loaded,
+ * oversubscribed machine (CI's) that wait can last seconds. Once a stall
+ * has lasted the watchdog's limit in wall time, its clock restarts and
+ * counts only the time no thread of the run waited for a CPU; it is a hang
+ * when that too passes the limit. A deadlock (threads blocked, nobody
+ * waiting for a CPU) is reported after twice the limit; a starved but
+ * live run is not reported. Free runs keep the wall clock: their threads
+ * outnumber the CPUs by design, and a spinning deadlock waits for a CPU
+ * as much as a live run does.
+ */
+struct stall {
+	bool armed;
+	double t0;
+	uint64_t wait0;
+};
+
+/* Has the stall that began at @since (now @t) outlasted the watchdog? */
+static bool stall_over(struct engine *e, struct stall *s, double since, double t)
+{
+	double limit = e->cfg->watchdog;
+	uint64_t w;
+
+	if (t - since <= limit) {
+		s->armed = false;
+		return false;
+	}
+	if (e->cfg->sched == RT_SCHED_FREE)
+		return true;
+	w = cpu_wait_ns(e);
+	if (!s->armed || s->t0 < since) {
+		s->armed = true;
+		s->t0 = t;
+		s->wait0 = w;
+		return false;
+	}
+	return (t - s->t0) - (double)(w - s->wait0) * 1e-9 > limit;
+}
+
+/*
  * The run is over: tell the threads, and wait for them to leave their
  * loops while still watching for a hang (a deadlock near the end would
  * otherwise hang the join) and for an oops (its task never leaves).
@@ -238,6 +306,7 @@ static void drain(struct engine *e)
 {
 	unsigned long last = ~0UL;
 	double since = rt_now_s();
+	struct stall stall = { .armed = false };
 
 	stop_threads(e);
 	while (__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) < e->nr_threads) {
@@ -249,7 +318,7 @@ static void drain(struct engine *e)
 		if (p != last) {
 			last = p;
 			since = t;
-		} else if (t - since > e->cfg->watchdog) {
+		} else if (stall_over(e, &stall, since, t)) {
 			report_hang(e, "stopping", t - since);
 			return;
 		}
@@ -262,6 +331,7 @@ struct watch {
 	unsigned long *last_seen;
 	double *last_change;
 	double next_audit, next_progress;
+	struct stall stall;		/* a deterministic schedule's stall */
 };
 
 /* A deterministic schedule: a hang is the whole run standing still. Return: hung. */
@@ -275,7 +345,7 @@ static bool watch_sched(struct engine *e, struct watch *w, double t)
 		w->last_change[0] = t;
 		return false;
 	}
-	if (t - w->last_change[0] <= e->cfg->watchdog)
+	if (!stall_over(e, &w->stall, w->last_change[0], t))
 		return false;
 	report_hang(e, "scheduled", t - w->last_change[0]);
 	return true;
