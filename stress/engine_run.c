@@ -364,6 +364,8 @@ static void watch_run(struct engine *e, double start)
 		.next_progress = start + 0.5,
 	};
 
+	bool left = false;	/* explore: every CPU left the schedule */
+
 	w.last_seen = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_seen));
 	w.last_change = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_change));
 	for (int i = 0; i < e->nr_threads; i++)
@@ -384,7 +386,15 @@ static void watch_run(struct engine *e, double start)
 			progress_line(e, t - start);
 			w.next_progress = t + 0.5;
 		}
-		/* explore runs thousands of short schedules: look more often. */
+		/*
+		 * explore runs thousands of short schedules: sleep until its
+		 * CPUs have left the schedule (10 ms at most: the watchdog,
+		 * an oops), then look often for their exits just after.
+		 */
+		if (cfg->fixed_ops && cfg->sched != RT_SCHED_FREE && !left) {
+			left = rt_sched_wait_exited(10000000L);
+			continue;
+		}
 		if (cfg->fixed_ops)
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 		else

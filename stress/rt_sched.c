@@ -12,6 +12,7 @@
  */
 #include "rt_sched.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -51,7 +52,8 @@ static struct {
 	int nr;
 	struct slot *slots;
 	int cur;			/* the slot holding the baton */
-	int entered;			/* threads that called rt_sched_enter() */
+	unsigned int entered;		/* futex: threads that called rt_sched_enter() */
+	unsigned int all_exited;	/* futex, release/acquire: every slot left the run */
 	unsigned long steps;		/* decisions taken */
 	unsigned long epoch;		/* lock releases */
 	uint64_t rng;
@@ -90,6 +92,15 @@ _Static_assert(RT_SCHED_SEG_OBJS == COVER_SEG_OBJS, "a decision holds what cover
 static long futex(unsigned int *uaddr, int op, unsigned int val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+/* FUTEX_WAIT for at most @ns. Return: false once @ns are over. */
+static bool futex_wait_ns(unsigned int *uaddr, unsigned int val, long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+	return syscall(SYS_futex, uaddr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0) == 0 ||
+	       errno != ETIMEDOUT;
 }
 
 const char *rt_sched_name(enum rt_sched_kind kind)
@@ -136,6 +147,7 @@ static int cmp_ulong(const void *a, const void *b)
 
 static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls);
 static bool all_parked(void);
+static bool all_exited(void);
 static void finish_parking(unsigned long gen);
 
 void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void *), void *arg)
@@ -558,7 +570,9 @@ void rt_sched_enter(int slot)
 
 	t->sched_slot = slot;
 	SET(S.slots[slot].state, SLOT_RUNNABLE);
-	__atomic_fetch_add(&S.entered, 1, __ATOMIC_RELAXED);
+	/* The last one in wakes main in rt_sched_start(). */
+	if (__atomic_add_fetch(&S.entered, 1, __ATOMIC_RELAXED) == (unsigned int)S.nr)
+		futex(&S.entered, FUTEX_WAKE_PRIVATE, 1);
 	for (;;) {
 		unsigned int w = RLX(S.slots[slot].word);
 
@@ -592,17 +606,40 @@ void rt_sched_exit(void)
 	t->sched_slot = -1;
 	SET(S.steps, RLX(S.steps) + 1);
 	next = pick_next();
-	if (next >= 0)
+	if (next >= 0) {
 		switch_to(-1, next);
+	} else if (all_exited()) {
+		/* Release pairs with the acquire in rt_sched_wait_exited(). */
+		__atomic_store_n(&S.all_exited, 1, __ATOMIC_RELEASE);
+		futex(&S.all_exited, FUTEX_WAKE_PRIVATE, INT_MAX);
+	}
 }
 
 void rt_sched_start(void)
 {
-	struct timespec ts = { 0, 200000 };
+	unsigned int n;
 
-	while (RLX(S.entered) < S.nr)
-		nanosleep(&ts, NULL);
+	/* Woken by the last rt_sched_enter(); no polling, no fixed delay. */
+	while ((n = RLX(S.entered)) < (unsigned int)S.nr)
+		futex(&S.entered, FUTEX_WAIT_PRIVATE, n);
 	decide(-1);
+}
+
+bool rt_sched_wait_exited(long ns)
+{
+	/* Acquire pairs with the release in rt_sched_exit(). */
+	while (!__atomic_load_n(&S.all_exited, __ATOMIC_ACQUIRE))
+		if (!futex_wait_ns(&S.all_exited, 0, ns))
+			return __atomic_load_n(&S.all_exited, __ATOMIC_ACQUIRE);
+	return true;
+}
+
+static bool all_exited(void)
+{
+	for (int i = 0; i < S.nr; i++)
+		if (RLX(S.slots[i].state) != SLOT_EXITED)
+			return false;
+	return true;
 }
 
 static bool all_parked(void)
@@ -673,7 +710,7 @@ bool rt_sched_idle(uint64_t ns)
 
 bool rt_sched_running(void)
 {
-	if (!__atomic_load_n(&sched_hook, __ATOMIC_RELAXED) || RLX(S.entered) < S.nr)
+	if (!__atomic_load_n(&sched_hook, __ATOMIC_RELAXED) || RLX(S.entered) < (unsigned int)S.nr)
 		return false;
 	for (int i = 0; i < S.nr; i++)
 		if (RLX(S.slots[i].state) != SLOT_EXITED)

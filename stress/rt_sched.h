@@ -119,6 +119,12 @@ void rt_sched_exit(void);
 void rt_sched_start(void);
 
 /*
+ * Main: sleep until every thread of the run has left it (rt_sched_exit()),
+ * or @ns nanoseconds at most. Return: whether they all have.
+ */
+bool rt_sched_wait_exited(long ns);
+
+/*
  * Between two operations: park if an audit is due. Returns when the audit
  * is done (by the last thread to park, which may be this one).
  */
