@@ -364,8 +364,6 @@ static void watch_run(struct engine *e, double start)
 		.next_progress = start + 0.5,
 	};
 
-	bool left = false;	/* explore: every CPU left the schedule */
-
 	w.last_seen = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_seen));
 	w.last_change = rt_calloc((size_t)e->nr_threads, sizeof(*w.last_change));
 	for (int i = 0; i < e->nr_threads; i++)
@@ -387,13 +385,19 @@ static void watch_run(struct engine *e, double start)
 			w.next_progress = t + 0.5;
 		}
 		/*
-		 * explore runs thousands of short schedules: sleep until its
-		 * CPUs have left the schedule (10 ms at most: the watchdog,
-		 * an oops), then look often for their exits just after.
+		 * explore runs thousands of short schedules: once every
+		 * thread that left the schedule has left its loop too, sleep
+		 * until the next one leaves (10 ms at most: the watchdog, an
+		 * oops); one on its way out is looked for often.
 		 */
-		if (cfg->fixed_ops && cfg->sched != RT_SCHED_FREE && !left) {
-			left = rt_sched_wait_exited(10000000L);
-			continue;
+		if (cfg->fixed_ops && cfg->sched != RT_SCHED_FREE) {
+			unsigned int x = rt_sched_exits();
+
+			/* Acquire pairs with the threads' release increments. */
+			if ((unsigned int)__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) >= x) {
+				rt_sched_wait_exit(x, 10000000L);
+				continue;
+			}
 		}
 		if (cfg->fixed_ops)
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);

@@ -53,7 +53,7 @@ static struct {
 	struct slot *slots;
 	int cur;			/* the slot holding the baton */
 	unsigned int entered;		/* futex: threads that called rt_sched_enter() */
-	unsigned int all_exited;	/* futex, release/acquire: every slot left the run */
+	unsigned int exits;		/* futex, release/acquire: rt_sched_exit() calls */
 	unsigned long steps;		/* decisions taken */
 	unsigned long epoch;		/* lock releases */
 	uint64_t rng;
@@ -147,7 +147,6 @@ static int cmp_ulong(const void *a, const void *b)
 
 static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls);
 static bool all_parked(void);
-static bool all_exited(void);
 static void finish_parking(unsigned long gen);
 
 void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void *), void *arg)
@@ -606,13 +605,11 @@ void rt_sched_exit(void)
 	t->sched_slot = -1;
 	SET(S.steps, RLX(S.steps) + 1);
 	next = pick_next();
-	if (next >= 0) {
+	if (next >= 0)
 		switch_to(-1, next);
-	} else if (all_exited()) {
-		/* Release pairs with the acquire in rt_sched_wait_exited(). */
-		__atomic_store_n(&S.all_exited, 1, __ATOMIC_RELEASE);
-		futex(&S.all_exited, FUTEX_WAKE_PRIVATE, INT_MAX);
-	}
+	/* Release pairs with the acquire in rt_sched_wait_exit(). */
+	__atomic_fetch_add(&S.exits, 1, __ATOMIC_RELEASE);
+	futex(&S.exits, FUTEX_WAKE_PRIVATE, INT_MAX);
 }
 
 void rt_sched_start(void)
@@ -625,20 +622,17 @@ void rt_sched_start(void)
 	decide(-1);
 }
 
-bool rt_sched_wait_exited(long ns)
+unsigned int rt_sched_exits(void)
 {
 	/* Acquire pairs with the release in rt_sched_exit(). */
-	while (!__atomic_load_n(&S.all_exited, __ATOMIC_ACQUIRE))
-		if (!futex_wait_ns(&S.all_exited, 0, ns))
-			return __atomic_load_n(&S.all_exited, __ATOMIC_ACQUIRE);
-	return true;
+	return __atomic_load_n(&S.exits, __ATOMIC_ACQUIRE);
 }
 
-static bool all_exited(void)
+bool rt_sched_wait_exit(unsigned int seen, long ns)
 {
-	for (int i = 0; i < S.nr; i++)
-		if (RLX(S.slots[i].state) != SLOT_EXITED)
-			return false;
+	while (rt_sched_exits() == seen)
+		if (!futex_wait_ns(&S.exits, seen, ns))
+			return rt_sched_exits() != seen;
 	return true;
 }
 
