@@ -298,10 +298,13 @@ static void audit_pages(struct audit *a)
 
 static void audit_swap(struct audit *a)
 {
-	for (unsigned long off = 1; off < a->nr_swap; off++) {
+	unsigned int *counts = rt_calloc(a->nr_swap ? a->nr_swap : 1, sizeof(*counts));
+	unsigned long nr = swap_counts(counts, a->nr_swap);
+
+	for (unsigned long off = 1; off < nr; off++) {
 		swp_entry_t entry = swp_entry(0, off);
 		int expected = (int)a->swap_ptes[off] + (lookup_swap_cache_peek(entry) ? 1 : 0);
-		int count = swap_count(entry);
+		int count = (int)counts[off];
 
 		if (count != expected)
 			violation(a, AUDIT_SWAP_COUNT,
@@ -309,6 +312,7 @@ static void audit_swap(struct audit *a)
 				  a->swap_ptes[off],
 				  lookup_swap_cache_peek(entry) ? " + swap cache" : "");
 	}
+	free(counts);
 }
 
 static void audit_file(struct audit *a, struct address_space *mapping)

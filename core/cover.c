@@ -90,6 +90,14 @@ static unsigned int win_buckets = WIN_BUCKETS_FAST;	/* set while no thread runs 
 static bool win_exact;
 static uint64_t win_key[WIN_BUCKETS_MAX][COVER_WAYS];
 static unsigned char win_spill[WIN_BUCKETS_MAX];
+/*
+ * Sites only (cover_reset_sites_only()), set while no thread runs: no
+ * window is opened and so no pair counted. win_dirty: the window table,
+ * the pair bitmap or a CPU's pair table may hold something since the
+ * last reset (always, unless the run since recorded sites only).
+ */
+static bool win_off;
+static bool win_dirty = true;
 
 _Static_assert(COVER_NR_KINDS <= 8, "exact_key() keeps the kind in 3 bits");
 
@@ -117,6 +125,7 @@ struct cover_pub {
 
 struct cover_cpu {
 	/* Owner only (the schedule reads its own). */
+	bool touched;		/* since the last reset (my_cpu()): it needs clearing */
 	int last_site, last_uncovered;
 	/* Objects of the sites since the last cover_take_last(); > COVER_SEG_OBJS: too many. */
 	const void *seg_obj[COVER_SEG_OBJS];
@@ -174,11 +183,17 @@ static inline struct cover_cpu *my_cpu(void)
 {
 	struct task_struct *t = current;
 	int slot = READ_ONCE(t->sched_slot);
+	struct cover_cpu *c;
 
 	/* Slots in the lower half, other tasks (RCU callbacks, tests) above. */
 	if (slot >= 0)
-		return &cpus[(unsigned int)slot % (COVER_MAX_CPUS / 2)];
-	return &cpus[COVER_MAX_CPUS / 2 + (unsigned int)t->id % (COVER_MAX_CPUS / 2)];
+		c = &cpus[(unsigned int)slot % (COVER_MAX_CPUS / 2)];
+	else
+		c = &cpus[COVER_MAX_CPUS / 2 + (unsigned int)t->id % (COVER_MAX_CPUS / 2)];
+	/* Every write to a CPU's state (and its pub) goes through here. */
+	if (!RLX(c->touched))
+		SET(c->touched, true);
+	return c;
 }
 
 static COVER_NOTSAN int site_intern(const char *file, int line, const char *label, int cls,
@@ -523,7 +538,9 @@ COVER_NOTSAN void __cover_hit(const char *file, int line, const char *label, int
 	seg_add(c, obj);
 	if (unlikely(RLX(footprint) != NULL))
 		footprint_add(me, obj, kind);
-	if (win_exact)
+	if (win_off)
+		;	/* sites only: no window, no pair */
+	else if (win_exact)
 		window_exact(c, me, site, obj, kind);
 	else
 		window_fast(c, me, site, obj, kind);
@@ -691,16 +708,18 @@ COVER_NOTSAN void __cover_op(const char *op)
 	SET(p->in_op, op != NULL);
 }
 
-COVER_NOTSAN void cover_reset(bool enable)
-{
-	cover_reset_exact(enable, false);
-}
-
-COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
+/*
+ * Clear every table; @windows false: record sites only. Only what the
+ * last run can have written is cleared (a CPU no task used, the window
+ * table after a run of sites only): explore resets thousands of times.
+ */
+static COVER_NOTSAN void reset(bool enable, bool exact, bool windows)
 {
 	size_t used = (size_t)win_buckets * sizeof(win[0]);
 
 	for (int i = 0; i < COVER_MAX_CPUS; i++) {
+		if (!cpus[i].touched && !win_dirty)
+			continue;
 		if (cpus[i].nr_pairs && pair_tab[i])
 			memset(pair_tab[i], 0, COVER_CPU_PAIRS * sizeof(struct pair_ent));
 		memset(&cpus[i], 0, sizeof(cpus[i]));
@@ -709,14 +728,18 @@ COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
 		cpus[i].last_site = -1;
 		cpus[i].pairs = NULL;
 	}
-	memset(win, 0, used);
-	if (win_exact) {
-		memset(win_key, 0, (size_t)win_buckets * sizeof(win_key[0]));
-		memset(win_spill, 0, win_buckets);
+	if (win_dirty) {
+		memset(win, 0, used);
+		if (win_exact) {
+			memset(win_key, 0, (size_t)win_buckets * sizeof(win_key[0]));
+			memset(win_spill, 0, win_buckets);
+		}
+		memset(covered, 0, sizeof(covered));
 	}
 	win_buckets = exact ? WIN_BUCKETS_MAX : WIN_BUCKETS_FAST;
-	win_exact = exact;
-	memset(covered, 0, sizeof(covered));
+	win_exact = exact && windows;
+	win_off = !windows;
+	win_dirty = windows;
 	memset(site_key, 0, sizeof(site_key));
 	memset(site_slot_id, 0, sizeof(site_slot_id));
 	memset(site_info, 0, sizeof(site_info));
@@ -727,6 +750,21 @@ COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
 	distinct = 0;
 	dropped_sites = 0;
 	__atomic_store_n(&cover_enabled, enable, __ATOMIC_RELAXED);
+}
+
+COVER_NOTSAN void cover_reset(bool enable)
+{
+	reset(enable, false, true);
+}
+
+COVER_NOTSAN void cover_reset_exact(bool enable, bool exact)
+{
+	reset(enable, exact, true);
+}
+
+COVER_NOTSAN void cover_reset_sites_only(bool enable)
+{
+	reset(enable, false, false);
 }
 
 COVER_NOTSAN unsigned long cover_distinct(void)

@@ -185,6 +185,13 @@ void cover_reset(bool enable);
  * on object addresses (see the top of this file).
  */
 void cover_reset_exact(bool enable, bool exact);
+/*
+ * The same, recording only each CPU's sites and their objects (what
+ * cover_take_last() reports): no window is opened, so no pair is
+ * counted. For explore's schedules, which read nothing else and are
+ * thousands; a reset after such a run clears only the CPUs used.
+ */
+void cover_reset_sites_only(bool enable);
 
 /* Distinct pairs covered so far (any thread, racy but monotonic). */
 unsigned long cover_distinct(void);

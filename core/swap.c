@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bug.h"
 #include "die.h"
@@ -336,6 +337,29 @@ int swap_count(swp_entry_t entry)
 	count = (int)swap_info.swap_map[offset];
 	spin_unlock(&swap_info.lock);
 	return count;
+}
+
+/**
+ * swap_counts() - the use count of every slot, read in one hold of swap_lock
+ * @out: filled with slot i's count at @out[i], from slot 0 (the header, 0)
+ * @nr: room in @out
+ *
+ * The audit's view of the whole map: swap_count() per slot is one lock
+ * round trip, with its lockdep and coverage events, for each of
+ * thousands of slots.
+ *
+ * Context: takes swap_lock. For the audit: exact when quiescent.
+ * Return: slots copied: the area's, or @nr if fewer.
+ */
+unsigned long swap_counts(unsigned int *out, unsigned long nr)
+{
+	unsigned long n;
+
+	spin_lock(&swap_info.lock);
+	n = swap_info.nr_slots < nr ? swap_info.nr_slots : nr;
+	memcpy(out, swap_info.swap_map, n * sizeof(*out));
+	spin_unlock(&swap_info.lock);
+	return n;
 }
 
 /**

@@ -99,6 +99,12 @@ void free_swap_and_cache(swp_entry_t entry);
 int swap_count(swp_entry_t entry);
 
 /*
+ * Every slot's use count into @out[0 .. @nr), in one hold of swap_lock
+ * (audit). Context: takes swap_lock. Return: slots copied.
+ */
+unsigned long swap_counts(unsigned int *out, unsigned long nr);
+
+/*
  * Slot data: written at swap-out (page locked, in the swap cache: the
  * slot is page->private; clears PG_dirty), read at swap-in (page locked;
  * sets PG_uptodate).

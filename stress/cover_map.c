@@ -23,12 +23,23 @@ static struct {
 	unsigned long d[TL_MAX];
 } tl;
 
-void rt_cover_run_start(double start, bool record, bool deterministic)
+static void timeline_start(double start)
 {
-	cover_reset_exact(record, deterministic);
 	tl.start = start;
 	tl.next = start;
 	tl.n = 0;
+}
+
+void rt_cover_run_start(double start, bool record, bool deterministic)
+{
+	cover_reset_exact(record, deterministic);
+	timeline_start(start);
+}
+
+void rt_cover_run_start_sites(double start)
+{
+	cover_reset_sites_only(true);
+	timeline_start(start);
 }
 
 void rt_cover_sample(double now)

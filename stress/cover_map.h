@@ -24,6 +24,8 @@
 
 /* The engine: a run starts (recording on), and samples its timeline. */
 void rt_cover_run_start(double start, bool record, bool deterministic);
+/* A run that records each CPU's sites only, no pairs (cover_reset_sites_only()). */
+void rt_cover_run_start_sites(double start);
 void rt_cover_sample(double now);
 
 /* The run's coverage, after it ended (no thread runs). */

@@ -26,6 +26,7 @@
 #include "page_alloc.h"
 #include "perturb.h"
 #include "rcu.h"
+#include "cover.h"
 #include "cover_map.h"
 #include "rwsem.h"
 #include "semaphore.h"
@@ -613,8 +614,11 @@ double engine_start_threads(struct engine *e)
 		 */
 		t->rng = thread_seed(cfg->seed, cfg->fixed_ops ? 0 : (uint64_t)i);
 	}
-	if (cfg->fixed_ops)
+	if (cfg->fixed_ops) {
+		/* No part of the schedule: its sites would be cleared unread. */
+		cover_reset_sites_only(false);
 		warm_world(e);
+	}
 	memset(&test_window, 0, sizeof(test_window));
 	if (cfg->sched != RT_SCHED_FREE) {
 		struct rt_sched_config sc = {
@@ -641,11 +645,15 @@ double engine_start_threads(struct engine *e)
 	start = rt_now_s();
 	/*
 	 * explore reads only each CPU's last site, not the pairs: the small
-	 * window table will do (clearing the exact one cost a third of a
-	 * schedule).
+	 * window table will do for a replay under `run` (clearing the exact
+	 * one cost a third of a schedule), and explore's own schedules
+	 * record the sites alone.
 	 */
-	rt_cover_run_start(start, cfg->cover || cfg->sched == RT_SCHED_COVER,
-			   cfg->sched != RT_SCHED_FREE && cfg->sched != RT_SCHED_EXPLORE);
+	if (cfg->cover && cfg->cover_sites_only)
+		rt_cover_run_start_sites(start);
+	else
+		rt_cover_run_start(start, cfg->cover || cfg->sched == RT_SCHED_COVER,
+				   cfg->sched != RT_SCHED_FREE && cfg->sched != RT_SCHED_EXPLORE);
 	for (int i = 0; i < e->nr_threads; i++)
 		RT_PTHREAD(pthread_create(&e->ts[i].thread, NULL,
 					  e->ts[i].reclaim ? reclaim_main : worker_main, &e->ts[i]));

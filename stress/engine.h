@@ -85,6 +85,12 @@ struct rt_run_config {
 	const int *decisions;
 	unsigned long nr_decisions;
 	bool cover;			/* record interleaving coverage (on for sched cover) */
+	/*
+	 * With cover: record each CPU's sites only, no pairs (explore's own
+	 * schedules: its pruning reads nothing else, and clearing a run's
+	 * window and pair tables is a good part of a schedule's cost).
+	 */
+	bool cover_sites_only;
 	/* Called at once for every report, in the reporting thread. */
 	void (*on_report)(const struct vm_report *r, void *arg);
 	void *on_report_arg;

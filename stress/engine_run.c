@@ -454,7 +454,21 @@ static void watch_run(struct engine *e, double start)
 			progress_line(e, t - start);
 			w.next_progress = t + 0.5;
 		}
-		/* explore runs thousands of short schedules: look more often. */
+		/*
+		 * explore runs thousands of short schedules: once every
+		 * thread that left the schedule has left its loop too, sleep
+		 * until the next one leaves (10 ms at most: the watchdog, an
+		 * oops); one on its way out is looked for often.
+		 */
+		if (cfg->fixed_ops && cfg->sched != RT_SCHED_FREE) {
+			unsigned int x = rt_sched_exits();
+
+			/* Acquire pairs with the threads' release increments. */
+			if ((unsigned int)__atomic_load_n(&e->exited, __ATOMIC_ACQUIRE) >= x) {
+				rt_sched_wait_exit(x, 10000000L);
+				continue;
+			}
+		}
 		if (cfg->fixed_ops)
 			nanosleep(&(struct timespec){ 0, 100000 }, NULL);
 		else

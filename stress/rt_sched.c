@@ -12,6 +12,7 @@
  */
 #include "rt_sched.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <math.h>
@@ -51,7 +52,8 @@ static struct {
 	int nr;
 	struct slot *slots;
 	int cur;			/* the slot holding the baton */
-	int entered;			/* threads that called rt_sched_enter() */
+	unsigned int entered;		/* futex: threads that called rt_sched_enter() */
+	unsigned int exits;		/* futex, release/acquire: rt_sched_exit() calls */
 	unsigned long steps;		/* decisions taken */
 	unsigned long epoch;		/* lock releases */
 	uint64_t rng;
@@ -90,6 +92,15 @@ _Static_assert(RT_SCHED_SEG_OBJS == COVER_SEG_OBJS, "a decision holds what cover
 static long futex(unsigned int *uaddr, int op, unsigned int val)
 {
 	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+/* FUTEX_WAIT for at most @ns. Return: false once @ns are over. */
+static bool futex_wait_ns(unsigned int *uaddr, unsigned int val, long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+	return syscall(SYS_futex, uaddr, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0) == 0 ||
+	       errno != ETIMEDOUT;
 }
 
 const char *rt_sched_name(enum rt_sched_kind kind)
@@ -558,7 +569,9 @@ void rt_sched_enter(int slot)
 
 	t->sched_slot = slot;
 	SET(S.slots[slot].state, SLOT_RUNNABLE);
-	__atomic_fetch_add(&S.entered, 1, __ATOMIC_RELAXED);
+	/* The last one in wakes main in rt_sched_start(). */
+	if (__atomic_add_fetch(&S.entered, 1, __ATOMIC_RELAXED) == (unsigned int)S.nr)
+		futex(&S.entered, FUTEX_WAKE_PRIVATE, 1);
 	for (;;) {
 		unsigned int w = RLX(S.slots[slot].word);
 
@@ -594,15 +607,33 @@ void rt_sched_exit(void)
 	next = pick_next();
 	if (next >= 0)
 		switch_to(-1, next);
+	/* Release pairs with the acquire in rt_sched_wait_exit(). */
+	__atomic_fetch_add(&S.exits, 1, __ATOMIC_RELEASE);
+	futex(&S.exits, FUTEX_WAKE_PRIVATE, INT_MAX);
 }
 
 void rt_sched_start(void)
 {
-	struct timespec ts = { 0, 200000 };
+	unsigned int n;
 
-	while (RLX(S.entered) < S.nr)
-		nanosleep(&ts, NULL);
+	/* Woken by the last rt_sched_enter(); no polling, no fixed delay. */
+	while ((n = RLX(S.entered)) < (unsigned int)S.nr)
+		futex(&S.entered, FUTEX_WAIT_PRIVATE, n);
 	decide(-1);
+}
+
+unsigned int rt_sched_exits(void)
+{
+	/* Acquire pairs with the release in rt_sched_exit(). */
+	return __atomic_load_n(&S.exits, __ATOMIC_ACQUIRE);
+}
+
+bool rt_sched_wait_exit(unsigned int seen, long ns)
+{
+	while (rt_sched_exits() == seen)
+		if (!futex_wait_ns(&S.exits, seen, ns))
+			return rt_sched_exits() != seen;
+	return true;
 }
 
 static bool all_parked(void)
@@ -673,7 +704,7 @@ bool rt_sched_idle(uint64_t ns)
 
 bool rt_sched_running(void)
 {
-	if (!__atomic_load_n(&sched_hook, __ATOMIC_RELAXED) || RLX(S.entered) < S.nr)
+	if (!__atomic_load_n(&sched_hook, __ATOMIC_RELAXED) || RLX(S.entered) < (unsigned int)S.nr)
 		return false;
 	for (int i = 0; i < S.nr; i++)
 		if (RLX(S.slots[i].state) != SLOT_EXITED)

@@ -118,6 +118,15 @@ void rt_sched_exit(void);
 /* Main: wait until all @nr threads entered, then let the first one run. */
 void rt_sched_start(void);
 
+/* Threads that have left the run so far (rt_sched_exit()). Context: any. */
+unsigned int rt_sched_exits(void);
+
+/*
+ * Main: sleep until rt_sched_exits() is no longer @seen, or @ns
+ * nanoseconds at most. Return: whether a thread left meanwhile.
+ */
+bool rt_sched_wait_exit(unsigned int seen, long ns);
+
 /*
  * Between two operations: park if an audit is due. Returns when the audit
  * is done (by the last thread to park, which may be this one).

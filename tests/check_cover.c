@@ -61,6 +61,7 @@ struct script {
 	int nr;
 	void *obj_a, *obj_b;
 	bool exact;		/* the table of a deterministic schedule */
+	bool sites_only;	/* cover_reset_sites_only(): explore's schedules */
 };
 
 static int obj1, obj2;
@@ -102,7 +103,11 @@ static void run_script(struct script *s)
 
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	cover_reset_exact(true, s->exact);
+	s->turn = 0;		/* a script may run again */
+	if (s->sites_only)
+		cover_reset_sites_only(true);
+	else
+		cover_reset_exact(true, s->exact);
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, script_thread, &a[i]), 0);
 	for (int i = 0; i < 2; i++)
@@ -517,6 +522,70 @@ START_TEST(test_cover_schedule_repeats_for_a_seed)
 }
 END_TEST
 
+/* ---- sites ---- */
+
+/* What y's cover_take_last() reported right after its site (read after the join). */
+static struct cover_last y_last;
+
+static void y_b_same_take(void *o, void *p)
+{
+	(void)p;
+	rt_task_set_op("op_y");
+	cover_yield("test:B", o, COVER_TEST);
+	cover_take_last(&y_last);
+	rt_task_set_op(NULL);
+}
+
+/* explore's mode: every site and its object, as cover_take_last() reports them; no pair. */
+START_TEST(test_sites_only_records_sites_not_pairs)
+{
+	struct script s = { .step = { x_open_a, y_b_same_take, x_end }, .nr = 3,
+			    .obj_a = &obj1, .obj_b = &obj2, .sites_only = true };
+	struct cover_stats st;
+
+	memset(&y_last, 0, sizeof(y_last));
+	run_script(&s);
+	ck_assert_int_ge(site_id("test:A"), 0);
+	ck_assert_int_eq(y_last.site, site_id("test:B"));
+	ck_assert_int_eq(y_last.nr_objs, 1);
+	ck_assert_ptr_eq(y_last.objs[0], &obj1);
+	ck_assert(!covered("test:A", "test:B"));
+	cover_get_stats(&st);
+	ck_assert_uint_eq(st.distinct, 0);
+	ck_assert_uint_eq(st.events, 2);
+}
+END_TEST
+
+/*
+ * The resets around a run of sites only: a pair of the run before is
+ * gone, a second run counts its own events only (the CPUs it used were
+ * cleared), and the next run with windows counts the pair again.
+ */
+START_TEST(test_sites_only_resets_between_runs)
+{
+	struct script pairs = { .step = { x_open_a, y_b_same, x_end }, .nr = 3,
+				.obj_a = &obj1, .obj_b = &obj2 };
+	struct script sites = pairs;
+	struct cover_stats st;
+
+	sites.sites_only = true;
+	run_script(&pairs);
+	ck_assert(covered("test:A", "test:B"));
+	for (int i = 0; i < 2; i++) {
+		run_script(&sites);
+		ck_assert(!covered("test:A", "test:B"));
+		cover_get_stats(&st);
+		ck_assert_uint_eq(st.distinct, 0);
+		ck_assert_uint_eq(st.events, 2);
+	}
+	run_script(&pairs);
+	ck_assert(covered("test:A", "test:B"));
+	cover_get_stats(&st);
+	ck_assert_uint_eq(st.distinct, 1);
+	ck_assert_uint_eq(st.events, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cover");
@@ -537,6 +606,10 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cover_reaches_the_planted_window_free_does_not);
 	tcase_add_test(tc, test_cover_schedule_repeats_for_a_seed);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("sites");
+	tcase_add_test(tc, test_sites_only_records_sites_not_pairs);
+	tcase_add_test(tc, test_sites_only_resets_between_runs);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lockdep.h"
 #include "page.h"
@@ -116,6 +117,34 @@ START_TEST(test_swap_alloc_until_full)
 		swap_free(e[i]);
 	ck_assert_uint_eq(nr_swap_used(), 0);
 	ck_assert_uint_eq(swap_leaked_slots(), 0);
+}
+END_TEST
+
+/* swap_counts(), the audit's one-lock read of the map, agrees with swap_count() slot by slot. */
+START_TEST(test_swap_counts_reads_every_slot)
+{
+	unsigned int counts[NR_SLOTS + 1];
+	swp_entry_t a = get_swap_page(), b = get_swap_page(), c = get_swap_page();
+
+	ck_assert(swap_duplicate(a));
+	ck_assert(swap_duplicate(a));
+	swap_free(b);
+	memset(counts, 0xff, sizeof(counts));
+	ck_assert_uint_eq(swap_counts(counts, NR_SLOTS + 1), NR_SLOTS);
+	ck_assert_uint_eq(counts[NR_SLOTS], ~0u);	/* nothing past the area */
+	ck_assert_uint_eq(counts[swp_offset(a)], 3);
+	ck_assert_uint_eq(counts[swp_offset(b)], 0);
+	ck_assert_uint_eq(counts[swp_offset(c)], 1);
+	for (unsigned long off = 1; off < NR_SLOTS; off++)
+		ck_assert_int_eq((int)counts[off], swap_count(swp_entry(0, off)));
+	/* Room for fewer: that many, and no more. */
+	memset(counts, 0xff, sizeof(counts));
+	ck_assert_uint_eq(swap_counts(counts, 2), 2);
+	ck_assert_uint_eq(counts[2], ~0u);
+	for (int i = 0; i < 3; i++)
+		swap_free(a);
+	swap_free(c);
+	ck_assert_uint_eq(nr_swap_used(), 0);
 }
 END_TEST
 
@@ -561,6 +590,7 @@ int main(void)
 		{ "slots", 10, setup, rt_vm_teardown, .tests = {
 			test_swap_alloc_until_full,
 			test_swap_duplicate_and_free_counts,
+			test_swap_counts_reads_every_slot,
 			test_swap_data_round_trip,
 		} },
 		{ "swap_cache", 10, setup, rt_vm_teardown, .tests = {

@@ -261,6 +261,8 @@ static void pair_run_opts(const struct explore_opts *eo, const struct pair_resul
 	ro->cfg.reclaim_threads = eo->kswapd;
 	ro->cfg.on_report = rt_run_on_report;
 	ro->cfg.on_report_arg = ro;
+	/* Its schedules' pairs are never read: record the sites only. */
+	ro->cfg.cover_sites_only = true;
 	ro->mode_now = pr->mode;
 	ro->cfg.mode = pr->mode;
 }
