@@ -992,6 +992,30 @@ START_TEST(test_explore_seeded_tlb_flush_skip)
 }
 END_TEST
 
+/*
+ * A bug the world's serial warm-up already meets (reclaim-lock-ptl: the
+ * warm-up's reclaim takes page_table_lock inside PG_chainlock) fails the
+ * first pair, says that it needs no race, and leaves the design's other
+ * pairs unexplored, instead of failing each of them the same way.
+ */
+START_TEST(test_explore_warmup_failure_once)
+{
+	const char *first, *again;
+	int rc;
+
+	rc = RUN("explore", "--rmap", "objfile", "--inject", "reclaim-lock-ptl", "-k", "1",
+		 "--no-progress");
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "serial warm-up (world seed 1) failed before any schedule:"
+			     " lockdep-order:PG_chainlock->page_table_lock"), "%s", tail());
+	first = strstr(out, ": FAILURE after");
+	ck_assert_msg(first, "%s", tail());
+	again = strstr(first + 1, ": FAILURE after");
+	ck_assert_msg(!again, "a second pair failed the same way:\n%s", tail());
+	ck_assert_msg(strstr(out, " 1 failed,"), "%s", tail());
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -1024,6 +1048,7 @@ static Suite *explore_suite(void)
 	tcase_add_test(tc, test_explore_kswapd_artifact_replays);
 	tc = rt_tcase(s, "seeded", 240, NULL, NULL);
 	tcase_add_test(tc, test_explore_seeded_tlb_flush_skip);
+	tcase_add_test(tc, test_explore_warmup_failure_once);
 	return s;
 }
 

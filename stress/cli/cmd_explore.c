@@ -207,6 +207,7 @@ struct pair_result {
 	char signature[256];
 	json_t *preempted;	/* the failing schedule's preemptions: [{decision, cpu, site}] */
 	char decisions[4096];	/* the failing schedule, run-length coded */
+	bool in_warmup;		/* the failure came in the world's serial warm-up */
 	bool have_prepass;	/* @prepass is this pair's serial pre-pass */
 	struct rt_prepass prepass;
 };
@@ -282,6 +283,8 @@ static void note_failure(struct pair_result *pr, const struct rt_run_result *res
 {
 	snprintf(pr->signature, sizeof(pr->signature), "%s",
 		 res->nr_failures ? res->failures[0].signature : "audit");
+	pr->in_warmup = res->nr_failures && res->failures[0].op &&
+			!strcmp(res->failures[0].op, "warm-up");
 	rt_explore_format(prefix, nr, pr->decisions, sizeof(pr->decisions));
 	pr->preempted = json_array();
 	for (unsigned long i = 0; i < n; i++) {
@@ -539,6 +542,18 @@ static int plan_pairs(const struct explore_opts *o, struct rt_fixed_seq (*pairs)
 	return n;
 }
 
+/*
+ * The world's serial warm-up failed, before any schedule: every pair of
+ * this design starts from that world, so none is explored further. A bug
+ * found there needs no race (a lock order, a BUG on one CPU's path).
+ */
+static void warmup_failed(FILE *out, const struct explore_opts *eo, const struct pair_result *pr)
+{
+	fprintf(out, "explore: %s: the world's serial warm-up (world seed %s) failed before any"
+		" schedule: %s. A bug that needs no race; the design's other pairs are not"
+		" explored\n", rmap_mode_name(pr->mode), eo->seed, pr->signature);
+}
+
 int cmd_explore(int argc, char **argv)
 {
 	static struct rt_fixed_seq pairs[EXPLORE_MAX_PAIRS][2];
@@ -548,6 +563,7 @@ int cmd_explore(int argc, char **argv)
 	int ret = RT_EXIT_OK;
 	int prepass_runs = 0, nr_comm = 0, exhausted_comm = 0, *order;
 	bool abandoned = false;	/* a pair's BUG or hang left threads in the model */
+	bool warm_failed;	/* this design's world fails in its warm-up */
 	struct pair_result *prs;
 	bool *comm;
 	unsigned long total = 0;
@@ -573,6 +589,7 @@ int cmd_explore(int argc, char **argv)
 	start = rt_now_s();
 	deadline = o.common.budget > 0 ? start + o.common.budget : 0;
 	for (int m = 0; m < nr_modes && ret != RT_EXIT_INTERNAL && !abandoned; m++) {
+		warm_failed = false;
 		for (int i = 0; i < nr_pairs; i++) {
 			memset(&prs[i], 0, sizeof(prs[i]));
 			prs[i].ops[0] = pairs[i][0];
@@ -608,14 +625,19 @@ int cmd_explore(int argc, char **argv)
 					abandoned = true;
 					break;
 				}
+				if (prs[i].in_warmup) {
+					warmup_failed(out, &o, &prs[i]);
+					warm_failed = true;
+					break;
+				}
 			}
 		}
 		if (o.progress)
 			fputs("\r\033[K", stderr);
 		if (!o.no_prepass)
 			rt_prepass_order(comm, nr_pairs, order);
-		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL && !abandoned;
-		     j++) {
+		for (int j = 0; j < nr_pairs && !rt_interrupted && ret != RT_EXIT_INTERNAL && !abandoned &&
+		     !warm_failed; j++) {
 			struct pair_result *pr = &prs[order[j]];
 			double now = rt_now_s(), until = deadline;
 
@@ -640,6 +662,10 @@ int cmd_explore(int argc, char **argv)
 			json_decref(pr->preempted);
 			/* A BUG or a hang: the model cannot run again; the record still follows. */
 			abandoned = pr->abandoned;
+			if (pr->failed && pr->in_warmup) {
+				warmup_failed(out, &o, pr);
+				warm_failed = true;
+			}
 		}
 		if (abandoned)
 			break;

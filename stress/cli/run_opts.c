@@ -621,6 +621,9 @@ static void finish_opts(struct run_parse *p)
 		cfg->yield_filter = yield_filter;
 }
 
+/* The note that a seeded bug runs outside its own configuration was printed. */
+static bool inject_noted;
+
 /*
  * Every seeded bug asked for against the designs the run runs: one whose
  * code a design does not run cannot fire there (exit 2). One run outside
@@ -647,13 +650,17 @@ static void check_inject(struct run_parse *p)
 					       p->o->all_modes ? "all" : design,
 					       p->rmap_set ? "" : ", the default", bug->rmaps, bug->name);
 		}
-		if (!defaults && (strcmp(cfg->scenario->name, bug->scenario) || p->o->all_modes ||
-				  strcmp(rmap_mode_name(cfg->mode), bug->rmap) ||
-				  strcmp(rt_sched_name(cfg->sched), bug->sched)))
+		/* Once a process: explore parses a run's options per pair. */
+		if (!defaults && !inject_noted && (strcmp(cfg->scenario->name, bug->scenario) ||
+						   p->o->all_modes ||
+						   strcmp(rmap_mode_name(cfg->mode), bug->rmap) ||
+						   strcmp(rt_sched_name(cfg->sched), bug->sched))) {
 			fprintf(stderr, "rmaptorture: note: --inject %s runs outside its own configuration"
 				" (scenario %s, rmap %s, sched %s), which 'run --inject %s' alone takes:"
 				" it may not fire\n", bug->name, bug->scenario, bug->rmap, bug->sched,
 				bug->name);
+			inject_noted = true;
+		}
 	}
 }
 
