@@ -179,13 +179,16 @@ class MultiLine(unittest.TestCase):
             self.skipTest('no C compiler')
         self.assertGreater(len(self.ms), 10)
         with tempfile.TemporaryDirectory() as d:
-            for m in self.ms:
-                path = os.path.join(d, 'm.c')
-                with open(path, 'w') as f:
+            paths = []
+            for n, m in enumerate(self.ms):
+                paths.append(os.path.join(d, 'm%d.c' % n))
+                with open(paths[-1], 'w') as f:
                     f.write(mutate.apply(self.text, m))
-                r = subprocess.run([cc, '-fsyntax-only', path], capture_output=True,
-                                   text=True)
-                self.assertEqual(r.returncode, 0, '%s\n%s' % (mutate.show(m), r.stderr))
+            # One compiler run for all: its errors name the file, m<index>.c.
+            r = subprocess.run([cc, '-fsyntax-only'] + paths, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, '%s\n%s' % (
+                '\n'.join('m%d.c: %s' % (n, mutate.show(m)) for n, m in enumerate(self.ms)),
+                r.stderr))
 
 
 def cli(*args, **kw):
