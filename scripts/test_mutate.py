@@ -246,6 +246,16 @@ class Run(unittest.TestCase):
         with open(os.path.join(PROJ, 'core', 'lock.c')) as f:
             self.assertIn('\tlist_add(&e, &h);', f.read())
 
+    def test_two_gates_paired(self):
+        r, rep = self.run_fixture('--cmd', GATE, '--cmd', 'true')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([g['score'] for g in rep['gates']], [0.5, 0.0])
+        self.assertEqual(rep['score'], 0.5)
+        st = {m['op']: [g['status'] for g in m['gates']] for m in rep['mutants']}
+        self.assertEqual(st, {'drop-pair': ['killed', 'survived'],
+                              'list-swap': ['survived', 'survived']})
+        self.assertIn('killed/survived\tcore/lock.c', r.stdout)
+
     def test_timeout_counts_as_killed(self):
         r, rep = self.run_fixture('--cmd', GATE + ' || sleep 20', '--timeout', '1')
         self.assertEqual(self.verdicts(rep)['drop-pair'], 'killed')
