@@ -148,7 +148,11 @@ class MultiLine(unittest.TestCase):
         n = line_of(self.text, 'if (x->a &&')
         [m] = self.at('recheck-drop', 'if (x->a &&')
         self.assertIn('`if (x->a && x->b)`', m['desc'])
-        self.check(m, {n: '\tif (0', n + 1: '\t    )'})
+        self.assertIn('made if (1)', m['desc'])     # it guards an action
+        self.check(m, {n: '\tif (1', n + 1: '\t    )'})
+        # A bail-out: its block's last statement leaves.
+        [m] = self.at('recheck-drop', 'if (x->n > 9) {')
+        self.assertIn('made if (0)', m['desc'])
 
     def test_if_body_is_no_site_to_move(self):
         f = line_of(self.text, 'void ml_cond')

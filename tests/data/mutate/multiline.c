@@ -72,4 +72,10 @@ void ml_recheck(struct obj *x)
 	    x->b)
 		x->n = 0;
 	spin_unlock(&x->l);
+	spin_lock(&x->l);
+	if (x->n > 9) {
+		spin_unlock(&x->l);
+		return;
+	}
+	spin_unlock(&x->l);
 }
