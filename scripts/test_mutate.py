@@ -214,6 +214,14 @@ class Sampler(unittest.TestCase):
                     '--count', '4').stdout
         self.assertNotEqual(runs[0], other)
 
+    def test_only(self):
+        r = cli('list', '--root', DATA, '--files', 'fixture.c',
+                '--only', 'fixture.c:27:list-swap,fixture.c:6:lock-down')
+        self.assertEqual([l.split('\t')[:2] for l in r.stdout.splitlines()],
+                         [['fixture.c:27', 'list-swap'], ['fixture.c:6', 'lock-down']])
+        r = cli('list', '--root', DATA, '--files', 'fixture.c', '--only', 'fixture.c:5:list-swap')
+        self.assertEqual(r.returncode, 2)
+
     def test_bad_input(self):
         for args in (['list', '--ops', 'nope'], ['sample', '--seed', '1'], ['frob'],
                      ['list', '--root', DATA, '--files', 'missing.c']):
