@@ -8,6 +8,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -86,6 +87,114 @@ class Operators(unittest.TestCase):
         self.assertEqual(ops, set(mutate.OPS))
 
 
+def multiline():
+    with open(os.path.join(DATA, 'multiline.c')) as f:
+        return f.read()
+
+
+def line_of(text, needle, after=1):
+    """The 1-based number of the first line at or after @after holding @needle."""
+    ls = text.split('\n')
+    return next(i + 1 for i in range(after - 1, len(ls)) if needle in ls[i])
+
+
+class MultiLine(unittest.TestCase):
+    """Statements and calls that span lines are moved or dropped whole; what
+    is not a whole statement (an if's body, two statements on a line, a name
+    in a comment or a string) is no site."""
+
+    def setUp(self):
+        self.text = multiline()
+        self.old = self.text.split('\n')
+        self.ms = mutate.mutants_of('multiline.c', self.text, mutate.OPS)
+
+    def at(self, op, needle, after=1):
+        n = line_of(self.text, needle, after)
+        return [m for m in self.ms if m['op'] == op and m['line'] == n]
+
+    def check(self, m, want):
+        """@want: {1-based line: new text}; every other line unchanged."""
+        new = mutate.apply(self.text, m).split('\n')
+        self.assertEqual(len(new), len(self.old))
+        for i, (a, b) in enumerate(zip(self.old, new)):
+            self.assertEqual(b, want.get(i + 1, a), 'line %d' % (i + 1))
+
+    def test_multiline_lock_call_dropped_whole(self):
+        [m] = self.at('drop-pair', 'spin_lock_nested(&b->l,')
+        n = line_of(self.text, 'spin_lock_nested(&b->l,')
+        self.check(m, {n: '\t/* mutate: spin_lock_nested(&b->l, 1) dropped */;', n + 1: '',
+                       n + 3: '\t/* mutate: spin_unlock(&b->l) dropped */;'})
+
+    def test_multiline_lock_call_moved_whole(self):
+        n = line_of(self.text, 'spin_lock_nested(&b->l,')
+        [m] = self.at('lock-down', 'spin_lock_nested(&b->l,')
+        self.check(m, {n: '\tb->n++;', n + 1: '\tspin_lock_nested(&b->l,',
+                       n + 2: '\t\t\t 1);'})
+        [m] = self.at('swap-acq', 'spin_lock(&a->l);')
+        self.check(m, {n - 1: '\tspin_lock_nested(&b->l,', n: '\t\t\t 1);',
+                       n + 1: '\tspin_lock(&a->l);'})
+
+    def test_multiline_statement_moved_whole(self):
+        n = line_of(self.text, 'x->total = x->a +')
+        [m] = self.at('store-out', 'x->total = x->a +')
+        self.assertIn('`x->total = x->a + x->b;`', m['desc'])
+        self.check(m, {n: '\tspin_unlock(&x->l);', n + 1: '\tx->total = x->a +',
+                       n + 2: '\t\t   x->b;'})
+        n = line_of(self.text, 'bump(x,')
+        [m] = self.at('unlock-up', 'spin_unlock(&x->l);', n)
+        self.check(m, {n: '\tspin_unlock(&x->l);', n + 1: '\tbump(x,', n + 2: '\t     1);'})
+
+    def test_multiline_recheck(self):
+        n = line_of(self.text, 'if (x->a &&')
+        [m] = self.at('recheck-drop', 'if (x->a &&')
+        self.assertIn('`if (x->a && x->b)`', m['desc'])
+        self.assertIn('made if (1)', m['desc'])     # it guards an action
+        self.check(m, {n: '\tif (1', n + 1: '\t    )'})
+        # A bail-out: its block's last statement leaves.
+        [m] = self.at('recheck-drop', 'if (x->n > 9) {')
+        self.assertIn('made if (0)', m['desc'])
+
+    def test_if_body_is_no_site_to_move(self):
+        f = line_of(self.text, 'void ml_cond')
+        for op in ('lock-down', 'unlock-up', 'swap-acq', 'store-out'):
+            self.assertEqual(self.at(op, 'spin_lock(&x->l);', f), [], op)
+            self.assertEqual(self.at(op, 'spin_unlock(&x->l);', f), [], op)
+        # Dropped, the conditional pair stays well formed: `if (c) ;`.
+        [m] = self.at('drop-pair', 'spin_lock(&x->l);', f)
+        n = line_of(self.text, 'spin_lock(&x->l);', f)
+        self.check(m, {n: '\t\t/* mutate: spin_lock(&x->l) dropped */;',
+                       n + 3: '\t\t/* mutate: spin_unlock(&x->l) dropped */;'})
+        # A statement after `if (c) /* comment */` is that if's body.
+        f = line_of(self.text, 'void ml_comment')
+        self.assertEqual(self.at('unlock-up', 'spin_unlock(&x->l);', f), [])
+
+    def test_no_site_in_comments_strings_or_shared_lines(self):
+        for op in ('list-swap', 'atomic-plain'):
+            self.assertEqual([m for m in self.ms if m['op'] == op], [], op)
+        f = line_of(self.text, 'void ml_oneline')
+        self.assertEqual(self.at('unlock-up', 'spin_unlock(&x->l);', f), [])
+        self.assertEqual(self.at('store-out', 'x->a = 1; x->b = 2;', f), [])
+        # A release that is no call statement of its own: the pair is no site.
+        self.assertEqual(self.at('drop-pair', 'spin_lock(&y->l);', f), [])
+
+    def test_every_mutant_compiles(self):
+        cc = shutil.which('cc')
+        if not cc:
+            self.skipTest('no C compiler')
+        self.assertGreater(len(self.ms), 10)
+        with tempfile.TemporaryDirectory() as d:
+            paths = []
+            for n, m in enumerate(self.ms):
+                paths.append(os.path.join(d, 'm%d.c' % n))
+                with open(paths[-1], 'w') as f:
+                    f.write(mutate.apply(self.text, m))
+            # One compiler run for all: its errors name the file, m<index>.c.
+            r = subprocess.run([cc, '-fsyntax-only'] + paths, capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, '%s\n%s' % (
+                '\n'.join('m%d.c: %s' % (n, mutate.show(m)) for n, m in enumerate(self.ms)),
+                r.stderr))
+
+
 def cli(*args, **kw):
     return subprocess.run([sys.executable, SCRIPT] + list(args), capture_output=True,
                           text=True, timeout=30, **kw)
@@ -104,6 +213,14 @@ class Sampler(unittest.TestCase):
         other = cli('sample', '--root', DATA, '--files', 'fixture.c', '--seed', '4',
                     '--count', '4').stdout
         self.assertNotEqual(runs[0], other)
+
+    def test_only(self):
+        r = cli('list', '--root', DATA, '--files', 'fixture.c',
+                '--only', 'fixture.c:27:list-swap,fixture.c:6:lock-down')
+        self.assertEqual([l.split('\t')[:2] for l in r.stdout.splitlines()],
+                         [['fixture.c:27', 'list-swap'], ['fixture.c:6', 'lock-down']])
+        r = cli('list', '--root', DATA, '--files', 'fixture.c', '--only', 'fixture.c:5:list-swap')
+        self.assertEqual(r.returncode, 2)
 
     def test_bad_input(self):
         for args in (['list', '--ops', 'nope'], ['sample', '--seed', '1'], ['frob'],
@@ -140,6 +257,16 @@ class Run(unittest.TestCase):
         self.assertIn('survived\tcore/lock.c:9\tlist-swap', r.stdout)
         with open(os.path.join(PROJ, 'core', 'lock.c')) as f:
             self.assertIn('\tlist_add(&e, &h);', f.read())
+
+    def test_two_gates_paired(self):
+        r, rep = self.run_fixture('--cmd', GATE, '--cmd', 'true')
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual([g['score'] for g in rep['gates']], [0.5, 0.0])
+        self.assertEqual(rep['score'], 0.5)
+        st = {m['op']: [g['status'] for g in m['gates']] for m in rep['mutants']}
+        self.assertEqual(st, {'drop-pair': ['killed', 'survived'],
+                              'list-swap': ['survived', 'survived']})
+        self.assertIn('killed/survived\tcore/lock.c', r.stdout)
 
     def test_timeout_counts_as_killed(self):
         r, rep = self.run_fixture('--cmd', GATE + ' || sleep 20', '--timeout', '1')
