@@ -338,16 +338,16 @@ int ci_explore_cells(const struct ci_opts *o, struct ci_xcell *out)
 }
 
 /*
- * A first guess, from issue 24's first measurements on a 2-core machine
- * under load:
- * at K=2 a pair of mixed32 took 0.2 s (read,truncate: 104 schedules) to
- * 25 s (exec,fork: 11,515); 185 of 256 ptechain pairs were exhausted in
- * 300 s. The window is sized on it; a pair that needs more is cut, and
- * says so, or takes what the pairs before it left.
+ * Measured on a 2-core machine at load 3-12 (explore -S mixed32 -k 2, each
+ * design's 288 pairs, kswapd's included, every schedule run): 148 to 235 s
+ * a design, 0.5 to 0.8 s a pair on average; single pairs from 0.05 s to
+ * about 30 s. A shared CI machine is slower: 1 s a pair at K=2. The window
+ * is sized on it; a pair that needs more is cut, and says so, or takes
+ * what the pairs before it left.
  */
 double ci_explore_pair_seconds(int k)
 {
-	static const double s[CI_EXPLORE_MAX_K + 1] = { 0.05, 0.3, 2.0, 10.0 };
+	static const double s[CI_EXPLORE_MAX_K + 1] = { 0.05, 0.15, 1.0, 10.0 };
 
 	return s[k < 0 ? 0 : k > CI_EXPLORE_MAX_K ? CI_EXPLORE_MAX_K : k];
 }
