@@ -354,6 +354,20 @@ START_TEST(test_explore_cli_exhausts_pair)
 }
 END_TEST
 
+/* The one file matching @glob in @dir, into @path. */
+static void one_file(const char *dir, const char *glob, char *path, size_t len)
+{
+	char cmd[4300];
+	FILE *ls;
+
+	snprintf(cmd, sizeof(cmd), "ls %s/%s", dir, glob);
+	ls = popen(cmd, "r");
+	ck_assert_ptr_nonnull(ls);
+	ck_assert_msg(fgets(path, (int)len, ls) != NULL, "no %s in %s", glob, dir);
+	pclose(ls);
+	path[strcspn(path, "\n")] = '\0';
+}
+
 /*
  * The engine's planted depth-2 race (run --test-window): not found at
  * K = 1, found at K = 2 with both preempted switch points named; the
@@ -361,8 +375,7 @@ END_TEST
  */
 START_TEST(test_explore_cli_window_found_and_replayed)
 {
-	char dir[] = "/tmp/check_explore.XXXXXX", cmd[4200], path[4200];
-	FILE *ls;
+	char dir[] = "/tmp/check_explore.XXXXXX", path[4200];
 	int rc;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -376,17 +389,11 @@ START_TEST(test_explore_cli_window_found_and_replayed)
 	ck_assert_msg(strstr(out, "read,read: FAILURE after"), "%s", tail());
 	ck_assert_msg(strstr(out, "preempted: CPU 0 at stress/engine.c:"), "%s", tail());
 	ck_assert_msg(strstr(out, "preempted: CPU 1 at stress/engine.c:"), "%s", tail());
-	snprintf(cmd, sizeof(cmd), "ls %s/failure-warn-*.json", dir);
-	ls = popen(cmd, "r");
-	ck_assert_ptr_nonnull(ls);
-	ck_assert_ptr_nonnull(fgets(path, sizeof(path), ls));
-	pclose(ls);
-	path[strcspn(path, "\n")] = '\0';
+	one_file(dir, "failure-warn-*.json", path, sizeof(path));
 	rc = RUN("replay", path, "--times", "10");
 	ck_assert_msg(rc == 0, "replay: exit %d\n%s", rc, tail());
 	ck_assert_msg(strstr(out, "reproduced 10/10"), "%s", tail());
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -724,20 +731,6 @@ static char *art_decisions(const char *path)
 	return d;
 }
 
-/* The one file matching @glob in @dir, into @path. */
-static void one_file(const char *dir, const char *glob, char *path, size_t len)
-{
-	char cmd[4300];
-	FILE *ls;
-
-	snprintf(cmd, sizeof(cmd), "ls %s/%s", dir, glob);
-	ls = popen(cmd, "r");
-	ck_assert_ptr_nonnull(ls);
-	ck_assert_msg(fgets(path, (int)len, ls) != NULL, "no %s in %s", glob, dir);
-	pclose(ls);
-	path[strcspn(path, "\n")] = '\0';
-}
-
 /*
  * minimize of an explore failure: the planted race's schedule with three
  * switches too many shrinks to one with exactly two, which still
@@ -746,7 +739,7 @@ static void one_file(const char *dir, const char *glob, char *path, size_t len)
  */
 START_TEST(test_explore_minimize_to_two_preemptions)
 {
-	char dir[] = "/tmp/check_explore_min.XXXXXX", path[4200], min[4200], cmd[4300];
+	char dir[] = "/tmp/check_explore_min.XXXXXX", path[4200], min[4200];
 	char *before, *after;
 	int *d, rc;
 	size_t n;
@@ -772,8 +765,7 @@ START_TEST(test_explore_minimize_to_two_preemptions)
 	ck_assert_msg(strstr(out, "reproduced 3/3"), "%s", tail());
 	free(before);
 	free(after);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -784,7 +776,7 @@ END_TEST
  */
 START_TEST(test_explore_bug_still_reports)
 {
-	char dir[] = "/tmp/check_explore_bug.XXXXXX", path[4200], cmd[4300];
+	char dir[] = "/tmp/check_explore_bug.XXXXXX", path[4200];
 	json_t *rec;
 	int rc;
 
@@ -803,8 +795,7 @@ START_TEST(test_explore_bug_still_reports)
 	ck_assert_msg(rec != NULL, "no %s\n%s", path, tail());
 	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_failed")), 1);
 	json_decref(rec);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	rt_remove_tree(dir);
 }
 END_TEST
 
@@ -932,8 +923,7 @@ END_TEST
  */
 START_TEST(test_explore_kswapd_artifact_replays)
 {
-	char dir[] = "/tmp/check_explore.XXXXXX", cmd[4200], path[4200];
-	FILE *ls;
+	char dir[] = "/tmp/check_explore.XXXXXX", path[4200];
 	int rc;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -942,18 +932,12 @@ START_TEST(test_explore_kswapd_artifact_replays)
 	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
 	ck_assert_msg(strstr(out, "CPU 0 read, CPU 1 read, CPU 2 kswapd"), "%s", tail());
 	ck_assert_msg(strstr(out, "preempted: CPU 0 at stress/engine.c:"), "%s", tail());
-	snprintf(cmd, sizeof(cmd), "ls %s/failure-warn-*.json", dir);
-	ls = popen(cmd, "r");
-	ck_assert_ptr_nonnull(ls);
-	ck_assert_ptr_nonnull(fgets(path, sizeof(path), ls));
-	pclose(ls);
-	path[strcspn(path, "\n")] = '\0';
+	one_file(dir, "failure-warn-*.json", path, sizeof(path));
 	rc = RUN("replay", path, "--times", "3");
 	ck_assert_msg(rc == 0, "replay: exit %d\n%s", rc, tail());
 	ck_assert_msg(strstr(out, "--reclaim-threads 1"), "%s", tail());
 	ck_assert_msg(strstr(out, "reproduced 3/3"), "%s", tail());
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	rt_remove_tree(dir);
 }
 END_TEST
 
