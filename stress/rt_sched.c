@@ -42,6 +42,8 @@ struct slot {
 	unsigned long wait_epoch;	/* S.epoch when it started waiting */
 	long prio;		/* pct: higher runs first */
 	unsigned int idle;	/* cover: decisions in a row with no coverage event */
+	int point_kind;		/* baton holder: the switch point it stands at (enum */
+	int point_cls;		/*   sched_point_kind) and its lock class, or -1 */
 } ____cacheline_aligned;
 
 #define RLX(x)		__atomic_load_n(&(x), __ATOMIC_RELAXED)
@@ -289,6 +291,8 @@ static void trace_add(const struct rt_sched_decision *d)
 	SET(e->enabled, d->enabled);
 	SET(e->chosen, d->chosen);
 	SET(e->site, d->site);
+	SET(e->point, d->point);
+	SET(e->point_cls, d->point_cls);
 	SET(e->nr_objs, d->nr_objs);
 	for (int i = 0; i < RT_SCHED_SEG_OBJS; i++)
 		SET(e->objs[i], d->objs[i]);
@@ -323,6 +327,12 @@ static int pick_explore(void)
 	if (!ok)
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 	d.me_enabled = d.me >= 0 && (ok & (1u << d.me));
+	d.point = -1;
+	d.point_cls = -1;
+	if (d.me >= 0 && d.me < S.nr) {
+		d.point = RLX(S.slots[d.me].point_kind);
+		d.point_cls = RLX(S.slots[d.me].point_cls);
+	}
 	if (d.me >= 0 && __atomic_load_n(&cover_enabled, __ATOMIC_RELAXED)) {
 		struct cover_last l;
 
@@ -558,6 +568,8 @@ static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int
 		SET(s->wait_epoch, RLX(S.epoch));
 		SET(s->state, SLOT_WAITING);
 	}
+	SET(s->point_kind, (int)kind);
+	SET(s->point_cls, cls);
 	decide(me);
 	SET(s->state, SLOT_RUNNABLE);
 	return true;
@@ -568,6 +580,7 @@ void rt_sched_enter(int slot)
 	struct task_struct *t = current;
 
 	t->sched_slot = slot;
+	SET(S.slots[slot].point_kind, -1);
 	SET(S.slots[slot].state, SLOT_RUNNABLE);
 	/* The last one in wakes main in rt_sched_start(). */
 	if (__atomic_add_fetch(&S.entered, 1, __ATOMIC_RELAXED) == (unsigned int)S.nr)
@@ -684,6 +697,7 @@ void rt_sched_park_point(void)
 	}
 	/* Release: what this thread did happens before the audit. */
 	__atomic_fetch_add(&S.park_gen, 0, __ATOMIC_RELEASE);
+	SET(S.slots[me].point_kind, -1);
 	decide(me);
 	/* Acquire pairs with the release after the audit. */
 	(void)__atomic_load_n(&S.park_gen, __ATOMIC_ACQUIRE);

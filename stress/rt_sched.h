@@ -74,6 +74,8 @@ struct rt_sched_decision {
 	unsigned int enabled;	/* the slots that could be picked, a bit each (slots < 32) */
 	int chosen;		/* the slot picked */
 	int site;		/* core/cover.h site @me last reached; -1: none (no coverage) */
+	int point;		/* the switch point @me stands at (enum sched_point_kind), -1 */
+	int point_cls;		/* its lock class (SP_LOCK, SP_UNLOCK), else -1 */
 	/*
 	 * The objects @me's segment before this decision touched (its
 	 * sites' objects and the one whose window it started in); -1: too

@@ -1000,6 +1000,24 @@ START_TEST(test_explore_warmup_failure_once)
 }
 END_TEST
 
+/*
+ * A CPU preempted before it takes a lock is named by the lock it was about
+ * to take (its own site is recorded only once it holds it): here
+ * truncate-no-recheck's write,truncate in truncate-race's world 11, where
+ * CPU 0's fault is preempted before page_table_lock.
+ */
+START_TEST(test_explore_names_the_lock_about_to_be_taken)
+{
+	int rc = RUN("explore", "--scenario", "truncate-race", "--rmap", "ptechain", "--ops",
+		     "write,truncate", "-k", "1", "--seed", "11", "--inject", "truncate-no-recheck",
+		     "--no-progress");
+
+	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "preempted: CPU 0 at ") &&
+		      strstr(out, ", about to take page_table_lock (decision "), "%s", tail());
+}
+END_TEST
+
 static Suite *explore_suite(void)
 {
 	Suite *s = suite_create("explore");
@@ -1033,6 +1051,7 @@ static Suite *explore_suite(void)
 	tc = rt_tcase(s, "seeded", 240, NULL, NULL);
 	tcase_add_test(tc, test_explore_seeded_tlb_flush_skip);
 	tcase_add_test(tc, test_explore_warmup_failure_once);
+	tcase_add_test(tc, test_explore_names_the_lock_about_to_be_taken);
 	return s;
 }
 

@@ -24,6 +24,7 @@
 #include "cover.h"
 #include "die.h"
 #include "inject.h"
+#include "lockdep.h"
 #include "record.h"
 #include "rmap.h"
 #include "rt_explore.h"
@@ -276,6 +277,26 @@ static int explore_cpus(const struct rt_run_opts *ro)
 	return n < COVER_FP_SLOTS ? n : COVER_FP_SLOTS;
 }
 
+/*
+ * What a preempted CPU was about to do at its switch point, after its
+ * last site (@buf): a lock's own site is recorded once it is taken, so a
+ * preemption before an acquisition names the lock class it was about to
+ * take. A yield point and a release are their own sites.
+ */
+static void switch_point_format(const struct rt_sched_decision *d, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	const char *what = NULL;
+
+	switch (d->point) {
+	case SP_LOCK: what = "about to take"; break;
+	case SP_WAIT: what = "waiting for"; break;
+	default: return;
+	}
+	if (d->point_cls >= 0 && n < len)
+		snprintf(buf + n, len - n, ", %s %s", what, lock_class_name(d->point_cls));
+}
+
 /* The failing schedule's preemptions, with the site each CPU was at: the report. */
 static void note_failure(struct pair_result *pr, const struct rt_run_result *res,
 			 const struct rt_sched_decision *t, unsigned long n, const int *prefix,
@@ -294,6 +315,7 @@ static void note_failure(struct pair_result *pr, const struct rt_run_result *res
 			continue;
 		if (t[i].site >= 0)
 			cover_site_format(t[i].site, site, sizeof(site));
+		switch_point_format(&t[i], site, sizeof(site));
 		json_array_append_new(pr->preempted, json_pack("{s:I, s:i, s:s}",
 			"decision", (json_int_t)i, "cpu", t[i].me, "site", site));
 	}
