@@ -200,7 +200,7 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 
 const struct rt_sched_decision *rt_sched_trace(unsigned long *nr)
 {
-	*nr = T.nr;
+	*nr = __atomic_load_n(&T.nr, __ATOMIC_ACQUIRE);
 	return T.d;
 }
 
@@ -275,9 +275,11 @@ static int pick_vtime(uint64_t *min_all)
 
 /*
  * Record @d. Relaxed stores: the next holder appends with no
- * happens-before edge (sched.h); main reads after the join. Decisions
- * past the capacity are not recorded (rt_explore.h treats them as
- * forced).
+ * happens-before edge (sched.h); main reads after the join, or, when a
+ * BUG or a hang abandoned the run and a thread may still append (an
+ * oopsed task's rt_sched_exit() picks the next), the entries below the
+ * count it acquires: the count is stored with release. Decisions past
+ * the capacity are not recorded (rt_explore.h treats them as forced).
  */
 static void trace_add(const struct rt_sched_decision *d)
 {
@@ -296,7 +298,8 @@ static void trace_add(const struct rt_sched_decision *d)
 	SET(e->nr_objs, d->nr_objs);
 	for (int i = 0; i < RT_SCHED_SEG_OBJS; i++)
 		SET(e->objs[i], d->objs[i]);
-	SET(T.nr, n + 1);
+	/* Release pairs with the acquire in rt_sched_trace(). */
+	__atomic_store_n(&T.nr, n + 1, __ATOMIC_RELEASE);
 }
 
 /*

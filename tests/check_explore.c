@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler.h"
 #include "rt_check.h"
 #include "rt_cli.h"
 #include "rt_explore.h"
@@ -989,6 +990,15 @@ START_TEST(test_explore_warmup_failure_once)
 
 	rc = RUN("explore", "--rmap", "objfile", "--inject", "reclaim-lock-ptl", "-k", "1",
 		 "--no-progress");
+#if RT_TSAN
+	/*
+	 * TSan's deadlock detector sees the warm-up's inversion first and
+	 * ends the process (exit 66, built in), as the catalogue says of
+	 * this bug: the plain and ASan builds check the rest.
+	 */
+	ck_assert_msg(rc == 66 && strstr(out, "lock-order-inversion"), "exit %d\n%s", rc, tail());
+	return;
+#endif
 	ck_assert_msg(rc == 1, "exit %d\n%s", rc, tail());
 	ck_assert_msg(strstr(out, "serial warm-up (world seed 1) failed before any schedule:"
 			     " lockdep-order:PG_chainlock->page_table_lock"), "%s", tail());
