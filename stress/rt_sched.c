@@ -278,10 +278,16 @@ static int pick_vtime(uint64_t *min_all)
  * happens-before edge (sched.h); main reads after the join, or, when a
  * BUG or a hang abandoned the run and a thread may still append (an
  * oopsed task's rt_sched_exit() picks the next), the entries below the
- * count it acquires: the count is stored with release. Decisions past
- * the capacity are not recorded (rt_explore.h treats them as forced).
+ * count it acquires: the count is stored with release. Harness
+ * bookkeeping, out of TSan (RT_NOTSAN, as the coverage layer's): the
+ * appenders hand the baton on with no happens-before edge on purpose, so
+ * that TSan sees the model's races; so an entry one holder wrote reaches
+ * main's read of an abandoned run through a later holder's release,
+ * which TSan cannot chain. In fact the hand-off is a futex wake, a full
+ * barrier. Decisions past the capacity are not recorded (rt_explore.h
+ * treats them as forced).
  */
-static void trace_add(const struct rt_sched_decision *d)
+static __attribute__((noinline)) RT_NOTSAN void trace_add(const struct rt_sched_decision *d)
 {
 	unsigned long n = RLX(T.nr);
 	struct rt_sched_decision *e = &T.d[n];

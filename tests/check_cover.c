@@ -503,9 +503,14 @@ START_TEST(test_cover_reaches_the_planted_window_free_does_not)
 	 * under ASan, whose coverage bookkeeping inside the window widens
 	 * it). One hit in five runs is bad luck; two would mean the window
 	 * is not narrow. The work was 200 us, the same for both threads:
-	 * a local .ci/run saw two free hits in the ASan build.
+	 * a local .ci/run saw two free hits in the ASan build. Not under
+	 * TSan: there the window's two stores and the yield points'
+	 * bookkeeping around them are instrumented, so the window is wide
+	 * (a quiet .ci/run saw 2 of 5); cover's reach is asserted there too.
 	 */
+#if !RT_TSAN
 	ck_assert_int_le(free_hits, 1);
+#endif
 }
 END_TEST
 
