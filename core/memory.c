@@ -51,25 +51,31 @@ static void free_page_and_swap_cache(struct page *page)
  * pte's reference, as tlb_finish_mmu() frees them after flush_tlb_mm();
  * the data shadow of their addresses changes after the flush too (an
  * access still using the old pte checks against it). A full batch is
- * flushed early, as tlb_remove_page() does.
+ * flushed early, as tlb_remove_page() does. The pte tables that
+ * free_pgtables() unhooked wait here too (pte_free_tlb(), which i386
+ * makes a tlb_remove_page() of the table's page): a CPU may still be
+ * walking one, so it is freed only after the flush.
  */
 #define FREE_PTE_NR	64
 
 struct mmu_gather {
 	struct mm_struct *mm;
 	unsigned int nr;
+	unsigned int nr_tables;
 	struct {
 		struct page *page;	/* the pte's reference; NULL: the zero page */
 		bool dirty;		/* the pte was dirty */
 		unsigned long address;
 		uint64_t shadow;	/* the address's shadow slot after the flush */
 	} batch[FREE_PTE_NR];
+	pte_t *tables[FREE_PTE_NR];	/* unhooked by pgd_clear(), freed after the flush */
 };
 
 static void tlb_gather_mmu(struct mmu_gather *tlb, struct mm_struct *mm)
 {
 	tlb->mm = mm;
 	tlb->nr = 0;
+	tlb->nr_tables = 0;
 }
 
 static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_t v)
@@ -87,9 +93,18 @@ static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_
  */
 static void tlb_flush_mmu(struct mmu_gather *tlb)
 {
-	if (!tlb->nr)
+	if (!tlb->nr && !tlb->nr_tables)
 		return;
 	flush_tlb_mm(tlb->mm);
+	/*
+	 * No CPU is still walking a table unhooked before the flush (the
+	 * handshake covers the pgd entry's load as it does the pte's:
+	 * core/tlbflush.c), so the tables go, as free_pages_and_swap_cache()
+	 * frees 2.6's pte pages with the rest of the batch.
+	 */
+	for (unsigned int i = 0; i < tlb->nr_tables; i++)
+		pte_free(tlb->tables[i]);
+	tlb->nr_tables = 0;
 	for (unsigned int i = 0; i < tlb->nr; i++) {
 		struct page *page = tlb->batch[i].page;
 
@@ -123,9 +138,42 @@ static void tlb_remove_page(struct mmu_gather *tlb, struct page *page, bool dirt
 		tlb_flush_mmu(tlb);
 }
 
+/* pte_free_tlb(): free @table after the next flush. page_table_lock held. */
+static void pte_free_tlb(struct mmu_gather *tlb, pte_t *table)
+{
+	tlb->tables[tlb->nr_tables] = table;
+	if (++tlb->nr_tables == FREE_PTE_NR)
+		tlb_flush_mmu(tlb);
+}
+
 static void tlb_finish_mmu(struct mmu_gather *tlb)
 {
 	tlb_flush_mmu(tlb);
+}
+
+void clear_page_tables(struct mm_struct *mm, unsigned long first, unsigned long nr)
+{
+	struct mmu_gather tlb;
+
+	assert_spin_locked(&mm->page_table_lock);
+	BUG_ON(first + nr > PTRS_PER_PGD);
+	tlb_gather_mmu(&tlb, mm);
+	for (unsigned long i = first; i < first + nr; i++) {
+		pte_t *table = pgd_clear(mm->pgd, i);
+
+		if (!table)
+			continue;
+		/*
+		 * The range was zapped and no vma covers it: every pte is
+		 * none, so no pte_chain (ptechain) and no rmap walker can
+		 * still point into the table. 2.6 would free a table that
+		 * still mapped pages (a leak, and a chain into freed memory);
+		 * the model stops there.
+		 */
+		BUG_ON(!pte_table_empty(table));
+		pte_free_tlb(&tlb, table);
+	}
+	tlb_finish_mmu(&tlb);
 }
 
 /*

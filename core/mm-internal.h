@@ -120,6 +120,22 @@ int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
  */
 void zap_one_pte(struct mm_struct *mm, pte_t *ptep, unsigned long address);
 
+/**
+ * clear_page_tables() - free the pte tables of pgd entries [@first, @first + @nr)
+ * @mm: the mm
+ * @first: the first pgd index
+ * @nr: how many
+ *
+ * Mirrors clear_page_tables() of 2.6 (free_one_pgd()/free_one_pmd(),
+ * pte_free_tlb()) with its own mmu_gather: each table is unhooked now and
+ * freed after the gather's TLB flush. BUG()s on a table that still holds
+ * a pte: its range must have been zapped.
+ *
+ * Context: mmap_sem held for write; page_table_lock held; flushes (waits
+ * for CPUs inside an access of @mm).
+ */
+void clear_page_tables(struct mm_struct *mm, unsigned long first, unsigned long nr);
+
 /* Zap the ptes of a nonlinear vma that map file offsets [first, last]. */
 void zap_nonlinear_range(struct vm_area_struct *vma, unsigned long first,
 			 unsigned long last);

@@ -536,6 +536,34 @@ long do_mmap(struct mm_struct *mm, struct address_space *file, unsigned long add
 	return (long)addr;
 }
 
+/*
+ * free_pgtables() of 2.6.3 and 2.6.9 (mm/mmap.c): free the pte tables of
+ * [@start, @end), just unmapped, that no vma still needs: the tables
+ * wholly inside the range, and the ones at its ends that @prev (the vma
+ * below the range, or NULL) and the vma above it do not reach into. The
+ * source works in pgd entries; on i386 without PAE, as here, one entry is
+ * one pte table of PGDIR_SIZE (4 MiB), so its rule applies unchanged. The
+ * indices are computed without pgd_index()'s wrap, since @end may be
+ * TASK_SIZE.
+ * Context: mmap_sem held for write; page_table_lock held.
+ */
+static void free_pgtables(struct mm_struct *mm, struct vm_area_struct *prev,
+			  unsigned long start, unsigned long end)
+{
+	struct vm_area_struct *next = prev ? prev->vm_next : mm->mmap;
+	unsigned long first = start >> PGDIR_SHIFT;
+	unsigned long last = (end + PGDIR_SIZE - 1) >> PGDIR_SHIFT;	/* exclusive */
+
+	/* "the range is not in use by any vma": not the table prev ends in ... */
+	if (prev && prev->vm_end > first << PGDIR_SHIFT)
+		first = (prev->vm_end + PGDIR_SIZE - 1) >> PGDIR_SHIFT;
+	/* ... nor the one the next vma starts in. */
+	if (next && next->vm_start < last << PGDIR_SHIFT)
+		last = next->vm_start >> PGDIR_SHIFT;
+	if (last > first)
+		clear_page_tables(mm, first, last - first);
+}
+
 int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 {
 	struct vm_area_struct *vma, *prev, *last, *next, *detached = NULL, **tail = &detached;
@@ -581,6 +609,9 @@ int do_munmap(struct mm_struct *mm, unsigned long start, unsigned long len)
 	/* unmap_region(), then unmap_vma_list() */
 	for (vma = detached; vma; vma = vma->vm_next)
 		zap_page_range(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	spin_lock(&mm->page_table_lock);
+	free_pgtables(mm, prev, start, end);
+	spin_unlock(&mm->page_table_lock);
 	for (vma = detached; vma; vma = next) {
 		next = vma->vm_next;
 		remove_vm_struct(vma);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * The emulated page tables: pgds and pte tables, allocated on demand and
- * freed at teardown, with global counters for memory accounting.
- * Mirrors the pgd_alloc()/pgd_free(), pte_alloc_map() and
- * clear_page_tables() side of mm/memory.c and arch/i386/mm/pgtable.c.
+ * freed by munmap (free_pgtables(), through the mmu_gather) or at
+ * teardown, with global counters for memory accounting.
+ * Mirrors the pgd_alloc()/pgd_free(), pte_alloc_map(), free_one_pmd() and
+ * pte_free() side of mm/memory.c, arch/i386/mm/pgtable.c and
+ * include/asm-i386/pgalloc.h.
  */
 #include "pgtable.h"
 
@@ -63,8 +65,6 @@ pgd_t *pgd_alloc(void *owner)
 
 void pgd_free(pgd_t *pgd)
 {
-	unsigned long nr = 0;
-
 	if (!pgd)
 		return;
 	for (int i = 0; i < PTRS_PER_PGD; i++) {
@@ -78,13 +78,45 @@ void pgd_free(pgd_t *pgd)
 		if (!table)
 			continue;
 		__atomic_store_n(&pgd->table[i], NULL, __ATOMIC_RELAXED);
-		free(table);
-		nr++;
+		pte_free(table);
 	}
-	__atomic_fetch_add(&pgtable_nr_free, nr, __ATOMIC_RELAXED);
-	pgtable_account(-(long)(nr * PTE_TABLE_BYTES));
 	free(pgd);
 	pgtable_account(-(long)sizeof(*pgd));
+}
+
+pte_t *pgd_clear(pgd_t *pgd, unsigned long index)
+{
+	pte_t *table;
+
+	BUG_ON(index >= PTRS_PER_PGD);
+	/* Acquire pairs with the publishing CAS in pte_alloc(). */
+	table = __atomic_load_n(&pgd->table[index], __ATOMIC_ACQUIRE);
+	if (!table)
+		return NULL;
+	/*
+	 * Relaxed: what orders this store before the table's free is the
+	 * seq_cst fence F2 of the flush that must come in between
+	 * (core/tlbflush.c): a CPU whose walk read the old pointer is
+	 * waited for. Readers under page_table_lock are ordered by the lock.
+	 */
+	__atomic_store_n(&pgd->table[index], NULL, __ATOMIC_RELAXED);
+	return table;
+}
+
+void pte_free(pte_t *table)
+{
+	BUG_ON(!table || table != ptep_table(table)->pte);
+	free(ptep_table(table));
+	__atomic_fetch_add(&pgtable_nr_free, 1, __ATOMIC_RELAXED);
+	pgtable_account(-(long)PTE_TABLE_BYTES);
+}
+
+bool pte_table_empty(const pte_t *table)
+{
+	for (int i = 0; i < PTRS_PER_PTE; i++)
+		if (!pte_none(ptep_get((pte_t *)&table[i])))
+			return false;
+	return true;
 }
 
 /* The pte table for @addr, or NULL. */

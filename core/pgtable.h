@@ -29,8 +29,10 @@
  * builtins below (so ThreadSanitizer sees every access as an atomic):
  * the emulated MMU reads and updates them with no lock at all, as
  * hardware does; everyone else changes them under mm->page_table_lock.
- * pgd slots are pointers published once, by pte_alloc(), and cleared only
- * by pgd_free() at teardown.
+ * pgd slots are pointers published by pte_alloc() and cleared by
+ * pgd_clear() (munmap's free_pgtables(), under mmap_sem for write and
+ * page_table_lock; the table itself is freed only after the TLB flush
+ * that follows, as 2.6's pte_free_tlb()) or by pgd_free() at teardown.
  */
 #ifndef RT_CORE_PGTABLE_H
 #define RT_CORE_PGTABLE_H
@@ -410,7 +412,11 @@ static inline bool ptep_mkdirty(pte_t *ptep, pte_t *orig)
 
 /* --- tables ---------------------------------------------------------- */
 
-/* The top level: pointers to pte tables, each published once by pte_alloc(). */
+/*
+ * The top level: pointers to pte tables, published by pte_alloc(),
+ * unhooked by pgd_clear(). Writers hold page_table_lock (pte_alloc() may
+ * also race another pte_alloc(): the CAS settles it); readers are lock-free.
+ */
 typedef struct pgd {
 	pte_t *table[PTRS_PER_PGD];	/* atomic: release/acquire, see pte_alloc() */
 	void *owner;			/* the mm: set at pgd_alloc(), read-only */
@@ -422,7 +428,9 @@ typedef struct pgd {
  *
  * What 2.6.3's rmap calls ptep_to_mm(): pte_chains record slots only.
  *
- * Context: lock-free; the table lives until pgd_free().
+ * Context: lock-free; the caller keeps the table alive: a table goes
+ * (free_pgtables()) only once no pte in it is left, so holding the rmap
+ * lock of a page the pte maps is enough, as is page_table_lock.
  */
 void *ptep_to_owner(const pte_t *ptep);
 /* The user address that @ptep maps. Context: as ptep_to_owner(). */
@@ -493,6 +501,44 @@ int pgd_for_each_pte(pgd_t *pgd, unsigned long start, unsigned long end,
 		     void *arg);
 
 /**
+ * pgd_clear() - unhook the pte table of pgd entry @index, to be freed later
+ * @pgd: the top-level table
+ * @index: the entry, below PTRS_PER_PGD
+ *
+ * What free_one_pmd() of 2.6.9 (free_one_pgd() in 2.6.3; the pmd is folded
+ * on i386 without PAE, whose pgd entry maps a pte table of 4 MiB like this
+ * model's) does before pte_free_tlb(): the entry reads empty from here on,
+ * but a CPU that walked it before may still be reading the table, so the
+ * caller frees it (pte_free()) only after the TLB flush that follows.
+ *
+ * Context: mmap_sem held for write (no fault allocates a table meanwhile)
+ * and mm->page_table_lock held (rmap walkers look tables up under it).
+ * Return: the table (its first slot), or NULL when none was there.
+ */
+pte_t *pgd_clear(pgd_t *pgd, unsigned long index);
+
+/**
+ * pte_free() - free a pte table unhooked by pgd_clear()
+ * @table: what pgd_clear() returned
+ *
+ * Mirrors include/asm-i386/pgalloc.h's pte_free(), as the mmu_gather calls
+ * it after the flush (tlb_finish_mmu()). The memory goes back to libc, so
+ * that a sanitizer sees any later use.
+ *
+ * Context: after the TLB flush of the table's mm; nothing may use @table.
+ */
+void pte_free(pte_t *table);
+
+/**
+ * pte_table_empty() - whether every slot of a pte table is none
+ * @table: a table (its first slot)
+ *
+ * Context: page_table_lock held, or the table is unreachable.
+ * Return: true if no slot maps a page, holds a file offset or a swap entry.
+ */
+bool pte_table_empty(const pte_t *table);
+
+/**
  * pgtable_nr_tables() - how many pte tables @pgd has
  * @pgd: the top-level table
  *
@@ -521,7 +567,7 @@ unsigned long pgtable_tables_allocated(void);
  * pgtable_tables_freed() - pte tables freed since start
  *
  * Context: any; lock-free.
- * Return: the count.
+ * Return: the count: pte_free()'s, munmap's and teardown's.
  */
 unsigned long pgtable_tables_freed(void);
 
