@@ -5,12 +5,21 @@
  * come on demand and all go back at teardown, racing pte_alloc() calls
  * agree on one table, and the lock-free MMU neither loses, invents nor
  * resurrects a bit while reclaim and unmap work on the same slots.
+ * munmap frees the tables no vma needs any more (free_pgtables), and only
+ * those, in every design, racing reclaim, faults and the MMU's walk.
  */
 #include <sched.h>
 #include <stdlib.h>
 
+#include "fs.h"
+#include "mm.h"
+#include "page_alloc.h"
 #include "pgtable.h"
+#include "rcu.h"
 #include "rt_check.h"
+#include "rt_vm.h"
+#include "tlbflush.h"
+#include "vmscan.h"
 
 #define NR_THREADS	32
 #define RANDOM_ROUNDS	5000
@@ -678,6 +687,411 @@ START_TEST(test_pgtable_mmu_vs_reclaim)
 }
 END_TEST
 
+/* --- free_pgtables: munmap frees the tables no vma needs ---------------- */
+
+static const struct rt_vm_suite vm = RT_VM_AUDITED(RMAP_PTECHAIN, 512, 256);
+
+/* pgd-aligned, below the unmapped area: each test places its vmas itself. */
+#define SPAN_BASE	0x10000000UL
+#define SPAN(i)		(SPAN_BASE + (unsigned long)(i) * PGDIR_SIZE)
+#define PG(n)		((unsigned long)(n) * PAGE_SIZE)
+
+/*
+ * No page-table memory is unaccounted or leaked: what is in use beyond
+ * @bytes0 (taken before mm_alloc()) is @mm's pgd and shadow pgd and the
+ * tables they hold, and every table allocated since @alloc0 is either
+ * freed or still hooked in one of them.
+ */
+static void assert_tables_accounted(struct mm_struct *mm, unsigned long bytes0,
+				    unsigned long alloc0, unsigned long freed0)
+{
+	unsigned long alive = pgtable_nr_tables(mm->pgd) + pgtable_nr_tables(mm->shadow);
+
+	ck_assert_uint_eq(pgtable_bytes_in_use() - bytes0,
+			  2 * sizeof(pgd_t) + alive * PTE_TABLE_BYTES);
+	ck_assert_uint_eq((pgtable_tables_allocated() - alloc0) -
+			  (pgtable_tables_freed() - freed0), alive);
+}
+
+/* Map anonymous [@addr, @addr + @pages) at its fixed address; ck_asserts it. */
+static void map_anon_at(struct mm_struct *mm, unsigned long addr, unsigned long pages)
+{
+	ck_assert_int_eq(rt_mmap(mm, NULL, addr, pages, VM_READ | VM_WRITE, 0), (long)addr);
+}
+
+START_TEST(test_pgtable_munmap_frees_table)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		unsigned long bytes0 = pgtable_bytes_in_use();
+		unsigned long alloc0 = pgtable_tables_allocated();
+		unsigned long freed0 = pgtable_tables_freed();
+		struct mm_struct *mm = mm_alloc();
+		/* Four pages across the boundary of two pgd entries. */
+		unsigned long addr = SPAN(1) - PG(2);
+		uint64_t stamps[4];
+
+		map_anon_at(mm, addr, 4);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 0);
+		rt_access_pages(mm, addr, 4, true, stamps);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 2);
+		assert_tables_accounted(mm, bytes0, alloc0, freed0);
+
+		/* No vma is left in either entry: both tables go. */
+		ck_assert_int_eq(rt_munmap(mm, addr, 4), 0);
+		ck_assert_uint_eq(pgtable_tables_freed() - freed0, 2);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 0);
+		ck_assert_ptr_null(pte_offset(mm->pgd, addr));
+		ck_assert_ptr_null(pte_offset(mm->pgd, addr + PG(3)));
+		assert_tables_accounted(mm, bytes0, alloc0, freed0);
+
+		/* A later fault allocates afresh; the new memory reads as zero. */
+		map_anon_at(mm, addr, 4);
+		ck_assert_int_eq(rt_access(mm, addr + PG(3), false, &stamps[0]), ACCESS_OK);
+		ck_assert_uint_eq(stamps[0], 0);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 1);
+		ck_assert_ptr_nonnull(pte_offset(mm->pgd, addr + PG(3)));
+		ck_assert_ptr_null(pte_offset(mm->pgd, addr));
+		rt_access_pages(mm, addr, 4, true, stamps);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 2);
+		assert_tables_accounted(mm, bytes0, alloc0, freed0);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
+		ck_assert_uint_eq(pgtable_bytes_in_use(), bytes0);
+	});
+}
+END_TEST
+
+START_TEST(test_pgtable_munmap_keeps_shared_table)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		unsigned long bytes0 = pgtable_bytes_in_use();
+		unsigned long alloc0 = pgtable_tables_allocated();
+		unsigned long freed0 = pgtable_tables_freed();
+		struct mm_struct *mm = mm_alloc();
+		/* prev in entry 0; the victim from entry 0 to 2; next in entry 2. */
+		unsigned long prev = SPAN(0), victim = SPAN(1) - PG(2), next = SPAN(2) + PG(8);
+		/* Entries 8 to 11, to be cut out of its middle: 9 and 10 go. */
+		unsigned long wide = SPAN(9) - PG(1);
+		uint64_t sp[2], sn[2], sw[2];
+
+		map_anon_at(mm, prev, 2);
+		map_anon_at(mm, victim, PTRS_PER_PTE + 4);
+		map_anon_at(mm, next, 2);
+		map_anon_at(mm, wide, 2 * PTRS_PER_PTE + 2);
+		rt_access_pages(mm, prev, 2, true, sp);
+		rt_access_pages(mm, victim, 2, true, NULL);
+		rt_access_pages(mm, SPAN(1) + PG(5), 1, true, NULL);
+		rt_access_pages(mm, SPAN(2), 2, true, NULL);
+		rt_access_pages(mm, next, 2, true, sn);
+		rt_access_pages(mm, wide, 1, true, &sw[0]);
+		rt_access_pages(mm, SPAN(9) + PG(7), 1, true, NULL);
+		rt_access_pages(mm, SPAN(10) + PG(7), 1, true, NULL);
+		rt_access_pages(mm, SPAN(11), 1, true, &sw[1]);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 7);
+
+		/* Entries 0 and 2 are still in use: only entry 1's table goes. */
+		ck_assert_int_eq(rt_munmap(mm, victim, PTRS_PER_PTE + 4), 0);
+		ck_assert_uint_eq(pgtable_tables_freed() - freed0, 1);
+		ck_assert_ptr_null(pte_offset(mm->pgd, SPAN(1)));
+		ck_assert_ptr_nonnull(pte_offset(mm->pgd, SPAN(0)));
+		ck_assert_ptr_nonnull(pte_offset(mm->pgd, SPAN(2)));
+		rt_assert_pages(mm, prev, 2, sp);
+		rt_assert_pages(mm, next, 2, sn);
+
+		/* The split halves keep entries 8 and 11; 9 and 10 go. */
+		ck_assert_int_eq(rt_munmap(mm, SPAN(9), 2 * PTRS_PER_PTE), 0);
+		ck_assert_uint_eq(pgtable_tables_freed() - freed0, 3);
+		ck_assert_ptr_null(pte_offset(mm->pgd, SPAN(9)));
+		ck_assert_ptr_null(pte_offset(mm->pgd, SPAN(10)));
+		rt_assert_pages(mm, wide, 1, &sw[0]);
+		rt_assert_pages(mm, SPAN(11), 1, &sw[1]);
+
+		/* prev alone in entry 0 (next starts in entry 2): it goes too. */
+		ck_assert_int_eq(rt_munmap(mm, prev, 2), 0);
+		ck_assert_uint_eq(pgtable_tables_freed() - freed0, 4);
+		ck_assert_uint_eq(pgtable_nr_tables(mm->pgd), 3);
+		assert_tables_accounted(mm, bytes0, alloc0, freed0);
+		rt_audit_and_exit(&mm, 1, NULL, 0);
+		ck_assert_uint_eq(pgtable_bytes_in_use(), bytes0);
+	});
+}
+END_TEST
+
+/*
+ * A CPU is in mid-walk of a table (it read the pgd entry) when munmap
+ * frees that table: the table must outlive the walk. The munmap here
+ * clears no present pte, so the only flush it makes is the mmu_gather's
+ * for the table, and a flush waiting for the walker is the sign that the
+ * table is unhooked and not yet freed: the walker checks that, uses its
+ * slot (the ASan build reports a use after free), and only then ends its
+ * access, which lets the flush return and the table go.
+ */
+struct walk_in_flight {
+	struct mm_struct *mm;
+	unsigned long addr;
+	unsigned long freed0, waits0;
+	int in_walk;			/* rt_set_flag()/rt_wait_flag() */
+	unsigned long freed_in_walk;	/* tables freed while the walk was in flight */
+	bool hooked_in_walk;		/* the pgd entry still read as the table */
+};
+
+static void walk_in_flight_worker(int idx, void *arg)
+{
+	struct walk_in_flight *w = arg;
+	double deadline;
+	pte_t *ptep;
+
+	if (idx == 1) {
+		/* The munmap: its flush waits for the walk below. */
+		if (!rt_wait_flag(&w->in_walk)) {
+			rt_fail("the walker never started");
+			return;
+		}
+		if (rt_munmap(w->mm, w->addr, 1))
+			rt_fail("munmap failed");
+		return;
+	}
+	tlb_access_begin(w->mm);
+	ptep = pte_offset(w->mm->pgd, w->addr);
+	if (!ptep) {
+		tlb_access_end();
+		rt_fail("no table at %#lx", w->addr);
+		rt_set_flag(&w->in_walk);
+		return;
+	}
+	rt_set_flag(&w->in_walk);
+	deadline = rt_now() + RT_WAIT_LIMIT_S;
+	while (tlb_flush_wait_count() == w->waits0) {
+		if (rt_now() > deadline) {
+			tlb_access_end();
+			rt_fail("no flush waited for the walk in %d s", RT_WAIT_LIMIT_S);
+			return;
+		}
+		sched_yield();
+	}
+	w->freed_in_walk = pgtable_tables_freed() - w->freed0;
+	w->hooked_in_walk = pte_offset(w->mm->pgd, w->addr) != NULL;
+	/* The hardware's accessed-bit update, through the table it walked. */
+	ptep_mkyoung(ptep, NULL);
+	tlb_access_end();
+}
+
+START_TEST(test_pgtable_table_outlives_walk_in_flight)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		struct walk_in_flight w = { 0 };
+		/* Two pages alone in their pgd entry. */
+		unsigned long addr = SPAN(3);
+
+		w.mm = mm_alloc();
+		w.addr = addr + PG(1);
+		map_anon_at(w.mm, addr, 2);
+		/* The table comes with the first page, and stays with the second. */
+		rt_access_pages(w.mm, addr, 1, true, NULL);
+		ck_assert_int_eq(rt_munmap(w.mm, addr, 1), 0);
+		ck_assert_ptr_nonnull(pte_offset(w.mm->pgd, w.addr));
+		w.freed0 = pgtable_tables_freed();
+		w.waits0 = tlb_flush_wait_count();
+		rt_failure_reset();
+		rt_run_threads(2, walk_in_flight_worker, &w);
+		ck_assert_no_worker_failure();
+		ck_assert_msg(w.freed_in_walk == 0,
+			      "[%s] the table was freed under a walk in flight",
+			      rmap_mode_name(rmap_mode));
+		ck_assert(!w.hooked_in_walk);
+		ck_assert_uint_eq(pgtable_tables_freed() - w.freed0, 1);
+		ck_assert_ptr_null(pte_offset(w.mm->pgd, w.addr));
+		rt_audit_and_exit(&w.mm, 1, NULL, 0);
+	});
+}
+END_TEST
+
+/*
+ * munmap/mmap churn against everything that reaches a pte table without
+ * mmap_sem for write: thread 0 unmaps and maps slots again (anonymous and
+ * shared file memory, whole or in part, each slot alone in its two pgd
+ * entries so a whole unmap frees its tables), thread 1 reclaims
+ * (page_referenced, try_to_unmap: the tables through vma -> mm -> pgd
+ * under page_table_lock), threads 2 and 3 load and store with checked
+ * stamps (faults allocate the tables again), thread 4 is a CPU's
+ * hardware walk, lock-free and without mmap_sem, inside the access window
+ * a flush waits for (core/tlbflush.c), setting accessed bits wherever a
+ * table is hooked. A table freed under any of them is a use after free
+ * (the ASan build reports it; the plain build may crash or corrupt the
+ * stamps); then the audit, and the accounting of every table.
+ */
+#define CHURN_SLOTS	4
+#define CHURN_PAGES	8
+#define CHURN_CYCLES	150
+
+struct pt_churn {
+	struct mm_struct *mm;
+	struct address_space *file;
+	int stop;			/* atomic: release/acquire */
+	unsigned long walks;		/* atomic: walks that found a table */
+};
+
+/* Slot @k straddles the boundary of pgd entries 2k and 2k + 1 (of SPAN_BASE). */
+static unsigned long churn_addr(int k)
+{
+	return SPAN(2 * k + 1) - PG(CHURN_PAGES / 2);
+}
+
+static void churn_map(struct pt_churn *c, int k)
+{
+	long r = (k & 1) ? rt_mmap(c->mm, c->file, churn_addr(k), CHURN_PAGES,
+				   VM_READ | VM_WRITE | VM_SHARED, (unsigned long)k * CHURN_PAGES)
+			 : rt_mmap(c->mm, NULL, churn_addr(k), CHURN_PAGES, VM_READ | VM_WRITE, 0);
+
+	if (r != (long)churn_addr(k))
+		rt_fail("mmap of slot %d: %ld", k, r);
+}
+
+static void churn_kernel(struct pt_churn *c, uint64_t *rng)
+{
+	for (int cycle = 0; cycle < CHURN_CYCLES; cycle++) {
+		int k = (int)(rt_rand(rng) % CHURN_SLOTS);
+		unsigned long first = rt_rand(rng) % CHURN_PAGES;
+		int err;
+
+		/* One time in four a piece (a split), else the whole slot. */
+		if (rt_rand(rng) % 4 == 0)
+			err = rt_munmap(c->mm, churn_addr(k) + PG(first),
+					1 + rt_rand(rng) % (CHURN_PAGES - first));
+		else
+			err = rt_munmap(c->mm, churn_addr(k), CHURN_PAGES);
+		if (err)
+			rt_fail("munmap of slot %d: %d", k, err);
+		if (rt_rand(rng) % 2)
+			sched_yield();	/* let the CPUs fault on the hole */
+		churn_map(c, k);
+		/* Fault the first and last page in: both tables are there again. */
+		(void)rt_access(c->mm, churn_addr(k), true, NULL);
+		(void)rt_access(c->mm, churn_addr(k) + PG(CHURN_PAGES - 1), true, NULL);
+	}
+}
+
+static void churn_reclaim(struct pt_churn *c)
+{
+	/* Acquire pairs with the release that sets stop in churn_worker(). */
+	while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+		shrink_zone(&contig_zone, 32);
+		sched_yield();
+	}
+}
+
+static unsigned long churn_pick(uint64_t *rng)
+{
+	uint64_t r = rt_rand(rng);
+
+	return churn_addr((int)(r % CHURN_SLOTS)) + PG((r >> 8) % CHURN_PAGES);
+}
+
+static void churn_cpu(struct pt_churn *c, uint64_t *rng)
+{
+	/* Acquire pairs with the release that sets stop in churn_worker(). */
+	for (int n = 0; !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE); n++) {
+		unsigned long addr = churn_pick(rng);
+
+		/* SEGV: the slot is unmapped just now; OOM: reclaim won every try. */
+		if (rt_access(c->mm, addr, rt_rand(rng) & 1, NULL) == ACCESS_CORRUPT) {
+			rt_fail("data integrity at %#lx", addr);
+			return;
+		}
+		if (!(n % 16))
+			sched_yield();
+	}
+}
+
+static void churn_walker(struct pt_churn *c, uint64_t *rng)
+{
+	unsigned long found = 0;
+
+	/* Acquire pairs with the release that sets stop in churn_worker(). */
+	for (int n = 0; !__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE); n++) {
+		unsigned long addr = churn_pick(rng);
+		pte_t *ptep;
+
+		/* The hardware walk: no lock, no mmap_sem, the flush's window only. */
+		tlb_access_begin(c->mm);
+		ptep = pte_offset(c->mm->pgd, addr);
+		/* Now and then a CPU slow in mid-walk, so that flushes meet it. */
+		if (!(n % 4))
+			sched_yield();
+		if (ptep) {
+			ptep_mkyoung(ptep, NULL);
+			found++;
+		}
+		tlb_access_end();
+		if (!(n % 16))
+			sched_yield();
+	}
+	__atomic_fetch_add(&c->walks, found, __ATOMIC_RELAXED);
+}
+
+static void churn_worker(int idx, void *arg)
+{
+	struct pt_churn *c = arg;
+	uint64_t rng = rt_thread_rng(idx);
+
+	switch (idx) {
+	case 0:
+		churn_kernel(c, &rng);
+		/* Release pairs with the acquire loads of stop in the others. */
+		__atomic_store_n(&c->stop, 1, __ATOMIC_RELEASE);
+		break;
+	case 1:
+		churn_reclaim(c);
+		break;
+	case 4:
+		churn_walker(c, &rng);
+		break;
+	default:
+		churn_cpu(c, &rng);
+		break;
+	}
+}
+
+/* Every hooked table lies in a pgd entry that some vma reaches into. */
+static void assert_no_orphan_table(struct mm_struct *mm)
+{
+	for (unsigned long i = 0; i < PTRS_PER_PGD; i++) {
+		bool used = false;
+
+		if (!pte_offset(mm->pgd, i << PGDIR_SHIFT))
+			continue;
+		for (struct vm_area_struct *v = mm->mmap; v && !used; v = v->vm_next)
+			used = v->vm_start < (i + 1) << PGDIR_SHIFT && v->vm_end > i << PGDIR_SHIFT;
+		ck_assert_msg(used, "[%s] pgd entry %lu holds a table no vma needs",
+			      rmap_mode_name(rmap_mode), i);
+	}
+}
+
+START_TEST(test_pgtable_munmap_churn_vs_reclaim_and_mmu)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		unsigned long bytes0 = pgtable_bytes_in_use();
+		unsigned long alloc0 = pgtable_tables_allocated();
+		unsigned long freed0 = pgtable_tables_freed();
+		struct pt_churn c = { 0 };
+
+		c.mm = mm_alloc();
+		c.file = file_create("churn", CHURN_SLOTS * CHURN_PAGES, CHURN_SLOTS * CHURN_PAGES);
+		for (int k = 0; k < CHURN_SLOTS; k++)
+			churn_map(&c, k);
+		rt_failure_reset();
+		rt_run_threads(5, churn_worker, &c);
+		ck_assert_no_worker_failure();
+		/* Every cycle faulted a slot's two tables in; most freed them again. */
+		ck_assert_uint_gt(pgtable_tables_freed() - freed0, 0);
+		assert_no_orphan_table(c.mm);
+		assert_tables_accounted(c.mm, bytes0, alloc0, freed0);
+		rt_audit_and_exit(&c.mm, 1, &c.file, 1);
+		rcu_barrier();
+		ck_assert_uint_eq(pgtable_bytes_in_use(), bytes0);
+	});
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -703,6 +1117,12 @@ int main(void)
 		{ "concurrency", 50, NULL, NULL, .tests = {
 			test_pgtable_concurrent_alloc,
 			test_pgtable_mmu_vs_reclaim,
+		} },
+		{ "free_pgtables", 50, NULL, NULL, .tests = {
+			test_pgtable_munmap_frees_table,
+			test_pgtable_munmap_keeps_shared_table,
+			test_pgtable_table_outlives_walk_in_flight,
+			test_pgtable_munmap_churn_vs_reclaim_and_mmu,
 		} },
 	};
 
