@@ -4,9 +4,11 @@
  *
  * Race:
  *   reclaim walking i_mmap lists thousands long, with trylocks, against
- *   mmap/munmap of those vmas
+ *   mmap/munmap of those vmas; a quarter of the new vmas sit alone in a
+ *   page table, which their munmap frees (free_pgtables) under reclaim
  * Invariant:
- *   must-find-all through long i_mmap lists; no walk misses a pte
+ *   must-find-all through long i_mmap lists; no walk misses a pte; no
+ *   walk reaches a freed page table
  * Recalls:
  *   Ingo Molnar's objection: unmapping one page walks every vma of the file,
  *   O(vmas)
@@ -54,5 +56,6 @@ const struct rt_scenario wl_many_vmas = {
 		.max_vmas = 400,
 		.shm_pages = 0,
 		.vmas_per_proc = 250,
+		.far_spans = 64,
 	},
 };

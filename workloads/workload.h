@@ -55,6 +55,12 @@ struct wl_params {
 	int max_vmas;			/* mmap stops when a process has this many */
 	unsigned long shm_pages;	/* exec maps the first data file shared, this long */
 	int vmas_per_proc;		/* exec maps this many 1-page windows of it too */
+	/*
+	 * One mmap in four goes to the start of one of this many pgd
+	 * entries (4 MiB each) far above the packed mappings, where it is
+	 * alone: its munmap frees the page table (free_pgtables). 0: never.
+	 */
+	int far_spans;
 };
 
 struct rt_scenario {

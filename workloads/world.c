@@ -304,6 +304,24 @@ static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, 
 	return access_result(r);
 }
 
+/* Where far_spans' mappings go: above the packed ones, below the stack. */
+#define FAR_BASE	0x80000000UL
+
+/*
+ * A big program's layout: a mapping alone in its page table, at the start
+ * of a random pgd entry, if that entry is free from a guard page below it
+ * to a guard page past @len; else 0 (the usual placement).
+ * Context: mmap_sem held for write.
+ */
+static unsigned long far_addr(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			      unsigned long len)
+{
+	unsigned long addr = FAR_BASE + rnd_below(rng, (unsigned long)w->p.far_spans) * PGDIR_SIZE;
+	struct vm_area_struct *v = find_vma(mm, addr - PAGE_SIZE);
+
+	return v && v->vm_start < addr + len + PAGE_SIZE ? 0 : addr;
+}
+
 static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
 			      enum wl_op op)
 {
@@ -330,7 +348,9 @@ static enum wl_result op_mmap(struct wl_world *w, struct mm_struct *mm, uint64_t
 		iput(f);
 		return WL_SKIPPED;
 	}
-	r = do_mmap(mm, f, 0, pages * PAGE_SIZE, flags, pgoff);
+	r = do_mmap(mm, f, w->p.far_spans && !rnd_below(rng, 4) ?
+		    far_addr(w, mm, rng, pages * PAGE_SIZE) : 0,
+		    pages * PAGE_SIZE, flags, pgoff);
 	up_write(&mm->mmap_sem);
 	iput(f);		/* the vma holds its own */
 	return r == -ENOMEM ? WL_OOM : r < 0 ? WL_SKIPPED : WL_DONE;
