@@ -413,9 +413,10 @@ static inline bool ptep_mkdirty(pte_t *ptep, pte_t *orig)
 /* --- tables ---------------------------------------------------------- */
 
 /*
- * The top level: pointers to pte tables, published by pte_alloc(),
- * unhooked by pgd_clear(). Writers hold page_table_lock (pte_alloc() may
- * also race another pte_alloc(): the CAS settles it); readers are lock-free.
+ * The top level: pointers to pte tables, published by pte_alloc() with a
+ * compare-and-swap (under page_table_lock in an mm's pgd; the data
+ * shadow's pgd is filled lock-free), unhooked by pgd_clear() (under
+ * mmap_sem for write and page_table_lock). Readers are lock-free.
  */
 typedef struct pgd {
 	pte_t *table[PTRS_PER_PGD];	/* atomic: release/acquire, see pte_alloc() */
