@@ -537,7 +537,8 @@ long do_mmap(struct mm_struct *mm, struct address_space *file, unsigned long add
 }
 
 /*
- * free_pgtables() of 2.6.3 and 2.6.9 (mm/mmap.c): free the pte tables of
+ * free_pgtables() of 2.6.8 and 2.6.9 (mm/mmap.c; 2.6.3's not checked here,
+ * the issue says it has the same): free the pte tables of
  * [@start, @end), just unmapped, that no vma still needs: the tables
  * wholly inside the range, and the ones at its ends that @prev (the vma
  * below the range, or NULL) and the vma above it do not reach into. The
