@@ -188,6 +188,8 @@ START_TEST(test_gup_read_untouched_pins_zero_page)
 		ck_assert(PageReserved(pages[0]) && PageReserved(pages[1]));
 		ck_assert_ptr_eq(vmas[0], mm->mmap);
 		ck_assert_uint_eq(mm->rss, 0);
+		/* No fault ran: not even a page table, let alone a zero-page pte. */
+		ck_assert(pte_none(rt_pte_at(mm, (unsigned long)a)));
 		/* A write pin faults a page and breaks nothing else. */
 		pages[0] = pin(mm, (unsigned long)a, true);
 		ck_assert(!PageReserved(pages[0]));
@@ -226,6 +228,42 @@ START_TEST(test_gup_write_pin_breaks_cow)
 		mms[0] = mm;
 		mms[1] = child;
 		rt_audit_and_exit(mms, 2, NULL, 0);
+	});
+}
+END_TEST
+
+/*
+ * A read pin's check (a write(2) from memory): the user's own store at
+ * the address may change the page under the I/O; a store that reached
+ * the pinned page by another way (here written straight into the page,
+ * as a page reused behind the pin would be) is reported.
+ */
+START_TEST(test_gup_read_pin_check_judges_the_writer)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		struct mm_struct *mm = mm_alloc();
+		long a = rt_mmap(mm, NULL, 0, 2, VM_READ | VM_WRITE, 0);
+		struct vm_area_struct *vma;
+		struct page *page;
+		struct gup_dma dma;
+
+		ck_assert_int_gt(a, 0);
+		rt_touch(mm, (unsigned long)a, true);
+		down_read(&mm->mmap_sem);
+		ck_assert_int_eq(get_user_pages(mm, (unsigned long)a, 1, false, &page, &vma), 1);
+		gup_dma_begin(mm, vma, (unsigned long)a, page, &dma);
+		up_read(&mm->mmap_sem);
+		ck_assert_ptr_nonnull(dma.word);
+		rt_touch(mm, (unsigned long)a, true);		/* the user's store */
+		ck_assert_int_eq(gup_dma_check(mm, (unsigned long)a, page, &dma), ACCESS_OK);
+		gup_dma_begin(mm, vma, (unsigned long)a, page, &dma);
+		page_data_write(page, 0x5eed);			/* nobody's store */
+		ck_assert_int_eq(gup_dma_check(mm, (unsigned long)a, page, &dma), ACCESS_CORRUPT);
+		ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 1);
+		put_page(page);
+		rt_reports_capture();
+		rt_touch(mm, (unsigned long)a, true);		/* a stamp the tear-down can check */
+		rt_audit_and_exit(&mm, 1, NULL, 0);
 	});
 }
 END_TEST
@@ -368,6 +406,7 @@ static Suite *gup_suite(void)
 	tcase_set_timeout(tc, rt_tmo(60));
 	tcase_add_test(tc, test_gup_read_untouched_pins_zero_page);
 	tcase_add_test(tc, test_gup_write_pin_breaks_cow);
+	tcase_add_test(tc, test_gup_read_pin_check_judges_the_writer);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("race");
