@@ -57,6 +57,10 @@ enum inject_bug {
 	INJECT_ANON_VMA_NEW_UNLOCKED,
 	/* mainline: mprotect's merge moves a boundary without vma_adjust()'s importer. */
 	INJECT_VMA_ADJUST_NO_IMPORTER,
+	/* mainline: try_to_unmap_one() unmaps a swap-cache page get_user_pages() pinned (2.6.3's way). */
+	INJECT_GUP_UNMAP,
+	/* do_wp_page() reuses a swap-cache page whose slot other swap ptes still share. */
+	INJECT_COW_REUSE,
 	INJECT_NR_BUGS,
 };
 

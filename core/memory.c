@@ -581,7 +581,10 @@ static int do_file_page(struct mm_struct *mm, struct vm_area_struct *vma,
 /*
  * do_wp_page() - a write to a present read-only pte. page_table_lock held
  * on entry, dropped on return. Mirrors mm/memory.c of 2.6.3: reuse an
- * exclusive anonymous page, else copy it.
+ * exclusive anonymous page, else copy it. Exclusive is can_share_swap_page()
+ * of 2.6.3-2.6.9: the page count, so a get_user_pages() pin makes a copy
+ * (the pinned page stays with whoever else maps it), and a swap-cache
+ * page only when no other swap pte shares its slot.
  */
 static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		      unsigned long address, pte_t *ptep, pte_t pte)
@@ -605,6 +608,16 @@ static int do_wp_page(struct mm_struct *mm, struct vm_area_struct *vma,
 		bool reuse = page_count(old_page) == 1 ||
 			(PageSwapCache(old_page) && page_count(old_page) == 2 &&
 			 remove_exclusive_swap_page(old_page));
+
+		if (!reuse && injected(INJECT_COW_REUSE))
+			/*
+			 * Seeded bug: the page count alone decides, as if the
+			 * swap cache were the only other user of a cached
+			 * page; exclusive_swap_page()'s look at the slot's
+			 * count (other processes' swap ptes) is skipped, and
+			 * the page stays in the swap cache, written.
+			 */
+			reuse = PageSwapCache(old_page) && page_count(old_page) == 2;
 
 		unlock_page(old_page);
 		if (reuse) {
@@ -832,6 +845,100 @@ int handle_mm_fault(struct mm_struct *mm, struct vm_area_struct *vma,
 		ptep_mkyoung(ptep, NULL);
 	spin_unlock(&mm->page_table_lock);
 	return VM_FAULT_MINOR;
+}
+
+/* ---- get_user_pages ---- */
+
+/*
+ * follow_page() of 2.6.9: the page the pte at @address maps, if the pte
+ * allows the access (present; writable for @write, the page marked dirty
+ * now when the pte is clean, as 2.6.9 did), else NULL: fault it.
+ * Context: page_table_lock held.
+ */
+static struct page *follow_page(struct mm_struct *mm, unsigned long address, bool write)
+{
+	pte_t *ptep = pte_offset(mm->pgd, address);
+	struct page *page;
+	pte_t pte;
+
+	if (!ptep)
+		return NULL;
+	pte = ptep_get(ptep);
+	if (!pte_present(pte) || (write && !pte_write(pte)))
+		return NULL;
+	page = pfn_to_page(pte_pfn(pte));
+	if (PageReserved(page))
+		return page;
+	if (write && !pte_dirty(pte))
+		set_page_dirty(page);
+	SetPageReferenced(page);	/* mark_page_accessed() */
+	return page;
+}
+
+/*
+ * untouched_anonymous_page() of 2.6.9: an anonymous vma with no page
+ * table at @address yet; a read pins the zero page rather than fault.
+ * Context: page_table_lock held.
+ */
+static bool untouched_anonymous_page(struct mm_struct *mm, struct vm_area_struct *vma,
+				     unsigned long address)
+{
+	return !vma->vm_file && !pte_offset(mm->pgd, address);
+}
+
+int get_user_pages(struct mm_struct *mm, unsigned long start, int len, bool write,
+		   struct page **pages, struct vm_area_struct **vmas)
+{
+	unsigned long need = write ? VM_WRITE : VM_READ;
+	int i = 0;
+
+	start &= PAGE_MASK;
+	while (len) {
+		/* find_extend_vma(): the stack grows for an I/O too. */
+		struct vm_area_struct *vma = find_vma(mm, start);
+
+		if (vma && start < READ_ONCE(vma->vm_start) &&
+		    (!(vma->vm_flags & VM_GROWSDOWN) || expand_stack(vma, start)))
+			vma = NULL;
+		if (!vma || !(vma->vm_flags & need))
+			return i ? i : -EFAULT;
+		spin_lock(&mm->page_table_lock);
+		do {
+			struct page *page;
+
+			while (!(page = follow_page(mm, start, write))) {
+				if (!write && untouched_anonymous_page(mm, vma, start)) {
+					page = pfn_to_page(ZERO_PAGE_PFN);
+					break;
+				}
+				spin_unlock(&mm->page_table_lock);
+				switch (handle_mm_fault(mm, vma, start, write)) {
+				case VM_FAULT_SIGBUS:
+					return i ? i : -EFAULT;
+				case VM_FAULT_OOM:
+					return i ? i : -ENOMEM;
+				default:
+					break;
+				}
+				spin_lock(&mm->page_table_lock);
+			}
+			/*
+			 * The pin, under page_table_lock: try_to_unmap_one()
+			 * (2.6.7+) compares the count with the mapcount under
+			 * this lock, so it sees the pin or the pte is gone.
+			 */
+			if (!PageReserved(page))
+				get_page(page);
+			pages[i] = page;
+			if (vmas)
+				vmas[i] = vma;
+			i++;
+			start += PAGE_SIZE;
+			len--;
+		} while (len && start < READ_ONCE(vma->vm_end));
+		spin_unlock(&mm->page_table_lock);
+	}
+	return i;
 }
 
 /* ---- fork ---- */
@@ -1094,4 +1201,94 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 	}
 	/* Reclaim kept taking the page away: an OOM-like back-off. */
 	return ACCESS_OOM;
+}
+
+
+/* ---- direct I/O through get_user_pages() pins (the data oracle's side) ---- */
+
+/*
+ * The shadow word the data of @page answers to at @address of @vma, as
+ * mm_access() chooses it; NULL where none can be judged (the zero page, a
+ * file page out of its place).
+ */
+static uint64_t *dma_word(struct mm_struct *mm, struct vm_area_struct *vma,
+			  unsigned long address, struct page *page, bool *file)
+{
+	struct address_space *mapping = vma->vm_file;
+
+	*file = false;
+	if (PageReserved(page))
+		return NULL;
+	if (mapping && ((vma->vm_flags & VM_SHARED) ||
+			READ_ONCE(page->as.mapping) == mapping)) {
+		if (READ_ONCE(page->index) != file_offset_at(mm, vma, address))
+			return NULL;
+		*file = true;
+		return &mapping->shadow[READ_ONCE(page->index)];
+	}
+	return shadow_slot(mm, address);
+}
+
+void gup_dma_begin(struct mm_struct *mm, struct vm_area_struct *vma,
+		   unsigned long address, struct page *page, struct gup_dma *dma)
+{
+	uint64_t expected;
+	bool file;
+
+	address &= PAGE_MASK;
+	dma->word = dma_word(mm, vma, address, page, &file);
+	if (!dma->word)
+		return;
+	dma->word_then = shadow_read_pair(dma->word, page, &dma->data_then);
+	expected = dma->word_then;
+	if (!file)
+		expected = expected & SHADOW_PRIVATE ? expected & ~SHADOW_PRIVATE : 0;
+	/*
+	 * The page is no longer what the address shows (a COW since the pin,
+	 * legitimately): nothing to judge it against.
+	 */
+	if (dma->data_then != expected)
+		dma->word = NULL;
+}
+
+uint64_t gup_dma_write(struct mm_struct *mm, unsigned long address, struct page *page)
+{
+	uint64_t *w = shadow_slot(mm, address & PAGE_MASK);
+	uint64_t v = new_stamp(mm);
+
+	/* The device's transfer may start long after the pin. */
+	yield_point_on("gup_dma:pinned", page, COVER_PAGE);
+	shadow_update_begin(w);
+	page_data_write(page, v);
+	shadow_update_end(w, SHADOW_PRIVATE | v);
+	set_page_dirty(page);
+	return v;
+}
+
+enum mm_access_result gup_dma_check(struct mm_struct *mm, unsigned long address,
+				    struct page *page, const struct gup_dma *dma)
+{
+	uint64_t data;
+
+	yield_point_on("gup_dma:pinned", page, COVER_PAGE);
+	if (!dma->word)
+		return ACCESS_OK;
+	data = page_data_read(page);
+	/*
+	 * Pairs with the release fence in shadow_update_begin(): a store
+	 * whose data this read saw has made the word busy, or moved it.
+	 */
+	memory_fence(__ATOMIC_ACQUIRE);
+	if (data != dma->data_then &&
+	    __atomic_load_n(dma->word, __ATOMIC_RELAXED) == dma->word_then) {
+		report_corruption(mm, address & PAGE_MASK, page_to_pfn(page),
+				  dma->data_then, data);
+		return ACCESS_CORRUPT;
+	}
+	return ACCESS_OK;
+}
+
+bool gup_pin_keeps_mapping(void)
+{
+	return rmap->gup_pin_test;
 }

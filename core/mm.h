@@ -284,4 +284,77 @@ enum mm_access_result {
 enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				bool write, uint64_t *stamp);
 
+/**
+ * get_user_pages() - pin the pages of [@start, @start + @len pages) of @mm
+ * @mm: the process whose memory a direct I/O uses
+ * @start: the first user address (page aligned)
+ * @len: the number of pages
+ * @write: the I/O will store into the pages (a read(2) into user memory):
+ *	each pte must be writable and dirty, so a COW is broken first
+ * @pages: out, @len pinned pages (each with a reference: put_page())
+ * @vmas: out, the vma of each page (may be NULL)
+ *
+ * Mirrors mm/memory.c:get_user_pages() of 2.6.9 without @force: for each
+ * page, follow_page() under page_table_lock, else handle_mm_fault() with
+ * the lock dropped and look again; the reference is taken while
+ * page_table_lock is still held, which is what lets 2.6.7+'s
+ * try_to_unmap_one() tell a pinned page by its count. A read of an
+ * untouched anonymous range pins the zero page without a fault.
+ *
+ * Context: mmap_sem held for read; takes page_table_lock; may sleep.
+ * Return: the number of pages pinned (fewer than @len when a later page
+ * failed), or -EFAULT / -ENOMEM when the first one failed.
+ */
+int get_user_pages(struct mm_struct *mm, unsigned long start, int len, bool write,
+		   struct page **pages, struct vm_area_struct **vmas);
+
+/**
+ * struct gup_dma - a device's access to a page get_user_pages() pinned,
+ * judged by the data oracle (harness side: no emulated lock)
+ * @word: the shadow word the page's data answers to at the pin's address
+ *	(NULL: no judgement possible, e.g. the zero page)
+ * @word_then: @word's value when gup_dma_begin() looked
+ * @data_then: the page's data then
+ */
+struct gup_dma {
+	uint64_t *word;
+	uint64_t word_then;
+	uint64_t data_then;
+};
+
+/*
+ * gup_dma_begin() - what the user saw through @page at @address of @vma
+ * when it was pinned: for gup_dma_check(). Context: mmap_sem held for
+ * read, right after get_user_pages() returned @page for @address.
+ */
+void gup_dma_begin(struct mm_struct *mm, struct vm_area_struct *vma,
+		   unsigned long address, struct page *page, struct gup_dma *dma);
+
+/*
+ * gup_dma_write() - a device stores a new stamp into @page, pinned for
+ * write at @address of anonymous @vma, and the oracle records it as what
+ * @address shows from now on (the user's read(2) returned it). A store
+ * the user can no longer see at @address is found by the user's next load
+ * there, or the audit. Context: no lock; @page pinned; no layout change
+ * of @mm (munmap, mremap, mprotect, fork) since the pin (the caller's
+ * promise, as an O_DIRECT user's). Return: the stamp.
+ */
+uint64_t gup_dma_write(struct mm_struct *mm, unsigned long address, struct page *page);
+
+/*
+ * gup_dma_check() - a device reads @page, pinned for read, as @dma
+ * recorded it: its data may differ from then only if the user stored at
+ * the address since (the shadow word moved); else another reference
+ * reached the pinned page, and that is reported (audit:data-integrity).
+ * Context: no lock; @page pinned. Return: ACCESS_OK or ACCESS_CORRUPT.
+ */
+enum mm_access_result gup_dma_check(struct mm_struct *mm, unsigned long address,
+				    struct page *page, const struct gup_dma *dma);
+
+/*
+ * gup_pin_keeps_mapping() - whether the design's try_to_unmap_one() leaves
+ * a pinned anonymous page mapped (2.6.7's test; rmap_ops.gup_pin_test).
+ */
+bool gup_pin_keeps_mapping(void);
+
 #endif /* RT_CORE_MM_H */

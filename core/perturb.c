@@ -17,6 +17,7 @@ const char *const yield_point_names[] = {
 	"do_swap_page:after_lookup",
 	"copy_page_range:pte",
 	"mm_access:after_mmu",
+	"gup_dma:pinned",
 	"shrink_page:locked",
 	"shrink_page:referenced",
 	"shrink_page:unmapped",

@@ -186,6 +186,12 @@ struct rmap_ops {
 	 * quiescent point; page_table_lock of @vma's mm held.
 	 */
 	int (*audit_pte)(struct page *page, struct vm_area_struct *vma);
+	/*
+	 * try_to_unmap_one() leaves a swap-cache page mapped while its count
+	 * says get_user_pages() holds it (page_count != mapcount + 2), as
+	 * 2.6.7 on did; 2.6.3 and the seeds had no such test.
+	 */
+	bool gup_pin_test;
 };
 
 

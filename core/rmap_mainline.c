@@ -40,8 +40,9 @@
  * (2) expand_stack() takes page_table_lock besides the anon_vma lock, as
  *     in anonvma (deviation (7) there): 2.6.8's version lets a fault read
  *     vm_pgoff moved and vm_start not (seeded bug expand-stack-no-ptl).
- * (3) No get_user_pages, so no "page_count != mapcount + 2" test in
- *     try_to_unmap_one(); no mm->rss short-cuts (a racy read).
+ * (3) try_to_unmap_one() has 2.6.7's get_user_pages test ("page_count
+ *     != mapcount + 2": a pinned swap-cache page stays mapped, see
+ *     gup_pinned()); no mm->rss short-cuts (a racy read).
  * (4) Of 2.6.8's vma merges the model has two: vma_merge() growing a
  *     vma without an anon_vma over a fresh range, and mprotect moving the
  *     boundary into the vma below, which imports the anon_vma of the pages
@@ -515,6 +516,23 @@ static int mainline_page_referenced(struct page *page)
 /* ---- try_to_unmap ---- */
 
 /*
+ * 2.6.7's test in try_to_unmap_one() (2.6.8 and 2.6.9 alike): "don't
+ * pull an anonymous page out from under get_user_pages". A swap-cache
+ * page whose count exceeds its ptes plus the swap cache's and reclaim's
+ * references is held by someone else, a GUP pin among them: unmapped, a
+ * user write would bring it back read-only, do_wp_page() would see the
+ * pin as a sharer and copy, and the user would never see what the I/O
+ * put in the pinned page. Context: page_table_lock held (GUP pins under
+ * it), page locked.
+ */
+static bool gup_pinned(struct page *page, int mapcount)
+{
+	if (injected(INJECT_GUP_UNMAP))
+		return false;	/* seeded bug gup-unmap: 2.6.3's try_to_unmap_one() */
+	return PageSwapCache(page) && page_count(page) != mapcount + 2;
+}
+
+/*
  * Mirrors 2.6.8's try_to_unmap_one(): unmap @vma's pte for @page, if it has
  * one (unmap_one_pte() does the pte's part), and uncount it.
  * Context: page locked, PG_maplock held, anon_vma->lock or i_mmap_lock held.
@@ -536,7 +554,9 @@ static int try_to_unmap_one(struct page *page, struct vm_area_struct *vma)
 		return SWAP_AGAIN;
 	}
 	ptep = find_pte(vma, page, &address);
-	if (ptep) {
+	if (ptep && gup_pinned(page, page_mapcount(page)))
+		ret = SWAP_FAIL;
+	else if (ptep) {
 		if (unmap_one_pte(page, mm, vma, address, ptep) == SWAP_SUCCESS)
 			set_page_mapcount(page, page_mapcount(page) - 1);
 		else
@@ -1224,7 +1244,9 @@ static int try_to_unmap_one9(struct page *page, struct vm_area_struct *vma)
 		return SWAP_AGAIN;
 	spin_lock(&mm->page_table_lock);
 	ptep = find_pte(vma, page, &address);
-	if (ptep) {
+	if (ptep && gup_pinned(page, page_mapcount(page)))
+		ret = SWAP_FAIL;
+	else if (ptep) {
 		if (unmap_one_pte(page, mm, vma, address, ptep) == SWAP_SUCCESS)
 			mainline9_page_remove_rmap(page, ptep);
 		else
@@ -1384,6 +1406,7 @@ static int mainline9_try_to_unmap(struct page *page)
 
 const struct rmap_ops rmap_mainline8_ops = {
 	.name = "mainline8",
+	.gup_pin_test = true,
 	.pte_chain_alloc = NULL,
 	.pte_chain_free = NULL,
 	.page_add_rmap = mainline_page_add_rmap,
@@ -1417,6 +1440,7 @@ const struct rmap_ops rmap_mainline8_ops = {
 
 const struct rmap_ops rmap_mainline9_ops = {
 	.name = "mainline9",
+	.gup_pin_test = true,
 	.pte_chain_alloc = NULL,
 	.pte_chain_free = NULL,
 	.page_add_rmap = mainline9_page_add_rmap,

@@ -349,6 +349,41 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "model's too); else the audit finds their ptes outside the "
 			  "anon_vma, unless a first fault in the neighbour adopted it first",
 	},
+	[INJECT_GUP_UNMAP] = {
+		.name = "gup-unmap",
+		.summary = "try_to_unmap_one() (mainline8/9) unmaps a swap-cache page that "
+			   "get_user_pages() pinned: no \"page_count != mapcount + 2\" test",
+		.history = "2.6.3 and the seeds had no such test; 2.6.7's rmap rework added "
+			   "\"Don't pull an anonymous page out from under get_user_pages\" (kept "
+			   "in 2.6.8 and 2.6.9): a user write brings the unmapped page back "
+			   "read-only, do_wp_page() counts the pin as a sharer and copies, and "
+			   "the direct I/O's data lands in a page the user no longer sees",
+		.scenario = "reclaim-pressure", .rmap = "mainline8", .sched = "pct",
+		.build = "plain", .rmaps = "mainline8,mainline9",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 300000, .seconds = 30, .threads = 2, .reclaim_threads = 2,
+		.caveat = "reclaim must take the pinned page (two passes: GUP marks it "
+			  "accessed) and a user write must COW it before the transfer, all "
+			  "inside one direct I/O: PCT starves the pinning thread (about half "
+			  "the seeds find it, 2+2 threads); free runs of 15 s did not. The data oracle reports the user's next load",
+	},
+	[INJECT_COW_REUSE] = {
+		.name = "cow-reuse",
+		.summary = "do_wp_page() reuses a swap-cache page held by its pte and the swap "
+			   "cache alone, without exclusive_swap_page()'s look at the slot's count: "
+			   "other processes' swap ptes still share it",
+		.history = "can_share_swap_page()/exclusive_swap_page() of 2.4-2.6.9 (mm/swapfile.c): "
+			   "page_count 2 is not enough, the slot's swap_map must be 1 too; a "
+			   "fork's child whose pte still holds the slot swaps in the written page",
+		.scenario = "reclaim-pressure", .rmap = "ptechain", .sched = "random",
+		.build = "plain",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 60000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = "needs a fork's shared slot, one side's read swap-in then write, and "
+			  "the other side's swap-in while the page is still cached: the data "
+			  "oracle reports the other side's load (a GUP pin makes the count 3: "
+			  "no reuse either way)",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

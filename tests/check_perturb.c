@@ -152,7 +152,14 @@ static void exercise(enum rmap_mode mode)
 	down_read(&mm->mmap_sem);
 	for (int i = 0; i < 64; i++)
 		mm_access(mm, a + i * PAGE_SIZE, false, NULL);	/* swap in */
-	up_read(&mm->mmap_sem);
+	{
+		struct page *page;
+
+		ck_assert_int_eq(get_user_pages(mm, a, 1, true, &page, NULL), 1);
+		up_read(&mm->mmap_sem);
+		gup_dma_write(mm, a, page);			/* gup_dma:pinned */
+		put_page(page);
+	}
 	down_write(&mm->mmap_sem);
 	do_munmap(mm, a + 4 * PAGE_SIZE, PAGE_SIZE);	/* split */
 	do_mremap(mm, a, 4 * PAGE_SIZE, 40 * PAGE_SIZE, 0);	/* move */

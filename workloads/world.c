@@ -28,6 +28,8 @@
 #include "vmscan.h"
 #include "workload.h"
 
+#define WL_DIO_HASH	64
+
 struct wl_world {
 	const struct rt_scenario *s;
 	struct wl_params p;
@@ -43,6 +45,14 @@ struct wl_world {
 	bool shared_targets;			/* set before any worker runs */
 	/* Shared targets: the first fork's parent and child slots, or -1. */
 	int family[2];				/* slot_lock; read RCU */
+	/*
+	 * The user's side of direct I/O (WL_GUP), per mm hashed by id: the
+	 * transfers in flight and the layout changes (munmap, mprotect,
+	 * mlock, mremap, fork) in flight, each backing off from the other
+	 * (user_busy_enter()). Atomics, seq_cst.
+	 */
+	int dio[WL_DIO_HASH];
+	int layout[WL_DIO_HASH];
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -51,7 +61,7 @@ static const char *const op_names[WL_NR_OPS] = {
 	[WL_MUNMAP] = "munmap", [WL_MPROTECT] = "mprotect", [WL_MLOCK] = "mlock",
 	[WL_MREMAP] = "mremap", [WL_FORK] = "fork", [WL_EXEC] = "exec",
 	[WL_EXIT] = "exit", [WL_TRUNCATE] = "truncate", [WL_REMAP] = "remap_file_pages",
-	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink",
+	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink", [WL_GUP] = "gup",
 };
 
 const char *wl_op_name(enum wl_op op)
@@ -287,6 +297,46 @@ static enum wl_result access_result(enum mm_access_result r)
 	}
 }
 
+/*
+ * A user keeps its own layout still under a direct I/O: no munmap,
+ * mremap, mprotect or fork of the buffer while a transfer uses it
+ * (open(2): O_DIRECT "should never be run concurrently with fork(2)" on
+ * private memory; 2.6's GUP pins a page, not an address). So the oracle
+ * may hold the address to what the transfer did, and a pinned page the
+ * user loses is the kernel's doing. Harness side, no emulated lock and
+ * no waiting (the deterministic scheduler sees neither): each side counts
+ * itself in, then backs off if the other is in (Dekker's test, seq_cst).
+ */
+static bool user_busy_enter(int *mine, int *other)
+{
+	__atomic_add_fetch(mine, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(other, __ATOMIC_SEQ_CST))
+		return true;
+	__atomic_sub_fetch(mine, 1, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+static void user_busy_exit(int *mine)
+{
+	__atomic_sub_fetch(mine, 1, __ATOMIC_SEQ_CST);
+}
+
+static int dio_hash(const struct mm_struct *mm)
+{
+	return (int)((unsigned int)mm->id % WL_DIO_HASH);
+}
+
+/* A layout change of @mm may run: false while a direct I/O of it is in flight. */
+static bool layout_enter(struct wl_world *w, const struct mm_struct *mm)
+{
+	return user_busy_enter(&w->layout[dio_hash(mm)], &w->dio[dio_hash(mm)]);
+}
+
+static void layout_exit(struct wl_world *w, const struct mm_struct *mm)
+{
+	user_busy_exit(&w->layout[dio_hash(mm)]);
+}
+
 static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
 				 bool write)
 {
@@ -374,18 +424,21 @@ static struct vm_area_struct *pick_range(const struct wl_world *w, struct mm_str
 	return v;
 }
 
-static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+static enum wl_result op_range(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
 			       enum wl_op op)
 {
 	struct vm_area_struct *v;
 	unsigned long start, len;
 	int err = 0;
 
+	if (!layout_enter(w, mm))
+		return WL_SKIPPED;
 	down_write(&mm->mmap_sem);
 	/* Keep the stack: exec images need one for WL_STACK. */
 	v = pick_range(w, mm, rng, op == WL_MUNMAP ? VM_GROWSDOWN : 0, &start, &len);
 	if (!v) {
 		up_write(&mm->mmap_sem);
+		layout_exit(w, mm);
 		return WL_SKIPPED;
 	}
 	switch (op) {
@@ -402,6 +455,7 @@ static enum wl_result op_range(const struct wl_world *w, struct mm_struct *mm, u
 		break;
 	}
 	up_write(&mm->mmap_sem);
+	layout_exit(w, mm);
 	return err == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
@@ -411,10 +465,13 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	unsigned long start, len, new_len;
 	long r;
 
+	if (!layout_enter(w, mm))
+		return WL_SKIPPED;
 	down_write(&mm->mmap_sem);
 	v = pick_range(w, mm, rng, VM_NONLINEAR | VM_GROWSDOWN, &start, &len);
 	if (!v || (v->vm_file && start + len != v->vm_end)) {
 		up_write(&mm->mmap_sem);
+		layout_exit(w, mm);
 		return WL_SKIPPED;
 	}
 	new_len = (1 + rnd_below(rng, 2 * (len >> PAGE_SHIFT))) * PAGE_SIZE;
@@ -423,7 +480,7 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 		new_len = len;		/* a file mapping cannot outgrow its file */
 	r = do_mremap(mm, start, len, new_len, 0);
 	up_write(&mm->mmap_sem);
-	(void)w;
+	layout_exit(w, mm);
 	return r == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
@@ -470,7 +527,10 @@ static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t
 
 	if (__atomic_load_n(&w->nr_procs, __ATOMIC_RELAXED) >= w->p.procs_max)
 		return WL_SKIPPED;
+	if (!layout_enter(w, mm))
+		return WL_SKIPPED;
 	child = dup_mm(mm);
+	layout_exit(w, mm);
 	if (!child)
 		return WL_OOM;
 	if (!publish_proc(w, child, rng, mm)) {
@@ -667,6 +727,73 @@ static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, u
 	return access_result(r);
 }
 
+#define GUP_PAGES_MAX	4
+
+/*
+ * A direct I/O on @mm's memory (an O_DIRECT read(2) into it, or a
+ * write(2) from it): get_user_pages() under mmap_sem for read, mmap_sem
+ * dropped, the transfer through the pins, put_page(). A read into memory
+ * pins for write and goes to anonymous memory; where the design's
+ * try_to_unmap_one() has no pin test (2.6.3 and the seeds), only to
+ * mlocked memory, as those kernels' users of raw I/O had to: a pinned
+ * page reclaim unmapped there is lost to the user at its next COW, the
+ * source's bug (README "Locks by design").
+ */
+static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+{
+	struct vm_area_struct *vmas[GUP_PAGES_MAX], *v;
+	struct page *pages[GUP_PAGES_MAX];
+	struct gup_dma dma[GUP_PAGES_MAX];
+	unsigned long start, left;
+	enum wl_result r = WL_DONE;
+	bool write = wl_rand(rng) & 1;
+	int n;
+
+	if (!user_busy_enter(&w->dio[dio_hash(mm)], &w->layout[dio_hash(mm)]))
+		return WL_SKIPPED;
+	down_read(&mm->mmap_sem);
+	v = pick_vma(w, mm, rng, write ? VM_WRITE | (gup_pin_keeps_mapping() ? 0 : VM_LOCKED) : 0,
+		     write ? VM_SHARED : 0);
+	if (!v || (write && v->vm_file)) {
+		up_read(&mm->mmap_sem);
+		user_busy_exit(&w->dio[dio_hash(mm)]);
+		return WL_SKIPPED;
+	}
+	start = pick_page(v, rng);
+	left = (READ_ONCE(v->vm_end) - start) >> PAGE_SHIFT;
+	n = get_user_pages(mm, start, (int)(1 + rnd_below(rng, left < GUP_PAGES_MAX ?
+								left : GUP_PAGES_MAX)),
+			   write, pages, vmas);
+	for (int i = 0; !write && i < n; i++)
+		gup_dma_begin(mm, vmas[i], start + (unsigned long)i * PAGE_SIZE, pages[i], &dma[i]);
+	/*
+	 * The transfer takes a while, and the program runs on: loads and
+	 * stores on the pages around the buffer (one page holds more than
+	 * the buffer), each a fault where the pte is gone.
+	 */
+	for (unsigned long k = rnd_below(rng, GUP_PAGES_MAX * 2); n > 0 && k; k--) {
+		if (mm_access(mm, start + rnd_below(rng, (unsigned long)n) * PAGE_SIZE,
+			      wl_rand(rng) & 1, NULL) == ACCESS_CORRUPT)
+			r = WL_CORRUPT;
+	}
+	up_read(&mm->mmap_sem);
+	if (n <= 0) {
+		user_busy_exit(&w->dio[dio_hash(mm)]);
+		return n == -ENOMEM ? WL_OOM : WL_SKIPPED;
+	}
+	for (int i = 0; i < n; i++) {
+		unsigned long a = start + (unsigned long)i * PAGE_SIZE;
+
+		if (write)
+			gup_dma_write(mm, a, pages[i]);
+		else if (gup_dma_check(mm, a, pages[i], &dma[i]) == ACCESS_CORRUPT)
+			r = WL_CORRUPT;
+		put_page(pages[i]);
+	}
+	user_busy_exit(&w->dio[dio_hash(mm)]);
+	return r;
+}
+
 enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int worker)
 {
 	struct mm_struct *mm = NULL;
@@ -713,6 +840,9 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 		break;
 	case WL_STACK:
 		r = op_stack(w, mm, rng);
+		break;
+	case WL_GUP:
+		r = op_gup(w, mm, rng);
 		break;
 	default:
 		r = WL_SKIPPED;
