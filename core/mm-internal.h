@@ -26,6 +26,32 @@
  */
 #define SHADOW_NONLINEAR	(1ULL << 62)
 
+/*
+ * The list of every mm, in fork order (2.6.9's init_mm.mmlist and
+ * mmlist_lock of kernel/fork.c): mm_alloc() (exec_mmap()'s list_add)
+ * puts a new mm at its head, dup_mm() a child right after its parent,
+ * and mmput() takes an mm off it when its last user goes. swapoff walks
+ * it (core/swapfile.c).
+ */
+extern spinlock_t mmlist_lock;
+extern struct list_head mmlist_head;	/* mmlist_lock */
+
+/* mm_alloc() without the mmlist: for dup_mm(), which links the child itself. */
+struct mm_struct *__mm_alloc(void);
+
+/*
+ * The index a new anonymous page of @vma at @address gets (core/memory.c:
+ * relative to vm_pgoff, seed 002); the first pte of a swapped-in page
+ * sets it (do_swap_page(), unuse_pte()). Context: page_table_lock held.
+ */
+unsigned long anon_page_index(const struct vm_area_struct *vma, unsigned long address);
+
+/*
+ * Whether a locked swap cache page has a pte already (its rmap says so).
+ * Context: page locked, page_table_lock held; takes the rmap lock.
+ */
+bool swapin_page_mapped(struct page *page);
+
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
 	return (READ_ONCE(vma->vm_end) - READ_ONCE(vma->vm_start)) >> PAGE_SHIFT;
