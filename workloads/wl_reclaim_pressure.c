@@ -30,6 +30,7 @@ const struct rt_scenario wl_reclaim_pressure = {
 		[WL_FORK] = 1,
 		[WL_EXIT] = 1,
 		[WL_STACK] = 3,
+		[WL_SWAPOFF] = 1,
 	},
 	.params = {
 		.pages = 1024,

@@ -30,6 +30,7 @@ enum wl_op {
 	WL_REMAP,	/* remap_file_pages on a shared mapping */
 	WL_STACK,	/* touch below the stack: expand_stack */
 	WL_UNLINK,	/* unlink a data file (it dies with its last mapping), create its successor */
+	WL_SWAPOFF,	/* swapoff: every swapped-out page back in, then swapon */
 	WL_NR_OPS,
 };
 
