@@ -57,6 +57,8 @@ enum inject_bug {
 	INJECT_ANON_VMA_NEW_UNLOCKED,
 	/* mainline: mprotect's merge moves a boundary without vma_adjust()'s importer. */
 	INJECT_VMA_ADJUST_NO_IMPORTER,
+	/* every design: mmput() drops the last user before mmlist_lock: swapoff revives a dying mm. */
+	INJECT_MMPUT_DEC_UNLOCKED,
 	INJECT_NR_BUGS,
 };
 

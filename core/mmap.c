@@ -191,6 +191,23 @@ static bool mm_users_dec_and_lock(struct mm_struct *mm)
 		if (__atomic_compare_exchange_n(&mm->mm_users, &users, users - 1, true,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return false;
+	if (injected(INJECT_MMPUT_DEC_UNLOCKED)) {
+		/*
+		 * Seeded bug: the last user goes before mmlist_lock is
+		 * taken (atomic_dec_and_test(), then spin_lock()). Until
+		 * the list_del, swapoff can find the mm on the mmlist with
+		 * no user, take a "reference" under mmlist_lock and unuse
+		 * its ptes while exit_mmap() tears them down, then run
+		 * exit_mmap() a second time with its mmput().
+		 */
+		old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
+		BUG_ON(old <= 0);
+		if (old != 1)
+			return false;
+		yield_point_on("mmput:last_user_unlocked", mm, COVER_MM);
+		spin_lock(&mmlist_lock);
+		return true;
+	}
 	spin_lock(&mmlist_lock);
 	old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
