@@ -36,6 +36,13 @@
 extern spinlock_t mmlist_lock;
 extern struct list_head mmlist_head;	/* mmlist_lock */
 
+/*
+ * Drop a user of @mm unless it is the last (then nothing changes): for a
+ * caller that must not run exit_mmap() where it stands. Release pairs
+ * with the last mmput()'s acquire. Return: true when dropped.
+ */
+bool mmput_unless_last(struct mm_struct *mm);
+
 /* mm_alloc() without the mmlist: for dup_mm(), which links the child itself. */
 struct mm_struct *__mm_alloc(void);
 

@@ -182,15 +182,23 @@ static void mm_free_rcu(struct rcu_head *head)
  * made under it. Release (fast path) and acq_rel (the last drop) pair
  * with the acquire in mmget_not_zero() and with the last drop's acquire.
  */
-static bool mm_users_dec_and_lock(struct mm_struct *mm)
+bool mmput_unless_last(struct mm_struct *mm)
 {
 	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
-	int old;
 
 	while (users > 1)
 		if (__atomic_compare_exchange_n(&mm->mm_users, &users, users - 1, true,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return false;
+			return true;
+	return false;
+}
+
+static bool mm_users_dec_and_lock(struct mm_struct *mm)
+{
+	int old;
+
+	if (mmput_unless_last(mm))
+		return false;
 	if (injected(INJECT_MMPUT_DEC_UNLOCKED)) {
 		/*
 		 * Seeded bug: the last user goes before mmlist_lock is

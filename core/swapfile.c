@@ -37,13 +37,23 @@
  * (6) The user reference swapoff takes under mmlist_lock BUGs if the mm
  *     had no user left (2.6.9's plain atomic_inc(); refcount_t's check
  *     of later kernels): mmput()'s drop under the lock rules it out.
+ * (7) A pin that is an exiting mm's last user is dropped after the page
+ *     is unlocked, not inside the walk as 2.6.9 did: that mmput() runs
+ *     exit_mmap(), which can drop the last reference to an unlinked file
+ *     and truncate it, lock_page() on its pages within the swap page's
+ *     lock. lockdep reports that as PG_locked recursion (seen in mixed32
+ *     with files dying); in 2.6.9 no holder of such a file page waits on
+ *     the swap page, so it could not deadlock there, and the model's
+ *     lockdep has no page-lock nesting annotation to say so.
  */
 #include "swap.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "bug.h"
 #include "cover.h"
+#include "die.h"
 #include "mm-internal.h"
 #include "page_alloc.h"
 #include "perturb.h"
@@ -183,14 +193,47 @@ static void unuse_process(struct mm_struct *mm, swp_entry_t entry, struct page *
 		rmap->pte_chain_free(chain);
 }
 
+/* The pins on exiting mms, dropped once the page is unlocked ((7) above). */
+struct mm_pins {
+	struct mm_struct **mms;
+	int nr, max;
+};
+
+/* mmput() of a pin, or kept for unpin_exiting() when it is the last user. */
+static void unpin_mm(struct mm_pins *pins, struct mm_struct *mm)
+{
+	struct mm_struct **grown;
+
+	if (mmput_unless_last(mm))
+		return;
+	if (pins->nr == pins->max) {
+		pins->max = pins->max ? 2 * pins->max : 8;
+		grown = rt_calloc((size_t)pins->max, sizeof(*grown));
+		for (int i = 0; i < pins->nr; i++)
+			grown[i] = pins->mms[i];
+		free(pins->mms);
+		pins->mms = grown;
+	}
+	pins->mms[pins->nr++] = mm;
+}
+
+/* The last mmput() of each kept pin. Context: no page locked; may sleep. */
+static void unpin_exiting(struct mm_pins *pins)
+{
+	for (int i = 0; i < pins->nr; i++)
+		mmput(pins->mms[i]);
+	pins->nr = 0;
+}
+
 /*
  * The mmlist walk of try_to_unuse() for one locked swap cache page: each
  * mm pinned under mmlist_lock, the lock dropped for unuse_process(), the
  * previous mm's pin dropped only once the next one is pinned (so the
  * cursor stays on the list). Stops when only the cache's count is left.
- * Context: page locked; takes mmlist_lock; may run the last mmput().
+ * Context: page locked; takes mmlist_lock; an exiting mm's last pin goes
+ * to @pins.
  */
-static void unuse_mmlist(swp_entry_t entry, struct page *page)
+static void unuse_mmlist(swp_entry_t entry, struct page *page, struct mm_pins *pins)
 {
 	struct list_head *p = &mmlist_head;
 	struct mm_struct *prev_mm = NULL;
@@ -209,13 +252,13 @@ static void unuse_mmlist(swp_entry_t entry, struct page *page)
 		mmget_mmlist(mm);
 		spin_unlock(&mmlist_lock);
 		if (prev_mm)
-			mmput(prev_mm);
+			unpin_mm(pins, prev_mm);
 		prev_mm = mm;
 		yield_point_on("try_to_unuse:mm", mm, COVER_MM);
 		unuse_process(mm, entry, page);
 	}
 	if (prev_mm)
-		mmput(prev_mm);
+		unpin_mm(pins, prev_mm);
 }
 
 /*
@@ -227,7 +270,9 @@ static void unuse_mmlist(swp_entry_t entry, struct page *page)
  */
 static int try_to_unuse(void)
 {
+	struct mm_pins pins = { 0 };
 	unsigned long i = 0;
+	int err = 0;
 
 	while ((i = swap_find_next_used(i)) != 0) {
 		swp_entry_t entry = swp_entry(0, i);
@@ -237,7 +282,8 @@ static int try_to_unuse(void)
 			/* Freed meanwhile: allocation is off, it stays free. */
 			if (!swap_count(entry))
 				continue;
-			return -ENOMEM;
+			err = -ENOMEM;
+			break;
 		}
 		lock_page(page);
 		/* Cached for this slot while referenced and locked: see above. */
@@ -247,7 +293,7 @@ static int try_to_unuse(void)
 			continue;
 		}
 		if (swap_count(entry) > 1)
-			unuse_mmlist(entry, page);
+			unuse_mmlist(entry, page, &pins);
 		if (swap_count(entry) > 1 && PageDirty(page))
 			swap_writepage(page);
 		delete_from_swap_cache(page);
@@ -258,9 +304,11 @@ static int try_to_unuse(void)
 		SetPageDirty(page);
 		unlock_page(page);
 		put_page(page);
+		unpin_exiting(&pins);
 		yield_point("try_to_unuse:slot");
 	}
-	return 0;
+	free(pins.mms);
+	return err;
 }
 
 int swapoff(void)
