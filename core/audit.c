@@ -333,6 +333,34 @@ static void audit_file(struct audit *a, struct address_space *mapping)
 	}
 }
 
+/*
+ * swapoff reaches a swap pte only through the mmlist: every live mm must
+ * be on it (mm_alloc(), dup_mm()), and nothing else. The walk stops past
+ * the live count, so a corrupted (cyclic) list ends too.
+ */
+static void audit_mmlist(struct audit *a, struct mm_struct *const *mms, int nr_mms)
+{
+	unsigned long live = mm_count_live(), n = 0;
+	struct list_head *p;
+
+	spin_lock(&mmlist_lock);
+	for (p = mmlist_head.next; p != &mmlist_head && n <= live; p = p->next)
+		n++;
+	for (int i = 0; i < nr_mms; i++) {
+		bool found = false;
+		unsigned long k = 0;
+
+		for (p = mmlist_head.next; p != &mmlist_head && k++ <= live && !found; p = p->next)
+			found = p == &mms[i]->mmlist;
+		if (!found)
+			violation(a, AUDIT_MMLIST, "mm %d is not on the mmlist", mms[i]->id);
+	}
+	spin_unlock(&mmlist_lock);
+	if (n != live)
+		violation(a, AUDIT_MMLIST, "%s%lu mms on the mmlist, %lu live",
+			  n > live ? "more than " : "", n, live);
+}
+
 unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 		       struct address_space *const *files, int nr_files,
 		       struct vm_audit_stats *stats)
@@ -364,6 +392,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 	}
 	audit_pages(&a);
 	audit_swap(&a);
+	audit_mmlist(&a, mms, nr_mms);
 	for (int i = 0; i < nr_files; i++)
 		audit_file(&a, files[i]);
 
@@ -391,6 +420,8 @@ unsigned long vm_teardown_check(void)
 		violation(&a, AUDIT_LEAK, "%lu vmas left", vm_area_count());
 	if (mm_count_live())
 		violation(&a, AUDIT_LEAK, "%lu mms left", mm_count_live());
+	if (!list_empty(&mmlist_head))
+		violation(&a, AUDIT_MMLIST, "an mm is on the mmlist after every mm exited");
 	if (file_count_live())
 		violation(&a, AUDIT_LEAK, "%lu files left (not destroyed)", file_count_live());
 	if (nr_swap_slots() && nr_swap_used())

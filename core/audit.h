@@ -29,6 +29,7 @@
 #define AUDIT_ANON_VMA		"anon-vma"	/* anonvma: vma on its list, none empty */
 #define AUDIT_LRU		"lru"
 #define AUDIT_LEAK		"teardown-leak"
+#define AUDIT_MMLIST		"mmlist"	/* every live mm on the mmlist, once (swapoff) */
 
 struct vm_audit_stats {
 	unsigned long mms, vmas, ptes_present, ptes_swap, ptes_file;

@@ -23,10 +23,20 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	int err = 0;
 
 	might_sleep("dup_mm");
-	mm = mm_alloc();
+	mm = __mm_alloc();
 	if (!mm)
 		return NULL;
 	down_write(&oldmm->mmap_sem);
+	/*
+	 * dup_mmap() of 2.6.9: the child goes on the mmlist right after its
+	 * parent, before any pte is copied, so that swapoff, walking the
+	 * list in order, meets the parent first and then the child and
+	 * cannot miss a swap pte copied meanwhile. A parent off the list
+	 * (exiting: it cannot fork) puts the child at the head.
+	 */
+	spin_lock(&mmlist_lock);
+	list_add(&mm->mmlist, list_empty(&oldmm->mmlist) ? &mmlist_head : &oldmm->mmlist);
+	spin_unlock(&mmlist_lock);
 	for (vma = oldmm->mmap; vma; vma = vma->vm_next) {
 		struct address_space *mapping = vma->vm_file;
 

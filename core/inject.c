@@ -29,6 +29,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_VMA_ADJUST_NO_IMPORTER] = "vma-adjust-no-importer",
 	[INJECT_GUP_UNMAP] = "gup-unmap",
 	[INJECT_COW_REUSE] = "cow-reuse",
+	[INJECT_MMPUT_DEC_UNLOCKED] = "mmput-dec-unlocked",
 };
 
 const char *inject_name(enum inject_bug bug)

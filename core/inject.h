@@ -61,6 +61,8 @@ enum inject_bug {
 	INJECT_GUP_UNMAP,
 	/* do_wp_page() reuses a swap-cache page whose slot other swap ptes still share. */
 	INJECT_COW_REUSE,
+	/* every design: mmput() drops the last user before mmlist_lock: swapoff revives a dying mm. */
+	INJECT_MMPUT_DEC_UNLOCKED,
 	INJECT_NR_BUGS,
 };
 

@@ -22,6 +22,11 @@
  *             lru_lock
  *       i_mmap_lock
  *         page_table_lock
+ *       mmlist_lock
+ *
+ * mmlist_lock (2.6.9's kernel/fork.c) guards the list of every mm that
+ * swapoff walks: fork takes it under the parent's mmap_sem, swapoff with
+ * the page it is unusing locked; nothing is taken under it.
  *
  * i_mmap_lock is the spinlock that replaced i_shared_sem in 2.6.8 (the
  * mainline designs take one or the other, never both); below it the same
@@ -106,6 +111,7 @@ static const struct order_entry order_table[] = {
 	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
 	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
 	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
+	{ LOCK_CLASS_MMLIST_LOCK, "mmlist_lock", { LOCK_CLASS_PG_LOCKED, -1 }, false },
 };
 
 /*
@@ -117,7 +123,8 @@ static const struct order_entry order_table[] = {
  *
  *   i_sem > mmap_sem > PG_locked > i_shared_sem | i_mmap_lock;
  *   i_mmap_lock > anon_vma->lock > page_table_lock > PG_chainlock,
- *   PG_maplock (unused), lru_lock, swap_lock > tree_lock
+ *   PG_maplock (unused), lru_lock, swap_lock > tree_lock;
+ *   PG_locked > mmlist_lock
  */
 static const struct order_entry order_table_269[] = {
 	{ LOCK_CLASS_I_SEM, "i_sem", { -1, -1 }, false },
@@ -135,6 +142,7 @@ static const struct order_entry order_table_269[] = {
 	{ LOCK_CLASS_TREE_LOCK, "tree_lock", { LOCK_CLASS_SWAP_LOCK, -1 }, false },
 	{ LOCK_CLASS_ZONE_LOCK, "zone->lock", { -1, -1 }, true },
 	{ LOCK_CLASS_SLAB_LOCK, "kmem_cache->lock", { -1, -1 }, true },
+	{ LOCK_CLASS_MMLIST_LOCK, "mmlist_lock", { LOCK_CLASS_PG_LOCKED, -1 }, false },
 };
 
 static pthread_once_t classes_once = PTHREAD_ONCE_INIT;

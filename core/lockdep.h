@@ -37,6 +37,7 @@ enum lock_class_id {
 	LOCK_CLASS_I_MMAP_LOCK,		/* mapping->i_mmap_lock: mainline designs */
 	LOCK_CLASS_ZONE_LOCK,		/* zone->lock (buddy free lists) */
 	LOCK_CLASS_SLAB_LOCK,		/* kmem_cache->lock */
+	LOCK_CLASS_MMLIST_LOCK,		/* mmlist_lock: the list of every mm, for swapoff */
 	LOCK_CLASS_NR_STATIC,
 	/* Classes registered at run time (tests, demos) follow. */
 	LOCK_CLASS_MAX = 40,

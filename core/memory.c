@@ -328,7 +328,7 @@ void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
  * vm_pgoff (seed 002), so that mremap, which keeps vm_pgoff, keeps every
  * page findable at vm_start + (index - vm_pgoff).
  */
-static unsigned long anon_page_index(const struct vm_area_struct *vma, unsigned long address)
+unsigned long anon_page_index(const struct vm_area_struct *vma, unsigned long address)
 {
 	if (injected(INJECT_ANON_INDEX_ABSOLUTE) && !vma->vm_file) {
 		/*
@@ -709,6 +709,20 @@ out_oom:
 }
 
 /*
+ * Whether a locked swap cache page has a pte already (the rmap lock's
+ * answer). Context: page locked, page_table_lock held.
+ */
+bool swapin_page_mapped(struct page *page)
+{
+	bool mapped;
+
+	rmap_lock(page);
+	mapped = rmap->page_mapped(page);
+	rmap_unlock(page);
+	return mapped;
+}
+
+/*
  * do_swap_page() - the pte holds a swap entry. page_table_lock held on
  * entry, dropped on return. Mirrors mm/memory.c of 2.6.3.
  */
@@ -791,9 +805,12 @@ again:
 	 * A page read in here gets its index now, under page_table_lock,
 	 * where expand_stack() cannot move vm_start/vm_pgoff under us (2.6.7's
 	 * page_add_anon_rmap() does it here too). A page found in the swap
-	 * cache keeps the index it was created with.
+	 * cache keeps the index it was created with, unless no pte maps it
+	 * yet: swapoff read it in and let go of its lock before mapping it
+	 * anywhere (unuse_process()), and the first mapping gives the index,
+	 * as 2.6.7's page_add_anon_rmap() did.
 	 */
-	if (ret == VM_FAULT_MAJOR)
+	if (ret == VM_FAULT_MAJOR || !swapin_page_mapped(page))
 		page->index = anon_page_index(vma, address);
 	/* The page's reference becomes the pte's. */
 	swap_free(entry);

@@ -26,6 +26,58 @@
  */
 #define SHADOW_NONLINEAR	(1ULL << 62)
 
+/*
+ * The list of every mm, in fork order (2.6.9's init_mm.mmlist and
+ * mmlist_lock of kernel/fork.c): mm_alloc() (exec_mmap()'s list_add)
+ * puts a new mm at its head, dup_mm() a child right after its parent,
+ * and mmput() takes an mm off it when its last user goes. swapoff walks
+ * it (core/swapfile.c).
+ */
+extern spinlock_t mmlist_lock;
+extern struct list_head mmlist_head;	/* mmlist_lock */
+
+/**
+ * mmput_unless_last() - drop a user of @mm unless it is the last
+ * @mm: an mm the caller holds a user of
+ *
+ * For a caller that must not run exit_mmap() where it stands (swapoff
+ * with a page locked): the last user is left to a later mmput(). The
+ * release pairs with the last mmput()'s acquire.
+ *
+ * Context: any; takes no lock.
+ * Return: true when dropped, false when it was the last (nothing changed).
+ */
+bool mmput_unless_last(struct mm_struct *mm);
+
+/**
+ * __mm_alloc() - mm_alloc() without the mmlist: for dup_mm(), which links
+ * the child itself
+ *
+ * Context: may sleep. Return: the mm, or NULL when out of memory.
+ */
+struct mm_struct *__mm_alloc(void);
+
+/**
+ * anon_page_index() - the index a new anonymous page of @vma at @address
+ * gets: relative to vm_pgoff (seed 002)
+ * @vma: the vma the page is mapped in
+ * @address: where
+ *
+ * The first pte of a swapped-in page sets it (do_swap_page(), unuse_pte()).
+ *
+ * Context: page_table_lock held. Return: the index.
+ */
+unsigned long anon_page_index(const struct vm_area_struct *vma, unsigned long address);
+
+/**
+ * swapin_page_mapped() - whether a locked swap cache page has a pte already
+ * @page: the page
+ *
+ * Context: page locked, page_table_lock held; takes the rmap lock.
+ * Return: true when its rmap knows of a pte.
+ */
+bool swapin_page_mapped(struct page *page);
+
 static inline unsigned long vma_pages(const struct vm_area_struct *vma)
 {
 	return (READ_ONCE(vma->vm_end) - READ_ONCE(vma->vm_start)) >> PAGE_SHIFT;

@@ -101,10 +101,21 @@ struct mm_struct {
 	pgd_t *shadow;
 	struct rw_semaphore mmap_sem;
 	spinlock_t page_table_lock;
-	int mm_users;			/* atomic; the mm is freed after RCU when 0 */
+	/*
+	 * atomic; the mm is freed after RCU when 0. The drop to 0 happens
+	 * under mmlist_lock (2.6.9's atomic_dec_and_lock() in mmput()), so
+	 * that swapoff, which takes a user reference to an mm it finds on
+	 * the mmlist under that lock, never revives a dying mm.
+	 */
+	int mm_users;
 	unsigned long rss;		/* page_table_lock: present ptes of real pages */
 	unsigned long stamp_seq;	/* atomic: generator for this mm's write stamps */
 	int id;				/* read-only */
+	/*
+	 * mmlist_lock: on the list of every mm (2.6.9's init_mm.mmlist),
+	 * a child right after its parent; off it once mm_users reached 0.
+	 */
+	struct list_head mmlist;
 	struct rcu_head rcu;
 };
 

@@ -109,12 +109,16 @@ void vm_area_free(struct vm_area_struct *vma)
 	kmem_cache_free(vm_area_cachep, vma);
 }
 
+spinlock_t mmlist_lock = __SPIN_LOCK_UNLOCKED(LOCK_CLASS_MMLIST_LOCK);
+LIST_HEAD(mmlist_head);
+
 /**
- * mm_alloc() - a new mm: empty page tables, no vmas, one user
+ * __mm_alloc() - a new mm, not yet on the mmlist: empty page tables, no
+ * vmas, one user
  * Context: may sleep.
  * Return: the mm, or NULL when out of memory.
  */
-struct mm_struct *mm_alloc(void)
+struct mm_struct *__mm_alloc(void)
 {
 	struct mm_struct *mm;
 
@@ -127,9 +131,28 @@ struct mm_struct *mm_alloc(void)
 	mm->shadow = pgd_alloc(NULL);
 	init_rwsem(&mm->mmap_sem, LOCK_CLASS_MMAP_SEM);
 	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE_LOCK);
+	INIT_LIST_HEAD(&mm->mmlist);
 	__atomic_store_n(&mm->mm_users, 1, __ATOMIC_RELAXED);
 	mm->id = __atomic_fetch_add(&next_mm_id, 1, __ATOMIC_RELAXED) + 1;
 	__atomic_fetch_add(&nr_mms, 1, __ATOMIC_RELAXED);
+	return mm;
+}
+
+/**
+ * mm_alloc() - a new mm: empty page tables, no vmas, one user; at the
+ * head of the mmlist, as 2.6.9's exec_mmap() puts a new program's mm
+ * Context: may sleep; takes mmlist_lock.
+ * Return: the mm, or NULL when out of memory.
+ */
+struct mm_struct *mm_alloc(void)
+{
+	struct mm_struct *mm = __mm_alloc();
+
+	if (!mm)
+		return NULL;
+	spin_lock(&mmlist_lock);
+	list_add(&mm->mmlist, &mmlist_head);
+	spin_unlock(&mmlist_lock);
 	return mm;
 }
 
@@ -153,16 +176,67 @@ static void mm_free_rcu(struct rcu_head *head)
 	kmem_cache_free(mm_cachep, mm);
 }
 
-void mmput(struct mm_struct *mm)
+/*
+ * 2.6's atomic_dec_and_lock(&mm->mm_users, &mmlist_lock): drop one user;
+ * for the last one, return true with mmlist_lock held and the drop to 0
+ * made under it. Release (fast path) and acq_rel (the last drop) pair
+ * with the acquire in mmget_not_zero() and with the last drop's acquire.
+ */
+bool mmput_unless_last(struct mm_struct *mm)
+{
+	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
+
+	while (users > 1)
+		if (__atomic_compare_exchange_n(&mm->mm_users, &users, users - 1, true,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
+
+static bool mm_users_dec_and_lock(struct mm_struct *mm)
 {
 	int old;
 
-	might_sleep("mmput");
-	/* Release pairs with the acquire in mmget_not_zero() and below. */
+	if (mmput_unless_last(mm))
+		return false;
+	if (injected(INJECT_MMPUT_DEC_UNLOCKED)) {
+		/*
+		 * Seeded bug: the last user goes before mmlist_lock is
+		 * taken (atomic_dec_and_test(), then spin_lock()). Until
+		 * the list_del, swapoff can find the mm on the mmlist with
+		 * no user, take a "reference" under mmlist_lock and unuse
+		 * its ptes while exit_mmap() tears them down, then run
+		 * exit_mmap() a second time with its mmput().
+		 */
+		old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
+		BUG_ON(old <= 0);
+		if (old != 1)
+			return false;
+		yield_point_on("mmput:last_user_unlocked", mm, COVER_MM);
+		spin_lock(&mmlist_lock);
+		return true;
+	}
+	spin_lock(&mmlist_lock);
 	old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
-	if (old != 1)
+	if (old == 1)
+		return true;
+	spin_unlock(&mmlist_lock);
+	return false;
+}
+
+/*
+ * Mirrors kernel/fork.c:mmput() of 2.6.9: the last user takes the mm off
+ * the mmlist in the same hold of mmlist_lock as its drop to 0, then
+ * tears it down (exit_mmap()).
+ */
+void mmput(struct mm_struct *mm)
+{
+	might_sleep("mmput");
+	if (!mm_users_dec_and_lock(mm))
 		return;
+	list_del_init(&mm->mmlist);
+	spin_unlock(&mmlist_lock);
 	exit_mmap(mm);
 	pgd_free(mm->pgd);
 	pgd_free(mm->shadow);

@@ -29,6 +29,9 @@ const char *const yield_point_names[] = {
 	"dup_mm:vma",
 	"igrab:rcu",
 	"page_remove_rmap:last",
+	"try_to_unuse:mm",
+	"try_to_unuse:slot",
+	"mmput:last_user_unlocked",
 	NULL,
 };
 

@@ -45,6 +45,11 @@ struct swap_info {
 	unsigned long nr_slots;		/* set by swap_init(), read-only while in use */
 	uint64_t *data;			/* atomic words: the slot data */
 	unsigned long leaked;		/* set by swap_exit() */
+	/*
+	 * swap_lock: get_swap_page() may hand out slots (2.6's SWP_WRITEOK);
+	 * cleared by swapoff() while it empties the area.
+	 */
+	bool writeok;
 };
 
 /* Mirrors the swapper_space address_space of mm/swap_state.c. */
@@ -109,6 +114,7 @@ int swap_init(unsigned long nr_slots)
 	swap_info.cursor = 1;
 	swap_info.nr_used = 0;
 	swap_info.leaked = 0;
+	swap_info.writeok = true;
 	swapper_space.nr_pages = 0;
 	swap_info.nr_slots = nr_slots;
 	return 0;
@@ -137,6 +143,7 @@ void swap_exit(void)
 	swapper_space.pages = NULL;
 	swapper_space.nr_pages = 0;
 	swap_info.nr_used = 0;
+	swap_info.writeok = false;
 	swap_info.nr_slots = 0;
 }
 
@@ -199,7 +206,7 @@ swp_entry_t get_swap_page(void)
 	if (!nr_slots)
 		return entry;
 	spin_lock(&si->lock);
-	if (si->nr_used >= nr_slots - 1)
+	if (!si->writeok || si->nr_used >= nr_slots - 1)
 		goto out_unlock;
 	for (unsigned long i = 0; i < nr_slots - 1; i++) {
 		unsigned long offset = si->cursor;
@@ -217,6 +224,78 @@ swp_entry_t get_swap_page(void)
 out_unlock:
 	spin_unlock(&si->lock);
 	return entry;
+}
+
+/**
+ * swap_set_writeok() - let get_swap_page() hand out slots, or stop it
+ * @on: the new state
+ *
+ * sys_swapoff() of 2.6.9 clears SWP_WRITEOK under swap_list_lock before
+ * it empties the area; sys_swapon() (and a failed swapoff) set it.
+ *
+ * Context: takes swap_lock.
+ * Return: 0; -EBUSY when the area is in that state already (a second
+ * swapoff, or a swapon of an area in use); -EINVAL without an area.
+ */
+int swap_set_writeok(bool on)
+{
+	struct swap_info *si = &swap_info;
+	int err = 0;
+
+	if (!si->nr_slots)
+		return -EINVAL;
+	spin_lock(&si->lock);
+	if (si->writeok == on)
+		err = -EBUSY;
+	else
+		si->writeok = on;
+	spin_unlock(&si->lock);
+	return err;
+}
+
+/**
+ * swapon() - let the area hand out slots again after swapoff()
+ *
+ * Mirrors the end of mm/swapfile.c:sys_swapon() for the area swapoff()
+ * emptied: its counts and data are kept, nothing is read.
+ *
+ * Context: takes swap_lock.
+ * Return: 0, -EBUSY when it is on already, -EINVAL without an area.
+ */
+int swapon(void)
+{
+	return swap_set_writeok(true);
+}
+
+/**
+ * swap_find_next_used() - the next slot in use after @prev, wrapping
+ * @prev: where the previous search stopped (0 to start)
+ *
+ * Mirrors mm/swapfile.c:find_next_to_unuse(), under swap_lock (2.6.9
+ * reads swap_map without it: "false hits are okay").
+ *
+ * Context: takes swap_lock.
+ * Return: the offset, or 0 when no slot is in use.
+ */
+unsigned long swap_find_next_used(unsigned long prev)
+{
+	struct swap_info *si = &swap_info;
+	unsigned long nr_slots = si->nr_slots, found = 0;
+
+	if (!nr_slots)
+		return 0;
+	spin_lock(&si->lock);
+	for (unsigned long i = 1; i < nr_slots; i++) {
+		unsigned long offset = (prev + i) % (nr_slots - 1);
+
+		offset = offset ? offset : nr_slots - 1;
+		if (si->swap_map[offset]) {
+			found = offset;
+			break;
+		}
+	}
+	spin_unlock(&si->lock);
+	return found;
 }
 
 /**

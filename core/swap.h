@@ -74,6 +74,38 @@ unsigned long nr_swap_slots(void);
 swp_entry_t get_swap_page(void);
 
 /**
+ * swapoff() - empty the area: every swap pte back to its page, every
+ * slot freed, and no slot handed out until swapon()
+ *
+ * Mirrors mm/swapfile.c:sys_swapoff() and try_to_unuse() of 2.6.9 for
+ * the one area (core/swapfile.c says where it departs).
+ *
+ * Context: may sleep; holds no lock. Takes swap_lock, mmlist_lock, page
+ * locks, each mm's mmap_sem (read) and page_table_lock; may run the
+ * last mmput() of an mm.
+ * Return: 0 (the area is off and empty); -EBUSY when another swapoff
+ * holds it off; -ENOMEM when a page could not be allocated (the area is
+ * on again, as 2.6.9 puts it back); -EINVAL without an area.
+ */
+int swapoff(void);
+
+/*
+ * swapon() - hand out slots again after swapoff(), the area kept as it
+ * is. Context: takes swap_lock. Return: 0, -EBUSY when it is on, -EINVAL
+ * without an area.
+ */
+int swapon(void);
+
+/* sys_swapoff()/sys_swapon()'s SWP_WRITEOK change (swapoff(), swapon()). */
+int swap_set_writeok(bool on);
+
+/*
+ * The next slot in use after @prev, wrapping; 0 when none
+ * (find_next_to_unuse()). Context: takes swap_lock.
+ */
+unsigned long swap_find_next_used(unsigned long prev);
+
+/**
  * swap_duplicate() - one more reference (a new swap pte, fork)
  * Context: takes swap_lock. Return: true, or false for a stale entry.
  */

@@ -383,6 +383,28 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "the other side's swap-in while the page is still cached: the data "
 			  "oracle reports the other side's load (a GUP pin makes the count 3: "
 			  "no reuse either way)",
+	[INJECT_MMPUT_DEC_UNLOCKED] = {
+		.name = "mmput-dec-unlocked",
+		.summary = "mmput() drops the last user (atomic_dec_and_test()) before it "
+			   "takes mmlist_lock to unlink the mm, not with atomic_dec_and_lock(): "
+			   "swapoff, pinning the mms it finds on the mmlist with a plain "
+			   "increment under that lock, revives one that is exiting",
+		.history = "swapoff against exit: 2.6.9's try_to_unuse() pins each mm of the "
+			   "mmlist with atomic_inc(&mm->mm_users) under mmlist_lock, which is "
+			   "safe only because mmput() drops the last user with "
+			   "atomic_dec_and_lock() and unlinks in that hold (get_task_mm(): a "
+			   "count of 0 means the mm is going away). Later kernels drop it "
+			   "unlocked and pin with mmget_not_zero() instead; this is the one "
+			   "half without the other",
+		.scenario = "reclaim-pressure", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.detector = "bug", .expect = "bug",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 8, .reclaim_threads = 2,
+		.perturb = 3, .yield_points = "mmput:last_user_unlocked",
+		.caveat = "the BUG is the model's check that swapoff's pin does not revive an mm "
+			  "from 0 (2.6.9 had none; refcount_t's check of later kernels); "
+			  "without it, unuse_process() walks the vmas exit_mmap() frees and "
+			  "swapoff's mmput() tears the mm down a second time (ASan). Seen in "
+			  "0.2-1 s in every design, and in 1 s without the perturbation",
 	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };

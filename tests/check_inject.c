@@ -61,6 +61,8 @@ static const struct {
 	 * bound. Its window, a load stalled in its access while another CPU
 	 * copies the page, is timed too differently there to promise it.
 	 */
+	{ "mmput-dec-unlocked", "asan", NULL },
+	{ "mmput-dec-unlocked", "tsan", NULL },
 };
 
 /*

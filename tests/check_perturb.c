@@ -160,6 +160,16 @@ static void exercise(enum rmap_mode mode)
 		gup_dma_write(mm, a, page);			/* gup_dma:pinned */
 		put_page(page);
 	}
+	for (int i = 0; i < 4; i++)
+		shrink_zone(&contig_zone, 256);		/* out again, for swapoff */
+	ck_assert_int_eq(swapoff(), 0);			/* try_to_unuse:slot, :mm */
+	ck_assert_int_eq(swapon(), 0);
+	{
+		struct mm_struct *gone = dup_mm(mm);
+
+		ck_assert_ptr_nonnull(gone);
+		mmput(gone);		/* an exit: mmput:last_user_unlocked when seeded */
+	}
 	down_write(&mm->mmap_sem);
 	do_munmap(mm, a + 4 * PAGE_SIZE, PAGE_SIZE);	/* split */
 	do_mremap(mm, a, 4 * PAGE_SIZE, 40 * PAGE_SIZE, 0);	/* move */
@@ -193,8 +203,12 @@ START_TEST(test_perturb_points_are_reached)
 	memset(hold_hits, 0, sizeof(hold_hits));
 	exercise(RMAP_PTECHAIN);
 	exercise(RMAP_ANONVMA);
-	/* page_remove_rmap:last is on mainline9's seeded bug's path only. */
-	__atomic_store_n(&inject_mask, 1ULL << INJECT_REMOVE_RMAP_CLEARS_MAPPING, __ATOMIC_RELAXED);
+	/*
+	 * page_remove_rmap:last is on mainline9's seeded bug's path only,
+	 * mmput:last_user_unlocked on mmput-dec-unlocked's.
+	 */
+	__atomic_store_n(&inject_mask, 1ULL << INJECT_REMOVE_RMAP_CLEARS_MAPPING |
+			 1ULL << INJECT_MMPUT_DEC_UNLOCKED, __ATOMIC_RELAXED);
 	exercise(RMAP_MAINLINE9);
 	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
 

@@ -5,14 +5,20 @@
  * count rule (a slot's count is its swap ptes plus one while cached),
  * add_to_swap() on a full area, remove_exclusive_swap_page()'s
  * conditions, and a 32-thread storm of get/duplicate/free and swap cache
- * cycles, each thread checking the counts of the slots it owns.
+ * cycles, each thread checking the counts of the slots it owns; and
+ * swapoff (core/swapfile.c), alone and against fork, exit, swap-in and
+ * reclaim on other threads, in every design: every slot freed, every
+ * swap pte back to its page, the audit clean.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "die.h"
 #include "lockdep.h"
+#include "mm.h"
 #include "page.h"
 #include "page_alloc.h"
 #include "pgtable.h"
@@ -20,6 +26,8 @@
 #include "rt_vm.h"
 #include "swap.h"
 #include "task.h"
+#include "vm_fixture.h"
+#include "vmscan.h"
 
 #define NR_PAGES	256UL
 #define NR_SLOTS	64UL
@@ -580,6 +588,242 @@ START_TEST(test_swap_storm_32_threads)
 }
 END_TEST
 
+
+/* ---- swapoff ---- */
+
+#define SO_PAGES	64
+#define SO_MMS		4
+
+/* The swapoff suites' model: audited, memory for every page at once. */
+static const struct rt_vm_suite swapoff_fx = RT_VM_AUDITED(RMAP_PTECHAIN, 1024, 512);
+
+/* Reclaim hard enough to swap anonymous pages out (twice: young bits). */
+static void so_swap_out(void)
+{
+	for (int i = 0; i < 16; i++)
+		shrink_zone(&contig_zone, 256);
+}
+
+/* Swap ptes left in [@a, @a + SO_PAGES) of @mm. */
+static int so_swap_ptes(struct mm_struct *mm, long a)
+{
+	int n = 0;
+
+	for (int i = 0; i < SO_PAGES; i++)
+		if (is_swap_pte(rt_pte_at(mm, (unsigned long)a + (unsigned long)i * PAGE_SIZE)))
+			n++;
+	return n;
+}
+
+START_TEST(test_swap_swapoff_every_pte_back)
+{
+	RT_VM_EACH_DESIGN(&swapoff_fx, {
+		struct mm_struct *mms[2] = { mm_alloc(), NULL };
+		long a = rt_mmap(mms[0], NULL, 0, SO_PAGES, VM_READ | VM_WRITE, 0);
+		uint64_t st[SO_PAGES];
+		unsigned long used;
+
+		rt_access_pages(mms[0], a, SO_PAGES, true, st);
+		so_swap_out();
+		mms[1] = dup_mm(mms[0]);	/* the swap ptes in two mms */
+		ck_assert_ptr_nonnull(mms[1]);
+		used = nr_swap_used();
+		ck_assert_msg(used > 0 && so_swap_ptes(mms[0], a) > 0 && so_swap_ptes(mms[1], a) > 0,
+			      "[%s] nothing swapped out", rmap_mode_name(rmap_mode));
+		rt_audit_ok(mms, 2, NULL, 0);
+
+		ck_assert_int_eq(swapoff(), 0);
+		ck_assert_uint_eq(nr_swap_used(), 0);
+		ck_assert_uint_eq(swap_cache_pages(), 0);
+		ck_assert_int_eq(so_swap_ptes(mms[0], a), 0);
+		ck_assert_int_eq(so_swap_ptes(mms[1], a), 0);
+		/* Off: no slot handed out, a second swapoff refused. */
+		ck_assert_uint_eq(get_swap_page().val, 0);
+		ck_assert_int_eq(swapoff(), -EBUSY);
+		rt_audit_ok(mms, 2, NULL, 0);
+		rt_assert_pages(mms[0], a, SO_PAGES, st);
+		rt_assert_pages(mms[1], a, SO_PAGES, st);
+
+		ck_assert_int_eq(swapon(), 0);
+		ck_assert_int_eq(swapon(), -EBUSY);
+		so_swap_out();			/* swapping again after swapon */
+		ck_assert_uint_gt(nr_swap_used(), 0);
+		rt_assert_pages(mms[1], a, SO_PAGES, st);
+		rt_audit_and_exit(mms, 2, NULL, 0);
+	});
+}
+END_TEST
+
+/*
+ * swapoff against fork, exit, swap-in and reclaim. Roles by thread: 0
+ * swaps the area off and on (reclaim first, so there is something to
+ * bring back); 1 forks a process over another one, which exits; 2 and 3
+ * read and write the pages, faulting them in; 4 reclaims. Every mm maps
+ * the same range (forks of one). Thread 0 ends with the area off.
+ */
+#define SO_ROUNDS	6
+#define SO_MIN_OPS	16	/* forks, and accesses, before thread 0 stops */
+#define SO_MAX_ROUNDS	2000
+#define SO_THREADS	5
+
+struct so_race {
+	pthread_mutex_t lock;		/* the table: a harness mutex */
+	struct mm_struct *mms[SO_MMS];	/* lock; each holds a reference */
+	long a;
+	int done;			/* atomic: thread 0 finished */
+	unsigned long brought_back;	/* thread 0: slots in use before its swapoffs */
+	unsigned long forks, accesses, oom;	/* atomics */
+};
+
+/* A reference to a random mm of the table. */
+static struct mm_struct *so_get(struct so_race *r, uint64_t *rng)
+{
+	struct mm_struct *mm;
+
+	RT_PTHREAD(pthread_mutex_lock(&r->lock));
+	mm = r->mms[rt_rand(rng) % SO_MMS];
+	if (!mmget_not_zero(mm))
+		rt_fail("an mm of the table has no user");
+	RT_PTHREAD(pthread_mutex_unlock(&r->lock));
+	return mm;
+}
+
+static void so_admin(struct so_race *r)
+{
+	bool off = false;
+
+	/*
+	 * Rounds go on until the others did their share too and a swapoff
+	 * had slots to free (no clock; the cap makes a broken swap-out a
+	 * failure, not a hang).
+	 */
+	for (int round = 0; !rt_first_failure() && round < SO_MAX_ROUNDS &&
+	     (round < SO_ROUNDS || !r->brought_back ||
+	      __atomic_load_n(&r->forks, __ATOMIC_RELAXED) < SO_MIN_OPS ||
+	      __atomic_load_n(&r->accesses, __ATOMIC_RELAXED) < SO_MIN_OPS); round++) {
+		unsigned long used;
+		int err;
+
+		if (off)
+			rt_check(swapon() == 0);
+		so_swap_out();
+		used = nr_swap_used();
+		err = swapoff();
+		off = err == 0;
+		if (err == -ENOMEM) {		/* the area is on again */
+			__atomic_fetch_add(&r->oom, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (err) {
+			rt_fail("round %d: swapoff() = %d", round, err);
+			break;
+		}
+		r->brought_back += used;
+		/* Off and empty: fork, exit and swap-in cannot take a slot. */
+		if (nr_swap_used() || swap_cache_pages())
+			rt_fail("round %d: after swapoff %lu slots in use, %lu cached",
+				round, nr_swap_used(), swap_cache_pages());
+	}
+	/* Release pairs with the acquire loads of the other threads. */
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
+}
+
+static void so_forker(struct so_race *r, uint64_t *rng)
+{
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) && !rt_first_failure()) {
+		struct mm_struct *mm = so_get(r, rng), *child = dup_mm(mm), *old;
+		unsigned int slot = (unsigned int)(rt_rand(rng) % SO_MMS);
+
+		mmput(mm);
+		if (!child) {
+			__atomic_fetch_add(&r->oom, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		RT_PTHREAD(pthread_mutex_lock(&r->lock));
+		old = r->mms[slot];
+		r->mms[slot] = child;		/* the child's user is the table's */
+		RT_PTHREAD(pthread_mutex_unlock(&r->lock));
+		mmput(old);			/* the process it replaced exits */
+		__atomic_fetch_add(&r->forks, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Loads and stores over the range: swap-ins, COW breaks, stamp checks. */
+static void so_accessor(struct so_race *r, uint64_t *rng)
+{
+	while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) && !rt_first_failure()) {
+		struct mm_struct *mm = so_get(r, rng);
+		unsigned long addr = (unsigned long)r->a + (rt_rand(rng) % SO_PAGES) * PAGE_SIZE;
+		enum mm_access_result res = rt_access(mm, addr, rt_rand(rng) & 1, NULL);
+
+		if (res == ACCESS_OOM)
+			__atomic_fetch_add(&r->oom, 1, __ATOMIC_RELAXED);
+		else if (res != ACCESS_OK)
+			rt_fail("mm %d %#lx: access result %d", mm->id, addr, (int)res);
+		mmput(mm);
+		__atomic_fetch_add(&r->accesses, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static void so_worker(int idx, void *arg)
+{
+	struct so_race *r = arg;
+	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+
+	switch (idx) {
+	case 0:
+		so_admin(r);
+		break;
+	case 1:
+		so_forker(r, &rng);
+		break;
+	case 4:
+		while (!__atomic_load_n(&r->done, __ATOMIC_ACQUIRE) && !rt_first_failure()) {
+			shrink_zone(&contig_zone, 32);
+			sched_yield();
+		}
+		break;
+	default:
+		so_accessor(r, &rng);
+		break;
+	}
+}
+
+START_TEST(test_swap_swapoff_races_fork_exit_swapin)
+{
+	RT_VM_EACH_DESIGN(&swapoff_fx, {
+		struct so_race r = { .lock = PTHREAD_MUTEX_INITIALIZER };
+		int err;
+
+		r.mms[0] = mm_alloc();
+		r.a = rt_mmap(r.mms[0], NULL, 0, SO_PAGES, VM_READ | VM_WRITE, 0);
+		rt_access_pages(r.mms[0], r.a, SO_PAGES, true, NULL);
+		for (int i = 1; i < SO_MMS; i++) {
+			r.mms[i] = dup_mm(r.mms[0]);
+			ck_assert_ptr_nonnull(r.mms[i]);
+			rt_access_pages(r.mms[i], r.a, SO_PAGES / 2, true, NULL);
+		}
+		rt_failure_reset();
+		rt_run_threads(SO_THREADS, so_worker, &r);
+		ck_assert_no_worker_failure();
+		/* Off already (-EBUSY), unless the last round ran out of memory. */
+		err = swapoff();
+		ck_assert_msg(err == 0 || err == -EBUSY, "[%s] swapoff() = %d",
+			      rmap_mode_name(rmap_mode), err);
+		ck_assert_uint_eq(nr_swap_used(), 0);
+		ck_assert_uint_eq(swap_cache_pages(), 0);
+		for (int i = 0; i < SO_MMS; i++)
+			ck_assert_msg(so_swap_ptes(r.mms[i], r.a) == 0, "[%s] mm %d: swap ptes left",
+				      rmap_mode_name(rmap_mode), r.mms[i]->id);
+		ck_assert_msg(r.brought_back > 0, "[%s] no swapoff had a slot to free",
+			      rmap_mode_name(rmap_mode));
+		ck_assert_uint_gt(r.forks, 0);
+		ck_assert_int_eq(swapon(), 0);
+		rt_audit_and_exit(r.mms, SO_MMS, NULL, 0);
+	});
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -602,6 +846,10 @@ int main(void)
 		} },
 		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
 			test_swap_storm_32_threads,
+		} },
+		{ "swapoff", 120, NULL, NULL, .tests = {
+			test_swap_swapoff_every_pte_back,
+			test_swap_swapoff_races_fork_exit_swapin,
 		} },
 	};
 

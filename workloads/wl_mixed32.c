@@ -39,6 +39,7 @@ const struct rt_scenario wl_mixed32 = {
 		[WL_STACK] = 2,
 		[WL_UNLINK] = 1,
 		[WL_GUP] = 2,
+		[WL_SWAPOFF] = 1,
 	},
 	.params = {
 		.pages = 4096,

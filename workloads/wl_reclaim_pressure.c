@@ -31,6 +31,7 @@ const struct rt_scenario wl_reclaim_pressure = {
 		[WL_EXIT] = 1,
 		[WL_STACK] = 3,
 		[WL_GUP] = 2,
+		[WL_SWAPOFF] = 1,
 	},
 	.params = {
 		.pages = 1024,

@@ -31,6 +31,7 @@ enum wl_op {
 	WL_STACK,	/* touch below the stack: expand_stack */
 	WL_UNLINK,	/* unlink a data file (it dies with its last mapping), create its successor */
 	WL_GUP,		/* direct I/O: get_user_pages() pins, the transfer, put_page() */
+	WL_SWAPOFF,	/* swapoff: every swapped-out page back in, then swapon */
 	WL_NR_OPS,
 };
 

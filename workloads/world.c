@@ -25,6 +25,7 @@
 #include "page_alloc.h"
 #include "pgtable.h"
 #include "rcu.h"
+#include "swap.h"
 #include "vmscan.h"
 #include "workload.h"
 
@@ -34,6 +35,7 @@ struct wl_world {
 	const struct rt_scenario *s;
 	struct wl_params p;
 	unsigned int weight_total;
+	unsigned long swapoff_calls;		/* atomic: WL_SWAPOFF draws */
 	/* RCU-published; writers under slot_lock (a harness mutex). */
 	struct mm_struct **procs;
 	int nr_procs;				/* slot_lock */
@@ -62,6 +64,7 @@ static const char *const op_names[WL_NR_OPS] = {
 	[WL_MREMAP] = "mremap", [WL_FORK] = "fork", [WL_EXEC] = "exec",
 	[WL_EXIT] = "exit", [WL_TRUNCATE] = "truncate", [WL_REMAP] = "remap_file_pages",
 	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink", [WL_GUP] = "gup",
+	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink", [WL_SWAPOFF] = "swapoff",
 };
 
 const char *wl_op_name(enum wl_op op)
@@ -792,6 +795,32 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 	}
 	user_busy_exit(&w->dio[dio_hash(mm)]);
 	return r;
+/*
+ * swapoff(8) then swapon(8) of the area: every swapped-out page back in
+ * and into every pte naming it, racing fork, exit, faults and reclaim
+ * (core/swapfile.c). An administrator's command, so rare: one draw in
+ * SWAPOFF_EVERY runs it (weight 1 is the smallest weight there is, and
+ * while the area is off reclaim cannot swap). Another swapoff under way,
+ * or no area: skipped; no memory to read a page into: WL_OOM (the area
+ * is back on).
+ */
+#define SWAPOFF_EVERY	64
+
+static enum wl_result op_swapoff(struct wl_world *w)
+{
+	int err;
+
+	if (__atomic_fetch_add(&w->swapoff_calls, 1, __ATOMIC_RELAXED) % SWAPOFF_EVERY)
+		return WL_SKIPPED;
+	err = swapoff();
+	if (err == -ENOMEM)
+		return WL_OOM;
+	if (err)
+		return WL_SKIPPED;
+	/* This swapoff took the area off: nobody else turns it on. */
+	if (swapon())
+		rt_die("swapon after swapoff");
+	return WL_DONE;
 }
 
 enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int worker)
@@ -808,6 +837,8 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 		return op_truncate(w, rng, worker);
 	case WL_UNLINK:
 		return op_unlink(w, rng);
+	case WL_SWAPOFF:
+		return op_swapoff(w);
 	default:
 		break;
 	}
