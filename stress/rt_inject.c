@@ -383,6 +383,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "the other side's swap-in while the page is still cached: the data "
 			  "oracle reports the other side's load (a GUP pin makes the count 3: "
 			  "no reuse either way)",
+	},
 	[INJECT_MMPUT_DEC_UNLOCKED] = {
 		.name = "mmput-dec-unlocked",
 		.summary = "mmput() drops the last user (atomic_dec_and_test()) before it "

@@ -64,7 +64,7 @@ static const char *const op_names[WL_NR_OPS] = {
 	[WL_MREMAP] = "mremap", [WL_FORK] = "fork", [WL_EXEC] = "exec",
 	[WL_EXIT] = "exit", [WL_TRUNCATE] = "truncate", [WL_REMAP] = "remap_file_pages",
 	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink", [WL_GUP] = "gup",
-	[WL_STACK] = "expand_stack", [WL_UNLINK] = "unlink", [WL_SWAPOFF] = "swapoff",
+	[WL_SWAPOFF] = "swapoff",
 };
 
 const char *wl_op_name(enum wl_op op)
@@ -795,6 +795,8 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 	}
 	user_busy_exit(&w->dio[dio_hash(mm)]);
 	return r;
+}
+
 /*
  * swapoff(8) then swapon(8) of the area: every swapped-out page back in
  * and into every pte naming it, racing fork, exit, faults and reclaim
