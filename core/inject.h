@@ -57,6 +57,8 @@ enum inject_bug {
 	INJECT_ANON_VMA_NEW_UNLOCKED,
 	/* mainline: mprotect's merge moves a boundary without vma_adjust()'s importer. */
 	INJECT_VMA_ADJUST_NO_IMPORTER,
+	/* mainline: mremap moves a file vma's ptes without i_mmap_lock (2.6.3's locking). */
+	INJECT_MREMAP_NO_IMMAP_LOCK,
 	INJECT_NR_BUGS,
 };
 

@@ -249,6 +249,8 @@ static int unmap_mapping_range_vma(struct vm_area_struct *vma, void *arg)
 	/* Private vmas lose their COWed copies too, as in 2.6. */
 	zap_page_range(vma, vma->vm_start + ((zs - vstart) << PAGE_SHIFT),
 		       (ze - zs + 1) << PAGE_SHIFT);
+	/* Between two vmas: only the file's lock keeps mremap from moving a pte across. */
+	yield_point_on("unmap_mapping_range:vma", vma->vm_file, COVER_MAPPING);
 	return 0;
 }
 

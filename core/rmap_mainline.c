@@ -55,7 +55,7 @@
  *     PG_locked (lock_page: reclaim)
  *       i_shared_sem (not used by this design)
  *         page_table_lock
- *       i_mmap_lock (vma_link, vma_adjust, split_vma, fork, truncate; reclaim tries it)
+ *       i_mmap_lock (vma_link, vma_adjust, split_vma, fork, mremap, truncate; reclaim tries it)
  *         page_table_lock (anon_vma_prepare, page_add_rmap callers; reclaim tries it)
  *           PG_chainlock (not used by this design)
  *             anon_vma->lock

@@ -349,6 +349,28 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "model's too); else the audit finds their ptes outside the "
 			  "anon_vma, unless a first fault in the neighbour adopted it first",
 	},
+	[INJECT_MREMAP_NO_IMMAP_LOCK] = {
+		.name = "mremap-no-immap-lock",
+		.summary = "mremap's move_one_page() moves a file vma's ptes under "
+			   "page_table_lock alone, without the file's i_mmap_lock",
+		.history = "2.6.8/2.6.9 move_one_page() take i_mmap_lock first (Rajesh "
+			   "Venkatasubramanian: \"we must lock vmtruncate out\"): the prio "
+			   "tree visits a grown destination before its source, so truncate "
+			   "can zap the destination, then the source, and miss a pte moved "
+			   "in between; 2.6.3's lists visited the source first",
+		.scenario = "truncate-race", .rmap = "mainline9", .sched = "free", .build = "plain",
+		.rmaps = "mainline8,mainline9",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 1,
+		.perturb = 3, .yield_points = "move_page_tables:unlocked,unmap_mapping_range:vma",
+		.caveat = "truncate must start its walk after mremap linked the new vma and "
+			  "visit it before a present page moves, then the source after: the "
+			  "run perturbs the move between pages and the walk between vmas. "
+			  "truncate_inode_pages() reports the orphan (audit:orphaned-pte): "
+			  "the next truncate would zap it before a periodic audit saw it. "
+			  "mremap-storm (few truncates) and --sched random/pct (400000 "
+			  "decisions) missed it",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 
