@@ -28,6 +28,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_ANON_VMA_NEW_UNLOCKED] = "anon-vma-new-unlocked",
 	[INJECT_VMA_ADJUST_NO_IMPORTER] = "vma-adjust-no-importer",
 	[INJECT_MREMAP_NO_IMMAP_LOCK] = "mremap-no-immap-lock",
+	[INJECT_TRUNCATE_NONLINEAR_LINEAR] = "truncate-nonlinear-linear",
 };
 
 const char *inject_name(enum inject_bug bug)

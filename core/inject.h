@@ -59,6 +59,8 @@ enum inject_bug {
 	INJECT_VMA_ADJUST_NO_IMPORTER,
 	/* mainline: mremap moves a file vma's ptes without i_mmap_lock (2.6.3's locking). */
 	INJECT_MREMAP_NO_IMMAP_LOCK,
+	/* truncate zaps only the linear window of a nonlinear vma, as 2.6.3 did. */
+	INJECT_TRUNCATE_NONLINEAR_LINEAR,
 	INJECT_NR_BUGS,
 };
 

@@ -371,6 +371,19 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "mremap-storm (few truncates) and --sched random/pct (400000 "
 			  "decisions) missed it",
 	},
+	[INJECT_TRUNCATE_NONLINEAR_LINEAR] = {
+		.name = "truncate-nonlinear-linear",
+		.summary = "truncate's unmap_mapping_range() zaps only the linear window of "
+			   "a nonlinear vma, not the pages remap_file_pages put elsewhere",
+		.history = "2.6.3 (and the seeds): vmtruncate_list() treated a VM_NONLINEAR "
+			   "vma on i_mmap_shared as linear, leaving pages beyond i_size mapped "
+			   "and zapping others; 2.6.7's i_mmap_nonlinear and "
+			   "zap_details.nonlinear_vma zap such vmas whole",
+		.scenario = "nonlinear", .rmap = "ptechain", .sched = "random", .build = "plain",
+		.detector = "audit", .expect = "audit|bug",
+		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = NULL,
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 
