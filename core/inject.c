@@ -29,6 +29,7 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_VMA_ADJUST_NO_IMPORTER] = "vma-adjust-no-importer",
 	[INJECT_MREMAP_NO_IMMAP_LOCK] = "mremap-no-immap-lock",
 	[INJECT_TRUNCATE_NONLINEAR_LINEAR] = "truncate-nonlinear-linear",
+	[INJECT_AGING_FILE_UNLOCKED] = "aging-file-unlocked",
 };
 
 const char *inject_name(enum inject_bug bug)

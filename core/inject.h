@@ -61,6 +61,8 @@ enum inject_bug {
 	INJECT_MREMAP_NO_IMMAP_LOCK,
 	/* truncate zaps only the linear window of a nonlinear vma, as 2.6.3 did. */
 	INJECT_TRUNCATE_NONLINEAR_LINEAR,
+	/* mainline9: the aging walks a file page's i_mmap without trying its page lock. */
+	INJECT_AGING_FILE_UNLOCKED,
 	INJECT_NR_BUGS,
 };
 

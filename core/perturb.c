@@ -28,6 +28,7 @@ const char *const yield_point_names[] = {
 	"dup_mm:vma",
 	"igrab:rcu",
 	"page_remove_rmap:last",
+	"page_referenced_file:mapping",
 	"unmap_mapping_range:vma",
 	"move_page_tables:unlocked",
 	NULL,
