@@ -30,6 +30,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bug.h"
 #include "die.h"
@@ -378,18 +379,48 @@ static struct page *find_get_page_locked(struct address_space *mapping,
 }
 
 /*
+ * The truncate-race invariant, where it can first be seen: once
+ * unmap_mapping_range() is done no pte maps a page of the truncated range
+ * (do_no_page() and install_page() re-check, mremap holds the file's
+ * lock). A page still mapped is an orphan (a fault that raced the
+ * truncate, as the seeded bug truncate-no-recheck; a pte that mremap moved
+ * past the walk, as mremap-no-immap-lock; a nonlinear page outside the
+ * window 2.6.3 zapped, as truncate-nonlinear-linear): reported now,
+ * because the next truncate would zap it before an audit could see it.
+ * Context: page locked.
+ */
+static void check_truncated_unmapped(struct address_space *mapping, struct page *page)
+{
+	struct vm_report r;
+	bool mapped;
+
+	rmap_lock(page);
+	mapped = rmap->page_mapped(page);
+	rmap_unlock(page);
+	if (!mapped)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.kind = VM_REPORT_AUDIT;
+	snprintf(r.message, sizeof(r.message),
+		 "truncate: offset %lu of %s (pfn %lu) still mapped after unmap_mapping_range",
+		 page->index, mapping->name, page_to_pfn(page));
+	snprintf(r.signature, sizeof(r.signature), "audit:orphaned-pte");
+	vm_report_emit(&r);
+}
+
+/*
  * Drop every cached page of [@start, @end) from @mapping: lock it, and if
  * it is still this file's page at that offset, remove it, forget its
  * dirtiness and drop the cache's reference. A page that is still mapped
- * here (only through a fault that raced the truncate: the seeded bug
- * truncate-no-recheck) is left mapped; the audit reports the orphaned pte.
+ * here is left mapped; after vmtruncate()'s unmap (@unmapped) it is
+ * reported as an orphan.
  *
  * Mirrors mm/truncate.c:truncate_inode_pages() / truncate_complete_page().
  *
  * Context: may sleep (lock_page); no spinlock held.
  */
 static void truncate_inode_pages_range(struct address_space *mapping,
-				       unsigned long start, unsigned long end)
+				       unsigned long start, unsigned long end, bool unmapped)
 {
 	for (unsigned long index = start; index < end; index++) {
 		struct page *page;
@@ -406,6 +437,8 @@ static void truncate_inode_pages_range(struct address_space *mapping,
 		 */
 		if (page_in_file_cache(page) && READ_ONCE(page->as.mapping) == mapping &&
 		    READ_ONCE(page->index) == index) {
+			if (unmapped)
+				check_truncated_unmapped(mapping, page);
 			remove_from_page_cache(page);
 			ClearPageDirty(page);
 			put_page(page);		/* the cache's reference */
@@ -447,7 +480,7 @@ static void __file_extend(struct address_space *mapping, unsigned long new_size)
 	 * into the cache while that truncate ran may still sit there with
 	 * the old contents: drop it before the offsets become readable.
 	 */
-	truncate_inode_pages_range(mapping, old_size, new_size);
+	truncate_inode_pages_range(mapping, old_size, new_size, false);
 	WRITE_ONCE(mapping->i_size, new_size);
 }
 
@@ -483,7 +516,7 @@ void vmtruncate(struct address_space *mapping, unsigned long new_size)
 	WRITE_ONCE(mapping->i_size, new_size);
 	unmap_mapping_range(mapping, new_size, old_size - new_size);
 	yield_point_on("vmtruncate:after_unmap", mapping, COVER_MAPPING);
-	truncate_inode_pages_range(mapping, new_size, old_size);
+	truncate_inode_pages_range(mapping, new_size, old_size, true);
 	truncate_backing(mapping, new_size, old_size);
 out_up:
 	up(&mapping->i_sem);
@@ -549,7 +582,7 @@ static void generic_delete_inode(struct address_space *mapping)
 	BUG_ON(!list_empty(&mapping->i_mmap_shared));
 	BUG_ON(!list_empty(&mapping->i_mmap_nonlinear));
 	BUG_ON(!prio_tree_empty(&mapping->i_mmap_tree));
-	truncate_inode_pages_range(mapping, 0, mapping->max_pages);
+	truncate_inode_pages_range(mapping, 0, mapping->max_pages, false);
 	/*
 	 * The last lookup under tree_lock, as 2.6's truncate_inode_pages()
 	 * ends with a pagevec_lookup() that finds nothing: a reclaimer whose

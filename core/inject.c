@@ -30,6 +30,9 @@ static const char *const names[INJECT_NR_BUGS] = {
 	[INJECT_GUP_UNMAP] = "gup-unmap",
 	[INJECT_COW_REUSE] = "cow-reuse",
 	[INJECT_MMPUT_DEC_UNLOCKED] = "mmput-dec-unlocked",
+	[INJECT_MREMAP_NO_IMMAP_LOCK] = "mremap-no-immap-lock",
+	[INJECT_TRUNCATE_NONLINEAR_LINEAR] = "truncate-nonlinear-linear",
+	[INJECT_AGING_FILE_UNLOCKED] = "aging-file-unlocked",
 };
 
 const char *inject_name(enum inject_bug bug)

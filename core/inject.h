@@ -63,6 +63,12 @@ enum inject_bug {
 	INJECT_COW_REUSE,
 	/* every design: mmput() drops the last user before mmlist_lock: swapoff revives a dying mm. */
 	INJECT_MMPUT_DEC_UNLOCKED,
+	/* mainline: mremap moves a file vma's ptes without i_mmap_lock (2.6.3's locking). */
+	INJECT_MREMAP_NO_IMMAP_LOCK,
+	/* truncate zaps only the linear window of a nonlinear vma, as 2.6.3 did. */
+	INJECT_TRUNCATE_NONLINEAR_LINEAR,
+	/* mainline9: the aging walks a file page's i_mmap without trying its page lock. */
+	INJECT_AGING_FILE_UNLOCKED,
 	INJECT_NR_BUGS,
 };
 

@@ -297,6 +297,8 @@ static int unmap_mapping_range_vma(struct vm_area_struct *vma, void *arg)
 	/* Private vmas lose their COWed copies too, as in 2.6. */
 	zap_page_range(vma, vma->vm_start + ((zs - vstart) << PAGE_SHIFT),
 		       (ze - zs + 1) << PAGE_SHIFT);
+	/* Between two vmas: only the file's lock keeps mremap from moving a pte across. */
+	yield_point_on("unmap_mapping_range:vma", vma->vm_file, COVER_MAPPING);
 	return 0;
 }
 
@@ -316,8 +318,18 @@ void unmap_mapping_range(struct address_space *mapping, unsigned long pgoff,
 	__atomic_fetch_add(&mapping->truncate_count, 1, __ATOMIC_RELEASE);
 	/* The overlapping vmas: i_mmap and i_mmap_shared, or the prio tree (2.6.8). */
 	vma_prio_tree_foreach(mapping, r.first, r.last, unmap_mapping_range_vma, &r);
-	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared)
-		zap_nonlinear_range(vma, r.first, r.last);
+	/*
+	 * Nonlinear vmas whole, as 2.6.7 on did. 2.6.3 zapped only the
+	 * window a nonlinear vma would map linearly, missing the pages
+	 * remap_file_pages put elsewhere (orphans) and zapping the wrong
+	 * ones: seeded bug truncate-nonlinear-linear.
+	 */
+	list_for_each_entry(vma, &mapping->i_mmap_nonlinear, shared) {
+		if (!injected(INJECT_TRUNCATE_NONLINEAR_LINEAR))
+			zap_nonlinear_range(vma, r.first, r.last);
+		else if (r.first < vma->vm_pgoff + vma_pages(vma) && r.last >= vma->vm_pgoff)
+			unmap_mapping_range_vma(vma, &r);
+	}
 	i_mmap_unlock_file(mapping);
 }
 

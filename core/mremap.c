@@ -5,8 +5,11 @@
  * page's rmap valid: ptechain re-records the pte's new address; objrmap
  * finds it through the new vma, whose vm_pgoff keeps every page's index
  * (for anonymous memory too: the index is relative to vm_pgoff, seed 002).
+ * The mainline designs move each pte under the file's i_mmap_lock too, as
+ * 2.6.8 and 2.6.9 did (move_page_tables()).
  */
 #include "cover.h"
+#include "inject.h"
 #include "mm-internal.h"
 #include "perturb.h"
 #include "tlbflush.h"
@@ -15,7 +18,8 @@
 
 /*
  * move_one_page(): move the pte (and its shadow stamp) at @old_addr to
- * @new_addr. Context: page_table_lock held.
+ * @new_addr. Context: page_table_lock held (mainline, a file vma: under
+ * its i_mmap_lock).
  */
 static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr,
 			  unsigned long new_addr, struct pte_chain **chain)
@@ -52,16 +56,45 @@ static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr
 	}
 }
 
+/*
+ * The file whose i_mmap_lock a pte move holds: 2.6.8's and 2.6.9's
+ * move_one_page() lock out vmtruncate ("it might clean the dst vma before
+ * the src vma"): the prio tree visits intervals that end later first, so
+ * truncate may zap a grown destination before the source and miss a pte
+ * moved in between. 2.6.3 held page_table_lock alone: its i_mmap lists
+ * put the new vma after the old one, which truncate visits first.
+ * Seeded bug mremap-no-immap-lock: the mainline designs without it.
+ */
+static struct address_space *move_lock_mapping(struct vm_area_struct *vma)
+{
+	if (!vma->vm_file || !rmap->i_mmap_tree || injected(INJECT_MREMAP_NO_IMMAP_LOCK))
+		return NULL;
+	return vma->vm_file;
+}
+
 /**
  * move_page_tables() - move every pte of [@old_addr, +@len) to @new_addr
  * @vma: the new vma (already linked), which maps the destination
- * Context: mmap_sem held for write; takes page_table_lock per page.
+ * @new_addr: the destination
+ * @old_addr: the source
+ * @len: bytes to move
+ *
+ * Mirrors mm/mremap.c:move_page_tables() and move_one_page(): 2.6.3
+ * (page_table_lock), or in the mainline designs 2.6.8/2.6.9 (a file
+ * vma's i_mmap_lock, then page_table_lock, per page). 2.6.9 drops
+ * i_mmap_lock to allocate a missing pte table and retakes both in order;
+ * the model's pte_alloc() allocates under the locks without dropping
+ * either, so both stay held.
+ *
+ * Context: mmap_sem held for write; takes, per page, the file's
+ * i_mmap_lock (mainline designs, file vmas) and page_table_lock.
  * Return: 0, or -ENOMEM (what was moved stays moved).
  */
 int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
 		     unsigned long old_addr, unsigned long len)
 {
 	struct mm_struct *mm = vma->vm_mm;
+	struct address_space *mapping = move_lock_mapping(vma);
 	bool need_chain = rmap->pte_chain_alloc != NULL;
 	struct pte_chain *chain = NULL;
 
@@ -71,10 +104,16 @@ int move_page_tables(struct vm_area_struct *vma, unsigned long new_addr,
 			if (!chain)
 				return -ENOMEM;
 		}
+		/* No lock held: a truncate may walk the file's vmas meanwhile. */
+		yield_point_on("move_page_tables:unlocked", mm, COVER_MM);
+		if (mapping)
+			spin_lock(&mapping->i_mmap_lock);
 		spin_lock(&mm->page_table_lock);
 		move_one_page(vma, old_addr + off, new_addr + off, &chain);
 		yield_point_on("move_page_tables:page", mm, COVER_MM);
 		spin_unlock(&mm->page_table_lock);
+		if (mapping)
+			spin_unlock(&mapping->i_mmap_lock);
 	}
 	if (chain)
 		rmap->pte_chain_free(chain);

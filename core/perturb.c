@@ -32,6 +32,9 @@ const char *const yield_point_names[] = {
 	"try_to_unuse:mm",
 	"try_to_unuse:slot",
 	"mmput:last_user_unlocked",
+	"page_referenced_file:mapping",
+	"unmap_mapping_range:vma",
+	"move_page_tables:unlocked",
 	NULL,
 };
 

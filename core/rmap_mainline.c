@@ -56,7 +56,7 @@
  *     PG_locked (lock_page: reclaim)
  *       i_shared_sem (not used by this design)
  *         page_table_lock
- *       i_mmap_lock (vma_link, vma_adjust, split_vma, fork, truncate; reclaim tries it)
+ *       i_mmap_lock (vma_link, vma_adjust, split_vma, fork, mremap, truncate; reclaim tries it)
  *         page_table_lock (anon_vma_prepare, page_add_rmap callers; reclaim tries it)
  *           PG_chainlock (not used by this design)
  *             anon_vma->lock
@@ -1172,14 +1172,27 @@ static int page_referenced_file_one9(struct vm_area_struct *vma, void *arg)
 	return w->mapcount <= 0;
 }
 
-/* Context: page locked; takes i_mmap_lock (blocking, 2.6.9). */
+/*
+ * Context: page locked (the page lock keeps page->as.mapping set and the
+ * file alive: truncate_inode_pages() and the last iput() wait for it);
+ * takes i_mmap_lock (blocking, 2.6.9). Seeded bug aging-file-unlocked:
+ * the aging comes here without the page lock.
+ */
 static int page_referenced_file9(struct page *page)
 {
-	struct address_space *mapping = READ_ONCE(page->as.mapping);
+	struct address_space *mapping;
 	struct file_walk w = { page, 0, 0 };
 
 	BUG_ON(PageAnon(page));
-	BUG_ON(!PageLocked(page));
+	BUG_ON(!PageLocked(page) && !injected(INJECT_AGING_FILE_UNLOCKED));
+	/*
+	 * Unlocked, truncate may take the page out of the file after the
+	 * caller's look at page->mapping, and the file may die once its last
+	 * vma is gone: a NULL mapping (2.6.9 would oops on it) or freed memory.
+	 */
+	yield_point_on("page_referenced_file:mapping", page, COVER_PAGE);
+	mapping = READ_ONCE(page->as.mapping);
+	BUG_ON(!mapping);
 	spin_lock(&mapping->i_mmap_lock);
 	w.mapcount = page_mapcount(page);
 	vma_prio_tree_foreach(mapping, page->index, page->index, page_referenced_file_one9, &w);
@@ -1202,6 +1215,9 @@ static int page_referenced9(struct page *page, bool is_locked)
 		if (PageAnon(page)) {
 			referenced += page_referenced_anon9(page);
 		} else if (is_locked) {
+			referenced += page_referenced_file9(page);
+		} else if (injected(INJECT_AGING_FILE_UNLOCKED)) {
+			/* The bug: 2.6.8's walk, without 2.6.8's PG_maplock to pin the file. */
 			referenced += page_referenced_file9(page);
 		} else if (TestSetPageLocked(page)) {
 			referenced++;

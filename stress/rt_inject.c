@@ -407,6 +407,63 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			  "swapoff's mmput() tears the mm down a second time (ASan). Seen in "
 			  "0.2-1 s in every design, and in 1 s without the perturbation",
 	},
+	[INJECT_MREMAP_NO_IMMAP_LOCK] = {
+		.name = "mremap-no-immap-lock",
+		.summary = "mremap's move_one_page() moves a file vma's ptes under "
+			   "page_table_lock alone, without the file's i_mmap_lock",
+		.history = "2.6.8/2.6.9 move_one_page() take i_mmap_lock first (Rajesh "
+			   "Venkatasubramanian: \"we must lock vmtruncate out\"): the prio "
+			   "tree visits a grown destination before its source, so truncate "
+			   "can zap the destination, then the source, and miss a pte moved "
+			   "in between; 2.6.3's lists visited the source first",
+		.scenario = "truncate-race", .rmap = "mainline9", .sched = "free", .build = "plain",
+		.rmaps = "mainline8,mainline9",
+		.detector = "audit", .expect = "audit",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 1,
+		.perturb = 3, .yield_points = "move_page_tables:unlocked,unmap_mapping_range:vma",
+		.caveat = "truncate must start its walk after mremap linked the new vma and "
+			  "visit it before a present page moves, then the source after: the "
+			  "run perturbs the move between pages and the walk between vmas. "
+			  "truncate_inode_pages() reports the orphan (audit:orphaned-pte): "
+			  "the next truncate would zap it before a periodic audit saw it. "
+			  "mremap-storm (few truncates) and --sched random/pct (400000 "
+			  "decisions) missed it",
+	},
+	[INJECT_TRUNCATE_NONLINEAR_LINEAR] = {
+		.name = "truncate-nonlinear-linear",
+		.summary = "truncate's unmap_mapping_range() zaps only the linear window of "
+			   "a nonlinear vma, not the pages remap_file_pages put elsewhere",
+		.history = "2.6.3 (and the seeds): vmtruncate_list() treated a VM_NONLINEAR "
+			   "vma on i_mmap_shared as linear, leaving pages beyond i_size mapped "
+			   "and zapping others; 2.6.7's i_mmap_nonlinear and "
+			   "zap_details.nonlinear_vma zap such vmas whole",
+		.scenario = "nonlinear", .rmap = "ptechain", .sched = "random", .build = "plain",
+		.detector = "audit", .expect = "audit|bug",
+		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
+		.caveat = NULL,
+	},
+	[INJECT_AGING_FILE_UNLOCKED] = {
+		.name = "aging-file-unlocked",
+		.summary = "2.6.9's refill_inactive_zone() asks page_referenced() of a file "
+			   "page without trying its page lock: the walk reads a file that "
+			   "truncate and the last iput() may free",
+		.history = "2.6.9's page_referenced(page, 0) tries the page lock for a file "
+			   "page (\"the page lock ... makes sure that the structure at "
+			   "mapping cannot be freed\"), since the aging no longer holds "
+			   "2.6.8's page_map_lock",
+		.scenario = "reclaim-pressure", .rmap = "mainline9", .sched = "free", .build = "plain",
+		.rmaps = "mainline9",
+		.detector = "bug", .expect = "bug",
+		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 4,
+		.perturb = 3, .yield_points = "page_referenced_file:mapping",
+		.caveat = "the aging must look at a mapped file page that a truncate then "
+			  "unmaps and takes out of the file: the walk finds page->mapping NULL "
+			  "(BUG_ON(!mapping), where 2.6.9 would oops on the NULL), or, with the "
+			  "file unlinked and its last vma gone, a freed address_space (ASan). "
+			  "reclaim-pressure's aging meets mapped file pages 100 times more "
+			  "often than truncate-race's or mixed32's, which missed it in 20 s; "
+			  "--sched random (200000 decisions) missed it too",
+	},
 	[INJECT_NR_BUGS] = { .name = NULL },
 };
 

@@ -10,9 +10,12 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fs.h"
+#include "inject.h"
 #include "lockdep.h"
+#include "mm.h"
 #include "page.h"
 #include "page_alloc.h"
 #include "rt_check.h"
@@ -674,6 +677,58 @@ START_TEST(test_filemap_nopage_vs_truncate_nothing_cached_beyond_size)
 }
 END_TEST
 
+/* ---- truncate of nonlinear vmas ---- */
+
+static const struct rt_vm_suite nl_fx = RT_VM_AUDITED(RMAP_PTECHAIN, NR_PAGES, 0);
+
+/*
+ * A nonlinear window showing file page 9 in its first slot, truncated to
+ * 4 pages: 2.6.7 on (every design) zap the vma whole, so page 9 goes and
+ * its slot faults SIGBUS; 2.6.3's linear-window zap
+ * (truncate-nonlinear-linear) zaps nothing there (the window's linear
+ * offsets are 0-3), and truncate reports the page it takes out of the
+ * file still mapped.
+ */
+START_TEST(test_filemap_truncate_zaps_nonlinear_whole)
+{
+	for (int bug = 0; bug < 2; bug++) {
+		__atomic_store_n(&inject_mask, bug ? 1ULL << INJECT_TRUNCATE_NONLINEAR_LINEAR : 0,
+				 __ATOMIC_RELAXED);
+		RT_VM_EACH_DESIGN(&nl_fx, {
+			struct address_space *f = file_create("nlt", 16, 16);
+			struct mm_struct *mm = mm_alloc();
+			long nl = rt_mmap(mm, f, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
+			struct vm_report r;
+			int orphans;
+
+			ck_assert_int_gt(nl, 0);
+			ck_assert_int_eq(remap_file_pages(mm, nl, PAGE_SIZE, 9), 0);
+			ck_assert_int_eq(rt_access(mm, nl, true, NULL), ACCESS_OK);
+			ck_assert_int_eq(rt_access(mm, nl + PAGE_SIZE, true, NULL), ACCESS_OK);
+			vmtruncate(f, 4);
+			orphans = rt_reports_count(VM_REPORT_AUDIT);
+			if (!bug) {
+				ck_assert_msg(orphans == 0, "[%s] %d reports",
+					      rmap_mode_name(rmap_mode), orphans);
+				ck_assert_ptr_null(rt_page_at(mm, nl));
+				ck_assert_int_eq(rt_access(mm, nl, false, NULL), ACCESS_SIGBUS);
+				ck_assert_ptr_nonnull(rt_page_at(mm, nl + PAGE_SIZE));
+				rt_audit_ok(&mm, 1, &f, 1);
+			} else {
+				ck_assert_msg(orphans == 1 && rt_reports_first(VM_REPORT_AUDIT, &r) &&
+					      !strcmp(r.signature, "audit:orphaned-pte"),
+					      "[%s] %d reports", rmap_mode_name(rmap_mode), orphans);
+				rt_reports_release();
+				rt_reports_capture();
+			}
+			mmput(mm);
+			file_destroy(f);
+		});
+	}
+	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -692,6 +747,9 @@ int main(void)
 		{ "truncate", 10, setup, rt_vm_teardown, .tests = {
 			test_filemap_truncate_drops_pages_beyond,
 			test_filemap_extend_drops_stale_page_beyond_size,
+		} },
+		{ "nonlinear_truncate", 30, NULL, NULL, .tests = {
+			test_filemap_truncate_zaps_nonlinear_whole,
 		} },
 		{ "concurrency", 60, setup, rt_vm_teardown, .tests = {
 			test_filemap_rcu_lookup_vs_insert_remove,

@@ -289,13 +289,16 @@ START_TEST(test_inject_catalogue_matches_core)
 		ck_assert_msg(!b->perturb || !strcmp(b->sched, "free"), "%s: perturb", b->name);
 		ck_assert(b->perturb >= 0 && b->perturb <= 3);
 		ck_assert(!b->yield_points || b->perturb);
-		if (b->yield_points) {
-			/* One point, one of core/'s (run would reject it). */
+		for (const char *p = b->yield_points; p && *p; ) {
+			/* Each point one of core/'s (run would reject it). */
+			size_t n = strcspn(p, ",");
 			bool known = false;
 
 			for (int k = 0; yield_point_names[k]; k++)
-				known |= !strcmp(yield_point_names[k], b->yield_points);
+				known |= n == strlen(yield_point_names[k]) &&
+					 !strncmp(yield_point_names[k], p, n);
 			ck_assert_msg(known, "%s: yield point '%s'", b->name, b->yield_points);
+			p += n + (p[n] == ',');
 		}
 	}
 	ck_assert_ptr_null(rt_bug_find("no-such-bug"));

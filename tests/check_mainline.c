@@ -16,6 +16,7 @@
 #include "anon_vma.h"
 #include "audit.h"
 #include "fs.h"
+#include "i_mmap.h"
 #include "inject.h"
 #include "lockdep.h"
 #include "mm-internal.h"
@@ -426,6 +427,102 @@ START_TEST(test_mainline_audit_catches_pte_outside_its_anon_vma)
 }
 END_TEST
 
+/* ---- mremap against truncate ---- */
+
+/* The vmas of a file in the order a truncate's walk visits them. */
+struct visit_order {
+	struct vm_area_struct *seen[4];
+	int nr;
+};
+
+static int record_visit(struct vm_area_struct *vma, void *arg)
+{
+	struct visit_order *o = arg;
+
+	if (o->nr < 4)
+		o->seen[o->nr++] = vma;
+	return 0;
+}
+
+/*
+ * Why mremap must lock truncate out in the mainline designs: the prio
+ * tree visits an interval that ends later first, so a source vma
+ * (pages 0-3) is visited after the grown destination (0-7) that a move
+ * creates; a pte moved between the two visits would escape truncate.
+ */
+START_TEST(test_mainline_truncate_visits_grown_destination_first)
+{
+	struct address_space *f = file_create("order", 16, 16);
+	struct mm_struct *mm = mm_alloc();
+	struct visit_order o = { .nr = 0 };
+	long src, dst;
+
+	src = rt_mmap(mm, f, 0, 4, VM_READ | VM_SHARED, 0);
+	dst = rt_mmap(mm, f, 0, 8, VM_READ | VM_SHARED, 0);
+	ck_assert_int_gt(src, 0);
+	ck_assert_int_gt(dst, 0);
+	spin_lock(&f->i_mmap_lock);
+	vma_prio_tree_foreach(f, 0, 15, record_visit, &o);
+	spin_unlock(&f->i_mmap_lock);
+	ck_assert_int_eq(o.nr, 2);
+	ck_assert_uint_eq(o.seen[0]->vm_start, (unsigned long)dst);
+	ck_assert_uint_eq(o.seen[1]->vm_start, (unsigned long)src);
+	mmput(mm);
+	file_destroy(f);
+}
+END_TEST
+
+/*
+ * A file vma moved by mremap: 2.6.8's and 2.6.9's move_one_page() take
+ * i_mmap_lock, then page_table_lock, for each page; lockdep records the
+ * nesting and the lock counters one acquisition per page more than
+ * mremap-no-immap-lock (2.6.3's page_table_lock alone) takes.
+ */
+START_TEST(test_mainline_mremap_takes_i_mmap_lock)
+{
+	struct address_space *f = file_create("mv", 16, 16);
+	struct mm_struct *mm = mm_alloc();
+	unsigned long taken[2];
+	bool nested[2];
+
+	for (int bug = 0; bug < 2; bug++) {
+		struct lock_class_stats before, after;
+		long a, b;
+
+		__atomic_store_n(&inject_mask, bug ? 1ULL << INJECT_MREMAP_NO_IMMAP_LOCK : 0,
+				 __ATOMIC_RELAXED);
+		a = rt_mmap(mm, f, 0, 4, VM_READ | VM_SHARED, 0);
+		ck_assert_int_gt(a, 0);
+		/* Something right after it, so that it cannot grow in place. */
+		ck_assert_int_eq(rt_mmap(mm, NULL, a + 4 * P, 1, VM_READ | VM_WRITE, 0), a + 4 * P);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(rt_access(mm, a + i * P, false, NULL), ACCESS_OK);
+		lockdep_reset_graph();
+		lock_stats_read(LOCK_CLASS_I_MMAP_LOCK, &before);
+		down_write(&mm->mmap_sem);
+		b = do_mremap(mm, a, 4 * P, 8 * P, 0);
+		up_write(&mm->mmap_sem);
+		lock_stats_read(LOCK_CLASS_I_MMAP_LOCK, &after);
+		nested[bug] = lockdep_has_edge(LOCK_CLASS_I_MMAP_LOCK, LOCK_CLASS_PAGE_TABLE_LOCK);
+		taken[bug] = after.acquired - before.acquired;
+		ck_assert_int_gt(b, 0);
+		ck_assert_int_ne(b, a);
+		for (int i = 0; i < 4; i++)
+			ck_assert_ptr_nonnull(rt_page_at(mm, b + i * P));
+		rt_audit_ok(&mm, 1, &f, 1);
+		ck_assert_int_eq(rt_munmap(mm, b, 8), 0);
+		ck_assert_int_eq(rt_munmap(mm, a + 4 * P, 1), 0);
+	}
+	__atomic_store_n(&inject_mask, 0, __ATOMIC_RELAXED);
+	ck_assert_msg(nested[0] && !nested[1], "i_mmap_lock -> page_table_lock: %d, bug %d",
+		      nested[0], nested[1]);
+	ck_assert_msg(taken[0] == taken[1] + 4, "i_mmap_lock taken %lu times, %lu with the bug",
+		      taken[0], taken[1]);
+	mmput(mm);
+	file_destroy(f);
+}
+END_TEST
+
 /* ---- the lock-order comment ---- */
 
 START_TEST(test_mainline_lock_tree_matches_lockdep)
@@ -463,7 +560,7 @@ START_TEST(test_mainline9_lock_tree_matches_lockdep)
 END_TEST
 
 struct design_cases {
-	const char *names[3];	/* TCase names: Check keeps the pointers */
+	const char *names[4];	/* TCase names: Check keeps the pointers */
 	void (*fixture)(void);
 };
 
@@ -493,6 +590,13 @@ static void add_design_cases(Suite *s, const struct design_cases *d)
 	tcase_add_test(tc, test_mainline_audit_catches_anon_page_without_mapping);
 	tcase_add_test(tc, test_mainline_audit_catches_pte_outside_its_anon_vma);
 	suite_add_tcase(s, tc);
+
+	tc = tcase_create(d->names[3]);
+	tcase_add_checked_fixture(tc, d->fixture, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_mainline_truncate_visits_grown_destination_first);
+	tcase_add_test(tc, test_mainline_mremap_takes_i_mmap_lock);
+	suite_add_tcase(s, tc);
 }
 
 static Suite *mainline_suite(void)
@@ -500,8 +604,8 @@ static Suite *mainline_suite(void)
 	Suite *s = suite_create("mainline");
 	TCase *tc;
 
-	static const struct design_cases ml8 = { { "anon_vma8", "file8", "audit8" }, setup8 };
-	static const struct design_cases ml9 = { { "anon_vma9", "file9", "audit9" }, setup9 };
+	static const struct design_cases ml8 = { { "anon_vma8", "file8", "audit8", "mremap8" }, setup8 };
+	static const struct design_cases ml9 = { { "anon_vma9", "file9", "audit9", "mremap9" }, setup9 };
 
 	add_design_cases(s, &ml8);
 	add_design_cases(s, &ml9);

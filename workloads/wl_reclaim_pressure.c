@@ -4,7 +4,8 @@
  *
  * Race:
  *   reclaim's trylocks and fallbacks against faults on the same pages; swap
- *   cache against swap-in
+ *   cache against swap-in; the aging of mapped file pages against truncate
+ *   and the file's death (unlink)
  * Invariant:
  *   swap slot counts = swap ptes + swap cache; every stamp survives swap-
  *   out/in
@@ -16,7 +17,7 @@
 const struct rt_scenario wl_reclaim_pressure = {
 	.name = "reclaim-pressure",
 	.summary = "working set far above memory: swap-out, swap-in and page-cache churn",
-	.race = "reclaim's trylocks and fallbacks against faults on the same pages; swap cache against swap-in",
+	.race = "reclaim's trylocks and fallbacks against faults on the same pages; swap cache against swap-in; the aging of mapped file pages against truncate and the file's death (unlink)",
 	.invariant = "swap slot counts = swap ptes + swap cache; every stamp survives swap-out/in",
 	.recalls = "2.6's kswapd under memory pressure on highmem boxes",
 	.default_threads = 16,
@@ -32,6 +33,8 @@ const struct rt_scenario wl_reclaim_pressure = {
 		[WL_STACK] = 3,
 		[WL_GUP] = 2,
 		[WL_SWAPOFF] = 1,
+		[WL_TRUNCATE] = 2,
+		[WL_UNLINK] = 1,
 	},
 	.params = {
 		.pages = 1024,

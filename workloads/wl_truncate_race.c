@@ -5,7 +5,8 @@
  * Race:
  *   do_no_page's page lookup against truncate's unmap_mapping_range and
  *   page-cache removal; reclaim and faults against a file unlinked under
- *   them (the last iput's truncate_inode_pages, then the free)
+ *   them (the last iput's truncate_inode_pages, then the free); mremap
+ *   moving a file vma's ptes while truncate walks the file's vmas
  * Invariant:
  *   after a truncate completes no pte maps a page beyond i_size or outside
  *   the page cache
@@ -18,7 +19,7 @@
 const struct rt_scenario wl_truncate_race = {
 	.name = "truncate-race",
 	.summary = "truncate and extend of mapped files against faults, forks and reclaim",
-	.race = "do_no_page's page lookup against truncate's unmap_mapping_range and page-cache removal; reclaim and faults against a file unlinked under them (the last iput's truncate_inode_pages, then the free)",
+	.race = "do_no_page's page lookup against truncate's unmap_mapping_range and page-cache removal; reclaim and faults against a file unlinked under them (the last iput's truncate_inode_pages, then the free); mremap moving a file vma's ptes while truncate walks the file's vmas",
 	.invariant = "after a truncate completes no pte maps a page beyond i_size or outside the page cache",
 	.recalls = "the do_no_page/truncate race closed in 2.6.8 with mapping->truncate_count",
 	.default_threads = 32,
@@ -34,6 +35,7 @@ const struct rt_scenario wl_truncate_race = {
 		[WL_TRUNCATE] = 20,
 		[WL_REMAP] = 1,
 		[WL_UNLINK] = 3,
+		[WL_MREMAP] = 10,
 	},
 	.params = {
 		.pages = 4096,
