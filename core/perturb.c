@@ -28,6 +28,7 @@ const char *const yield_point_names[] = {
 	"dup_mm:vma",
 	"igrab:rcu",
 	"page_remove_rmap:last",
+	"tlb_translate:walked",
 	NULL,
 };
 
