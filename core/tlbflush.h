@@ -151,8 +151,19 @@ struct tlb_stats {
 	unsigned long drops[TLB_FLUSH_NR_KINDS];
 };
 
+/**
+ * tlb_stats_read() - sum the TLB statistics
+ * @st: out, the sums
+ *
+ * Context: any; the sums are of relaxed counters, not one snapshot.
+ */
 void tlb_stats_read(struct tlb_stats *st);
-/* Context: no run in progress (the counters are not snapshotted atomically). */
+
+/**
+ * tlb_stats_reset() - zero the TLB statistics (and the flush counts)
+ *
+ * Context: no access or flush in progress (a run's set-up).
+ */
 void tlb_stats_reset(void);
 
 #endif /* RT_CORE_TLBFLUSH_H */
