@@ -918,7 +918,8 @@ static void report_freed_page(struct mm_struct *mm, unsigned long address,
 	r.kind = VM_REPORT_AUDIT;
 	snprintf(r.message, sizeof(r.message),
 		 "data integrity: mm %d address %#lx: a %s through a stale translation reached "
-		 "pfn %lu after it was freed (a TLB flush returned before the access ended)",
+		 "pfn %lu after it was freed (a TLB flush returned before the access ended, "
+		 "or left the translation cached)",
 		 mm->id, address, write ? "store" : "load", page_to_pfn(page));
 	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
 	vm_report_emit(&r);
