@@ -292,7 +292,6 @@ static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, 
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
-
 	unsigned long addr;
 
 	/*
@@ -642,7 +641,6 @@ static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, u
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
-
 	unsigned long addr;
 
 	/* As op_access(): the store below its stack runs outside mmap_sem. */
