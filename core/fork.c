@@ -16,6 +16,45 @@
 
 #include <errno.h>
 
+/*
+ * The child's stamps, again, for the pages of @oldmm's copy-on-write vmas:
+ * copy_page_range() copied them while @oldmm's threads could still store
+ * through stale writable TLB entries of the ptes it write-protected, which
+ * the hardware allows until dup_mmap()'s flush_tlb_mm(). Such a store
+ * lands in the page both now map, as it would in 2.6 (the child sees it),
+ * so what the child must read is the parent's stamp as of that flush. No
+ * store can change it from here: the parent faults (mmap_sem, held for
+ * write) to store again. A child pte that is gone (truncate) keeps its
+ * slot as the zap left it.
+ * Context: oldmm's mmap_sem held for write, after its flush; takes both
+ * page_table_locks as copy_page_range() does.
+ */
+static void dup_mmap_shadow(struct mm_struct *mm, struct mm_struct *oldmm)
+{
+	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
+		if ((vma->vm_flags & VM_SHARED) || !(vma->vm_flags & VM_WRITE))
+			continue;
+		spin_lock(&mm->page_table_lock);
+		spin_lock_nested(&oldmm->page_table_lock, SINGLE_DEPTH_NESTING);
+		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
+			pte_t *ptep = pte_offset(mm->pgd, a);
+			uint64_t *src = shadow_slot_lookup(oldmm, a), sv;
+
+			if (!ptep) {
+				a = pgd_addr_end(a, vma->vm_end) - PAGE_SIZE;
+				continue;
+			}
+			sv = src ? __atomic_load_n(src, __ATOMIC_RELAXED) : 0;
+			if (!(sv & SHADOW_PRIVATE) || pte_none(ptep_get(ptep)) ||
+			    (!pte_present(ptep_get(ptep)) && pte_file(ptep_get(ptep))))
+				continue;
+			__atomic_store_n(shadow_slot(mm, a), sv, __ATOMIC_RELAXED);
+		}
+		spin_unlock(&oldmm->page_table_lock);
+		spin_unlock(&mm->page_table_lock);
+	}
+}
+
 struct mm_struct *dup_mm(struct mm_struct *oldmm)
 {
 	struct vm_area_struct *vma, *tmp, *prev = NULL;
@@ -96,6 +135,8 @@ struct mm_struct *dup_mm(struct mm_struct *oldmm)
 	 * copy_page_range() write-protected, before mmap_sem is released.
 	 */
 	flush_tlb_mm(oldmm);
+	if (!err)
+		dup_mmap_shadow(mm, oldmm);
 	up_write(&oldmm->mmap_sem);
 	if (err) {
 		mmput(mm);	/* exit_mmap() undoes the partial copy */

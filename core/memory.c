@@ -1000,6 +1000,12 @@ int copy_page_range(struct mm_struct *dst, struct mm_struct *src,
 			address = pgd_addr_end(address, vma->vm_end);
 			continue;
 		}
+		/*
+		 * The stamps follow now for what no CPU of src can store to
+		 * any more; those of ptes it may still store through (a
+		 * stale writable TLB entry) once dup_mmap() has flushed them
+		 * (fork.c: dup_mmap_shadow()).
+		 */
 		if (src_shadow && __atomic_load_n(src_shadow, __ATOMIC_RELAXED))
 			__atomic_store_n(shadow_slot(dst, address),
 					 __atomic_load_n(src_shadow, __ATOMIC_RELAXED),
@@ -1087,20 +1093,6 @@ static void report_corruption(struct mm_struct *mm, unsigned long address,
 	vm_report_emit(&r);
 }
 
-static void report_wrong_page(struct mm_struct *mm, unsigned long address,
-			      struct page *page, unsigned long want)
-{
-	struct vm_report r;
-
-	memset(&r, 0, sizeof(r));
-	r.kind = VM_REPORT_AUDIT;
-	snprintf(r.message, sizeof(r.message),
-		 "data integrity: mm %d address %#lx maps file offset %lu (pfn %lu), it must show offset %lu",
-		 mm->id, address, page->index, page_to_pfn(page), want);
-	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
-	vm_report_emit(&r);
-}
-
 static void report_freed_page(struct mm_struct *mm, unsigned long address,
 			      struct page *page, bool write)
 {
@@ -1110,121 +1102,156 @@ static void report_freed_page(struct mm_struct *mm, unsigned long address,
 	r.kind = VM_REPORT_AUDIT;
 	snprintf(r.message, sizeof(r.message),
 		 "data integrity: mm %d address %#lx: a %s through a stale translation reached "
-		 "pfn %lu after it was freed (a TLB flush returned before the access ended)",
+		 "pfn %lu after it was freed (a TLB flush returned before the access ended, "
+		 "or left the translation cached)",
 		 mm->id, address, write ? "store" : "load", page_to_pfn(page));
 	snprintf(r.signature, sizeof(r.signature), "audit:data-integrity");
 	vm_report_emit(&r);
 }
 
-enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
-				bool write, uint64_t *stamp)
+/*
+ * The fault, as do_page_fault() of 2.6 takes it: mmap_sem for read,
+ * find_vma(), the stack and permission checks, handle_mm_fault(), up_read.
+ * Return: ACCESS_OK to restart the access (the instruction), or its end.
+ */
+static enum mm_access_result mm_fault(struct mm_struct *mm, unsigned long address,
+				      bool write)
 {
+	enum mm_access_result res = ACCESS_SEGV;
 	struct vm_area_struct *vma;
-	enum mm_access_result res = ACCESS_OK;
 
-	address &= PAGE_MASK;
+	down_read(&mm->mmap_sem);
 	vma = find_vma(mm, address);
 	if (!vma)
-		return ACCESS_SEGV;
+		goto out_up;
 	if (address < READ_ONCE(vma->vm_start)) {
 		if (!(vma->vm_flags & VM_GROWSDOWN) ||
 		    READ_ONCE(vma->vm_start) - address > STACK_GUARD_GAP ||
 		    expand_stack(vma, address))
-			return ACCESS_SEGV;
+			goto out_up;
 	}
 	if (write && !(vma->vm_flags & VM_WRITE))
-		return ACCESS_SEGV;
+		goto out_up;
+	switch (handle_mm_fault(mm, vma, address, write)) {
+	case VM_FAULT_OOM:
+		res = ACCESS_OOM;
+		break;
+	case VM_FAULT_SIGBUS:
+		res = ACCESS_SIGBUS;
+		break;
+	default:
+		res = ACCESS_OK;
+		break;
+	}
+out_up:
+	up_read(&mm->mmap_sem);
+	return res;
+}
 
+/*
+ * The load or store itself, inside the TLB window, through @page: check
+ * a load against what the page must hold, or store a new stamp, keeping
+ * the data-integrity pair (page.h) consistent.
+ *
+ * What the page must hold is derived from harness-side state only, never
+ * from a vma (no mmap_sem is held here): a page of a file's cache
+ * (page->as.mapping, read once) is judged against the file's shadow at its
+ * index; any other page (anonymous, a COW copy, the zero page) against the
+ * address's slot of the mm's shadow. During a COW this is what lets an
+ * access still using the old pte check the file page against the file.
+ * Which page of the file the address must show is the audit's to judge
+ * (it holds the locks to read the vma), not this path's.
+ */
+static enum mm_access_result mm_access_page(struct mm_struct *mm, unsigned long address,
+					    unsigned long pfn, bool write, uint64_t *stamp)
+{
+	struct page *page = pfn_to_page(pfn);
+	struct address_space *mapping = NULL;
+	enum mm_access_result res = ACCESS_OK;
+	unsigned long index = 0;
+	uint64_t *w;
+
+	/*
+	 * A free page's owner fields are stale (a freed anonymous page
+	 * keeps its anon_vma in the union with mapping): only a translation
+	 * a skipped flush left behind can lead here, and the access is
+	 * reported, not made.
+	 */
+	if (!PageReserved(page) && page_count(page) <= 0)
+		goto out_freed;
+	if (!PageReserved(page) && page_in_file_cache(page)) {
+		mapping = READ_ONCE(page->as.mapping);
+		index = READ_ONCE(page->index);
+	}
+	if (mapping && index >= mapping->max_pages)
+		goto out_freed;		/* freed and reused under a stale translation */
+	w = mapping ? &mapping->shadow[index] : shadow_slot(mm, address);
+	if (write) {
+		uint64_t v = new_stamp(mm);
+
+		shadow_update_begin(w);
+		page_data_write(page, v);
+		shadow_update_end(w, mapping ? v : SHADOW_PRIVATE | v);
+		if (stamp)
+			*stamp = v;
+	} else {
+		uint64_t found, expected;
+
+		expected = shadow_read_pair(w, PageReserved(page) ? NULL : page, &found);
+		if (!mapping)
+			expected = expected & SHADOW_PRIVATE ? expected & ~SHADOW_PRIVATE : 0;
+		if (found != expected) {
+			report_corruption(mm, address, pfn, expected, found);
+			res = ACCESS_CORRUPT;
+		}
+		if (stamp)
+			*stamp = found;
+	}
+	/*
+	 * Still inside the window: the page cannot have been freed (its
+	 * pte's reference goes only after the flush that drops this CPU's
+	 * entry and waits for this access), unless a flush was skipped.
+	 */
+	if (!PageReserved(page) && page_count(page) <= 0)
+		goto out_freed;
+	return res;
+
+out_freed:
+	report_freed_page(mm, address, page, write);
+	return ACCESS_CORRUPT;
+}
+
+enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
+				bool write, uint64_t *stamp)
+{
+	address &= PAGE_MASK;
 	for (int tries = 0; tries < ACCESS_TRIES; tries++) {
-		struct address_space *mapping = vma->vm_file;
-		uint64_t *s = shadow_slot(mm, address), *w;
-		bool file_shadow;
-		struct page *page;
-		pte_t *ptep;
-		pte_t orig = 0;
-		bool ok;
+		enum mm_access_result res;
+		unsigned long pfn;
 
 		/*
-		 * The MMU: lock-free walk, young/dirty set as hardware does,
-		 * inside the window a TLB flush of this mm waits for
+		 * The MMU: this CPU's TLB, else a lock-free walk setting
+		 * young/dirty as hardware does, inside the window a TLB flush
+		 * of this mm drops entries in and waits for
 		 * (core/tlbflush.c). No emulated lock from here to
 		 * tlb_access_end().
 		 */
 		tlb_access_begin(mm);
-		ptep = pte_offset(mm->pgd, address);
-		ok = ptep && (write ? ptep_mkdirty(ptep, &orig) : ptep_mkyoung(ptep, &orig));
-		if (!ok) {
+		if (!tlb_translate(mm, address, write, &pfn)) {
 			tlb_access_end();
-			switch (handle_mm_fault(mm, vma, address, write)) {
-			case VM_FAULT_OOM:
-				return ACCESS_OOM;
-			case VM_FAULT_SIGBUS:
-				return ACCESS_SIGBUS;
-			default:
-				continue;
-			}
+			res = mm_fault(mm, address, write);
+			if (res != ACCESS_OK)
+				return res;
+			continue;	/* the instruction restarts */
 		}
 		/*
 		 * The translation is in this CPU's TLB: a zap, reclaim or COW
-		 * may clear the pte from here on, but its flush waits until
-		 * the load or store below has landed, and only then frees or
-		 * reuses the page.
+		 * may clear the pte from here on, but its flush drops the
+		 * entry and waits until the load or store below has landed,
+		 * and only then frees or reuses the page.
 		 */
 		yield_point_on("mm_access:after_mmu", mm, COVER_MM);
-
-		page = pfn_to_page(pte_pfn(orig));
-		/*
-		 * Shared file vmas see the file; private file vmas see it
-		 * through the file's page, and their own stamp through the
-		 * private copy COW made of it (whose stamp do_wp_page() put
-		 * in the slot before the copy's pte). Which one is decided by
-		 * the page this access reached, not by the slot, so an access
-		 * still using the old pte during a COW checks the file page
-		 * against the file. A page of the file has its mapping set
-		 * before any pte maps it; a copy never has (page_add_rmap()
-		 * makes it anonymous only after its pte is in place).
-		 */
-		file_shadow = mapping && !PageReserved(page) &&
-			      ((vma->vm_flags & VM_SHARED) ||
-			       READ_ONCE(page->as.mapping) == mapping);
-		if (file_shadow &&
-		    READ_ONCE(page->index) != file_offset_at(mm, vma, address)) {
-			/* The wrong page of the file: what the address must show is elsewhere. */
-			report_wrong_page(mm, address, page, file_offset_at(mm, vma, address));
-			tlb_access_end();
-			return ACCESS_CORRUPT;
-		}
-		w = file_shadow ? &mapping->shadow[READ_ONCE(page->index)] : s;
-		if (write) {
-			uint64_t v = new_stamp(mm);
-
-			shadow_update_begin(w);
-			page_data_write(page, v);
-			shadow_update_end(w, file_shadow ? v : SHADOW_PRIVATE | v);
-			if (stamp)
-				*stamp = v;
-		} else {
-			uint64_t found, expected;
-
-			expected = shadow_read_pair(w, PageReserved(page) ? NULL : page, &found);
-			if (!file_shadow)
-				expected = expected & SHADOW_PRIVATE ? expected & ~SHADOW_PRIVATE : 0;
-			if (found != expected) {
-				report_corruption(mm, address, page_to_pfn(page), expected, found);
-				res = ACCESS_CORRUPT;
-			}
-			if (stamp)
-				*stamp = found;
-		}
-		/*
-		 * Still inside the window: the page cannot have been freed
-		 * (its pte's reference goes only after the flush that waits
-		 * for this access), unless a flush returned too early.
-		 */
-		if (!PageReserved(page) && page_count(page) <= 0) {
-			report_freed_page(mm, address, page, write);
-			res = ACCESS_CORRUPT;
-		}
+		res = mm_access_page(mm, address, pfn, write, stamp);
 		tlb_access_end();
 		return res;
 	}

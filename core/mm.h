@@ -281,16 +281,23 @@ enum mm_access_result {
 
 /**
  * mm_access() - one load or store by a CPU at @address, as the MMU and the
- * program would do it: walk the page table without locks, set young (and
- * dirty) bits, fault through handle_mm_fault() when the pte is absent or
- * read-only; then read the page's data word and check it against the
- * expected stamp, or write a new stamp. The walk and the load or store
- * take no emulated lock; they run inside this CPU's TLB window
+ * program would do it: use this CPU's TLB, or walk the page table without
+ * locks setting young (and dirty) bits; fault when the translation is
+ * absent or read-only, as do_page_fault() does (mmap_sem for read,
+ * find_vma(), the checks, expand_stack(), handle_mm_fault()), then retry;
+ * then read the page's data word and check it against the expected stamp,
+ * or write a new stamp. The lookup, the walk and the load or store take no
+ * emulated lock; they run inside this CPU's TLB window
  * (tlb_access_begin()/tlb_access_end()), which every flush of the mm
- * waits for.
+ * drops entries in and waits for.
+ * @mm: the mm of the calling thread, referenced
+ * @address: the user address
+ * @write: a store
  * @stamp: out, the value read or written (may be NULL)
- * Context: mmap_sem held for read (the model's callers hold it to find the
- * vma, as do_page_fault() would; the fault path takes its locks).
+ * Context: no lock held (a user access runs outside mmap_sem: munmap,
+ * mprotect, mremap, fork and exec race it); takes mmap_sem for read only
+ * to fault. May sleep.
+ * Return: enum mm_access_result.
  */
 enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 				bool write, uint64_t *stamp);

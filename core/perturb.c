@@ -35,6 +35,7 @@ const char *const yield_point_names[] = {
 	"page_referenced_file:mapping",
 	"unmap_mapping_range:vma",
 	"move_page_tables:unlocked",
+	"tlb_translate:walked",
 	NULL,
 };
 

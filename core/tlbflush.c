@@ -1,30 +1,63 @@
 // SPDX-License-Identifier: MIT
 /*
- * The emulated TLB shootdown: a per-mm handshake standing for the flush
- * IPI of 2.6 (arch/i386/kernel/smp.c: flush_tlb_others() sends the IPI
- * to every CPU in mm->cpu_vm_mask and spins until each has acknowledged).
+ * The emulated TLBs and their shootdown: a small TLB per CPU slot, and a
+ * per-mm handshake standing for the flush IPI of 2.6 (arch/i386/kernel/
+ * smp.c: flush_tlb_others() sends the IPI to every CPU in
+ * mm->cpu_vm_mask and spins until each has acknowledged; the handler,
+ * smp_invalidate_interrupt(), drops one page (invlpg) or everything).
+ *
+ * The TLB
+ * -------
+ * Every thread that plays a CPU owns one slot of tlb_cpus[]. Its TLB holds
+ * TLB_ENTRIES translations of one mm (mm_id: i386 2.6 has no address-space
+ * tags, so switching mm drops them all, as the CR3 load of switch_mm()
+ * does; the id, unique for the run, is compared, never a pointer that may
+ * outlive its mm). Eight direct-mapped entries: far smaller than a real
+ * TLB (64 data entries, 4-way, on a PII/PIII), so that misses, walks and
+ * evictions stay frequent enough to be exercised next to hits; direct
+ * mapping makes which entry a page uses a pure function of its address,
+ * so the tests can reason about it. An entry is {page, pfn, writable,
+ * dirty}: a load uses any entry; a store uses a writable entry already
+ * dirty without touching the pte; a store through a writable entry not yet
+ * dirty re-walks with the atomic RMW that sets the dirty bit (the i386
+ * MMU's locked update), faulting if the pte no longer allows it. A load
+ * hit sets no accessed bit: only a walk does, as on the hardware.
+ *
+ * The slot's entries, mm_id and flush_seq are guarded by the slot's lock,
+ * a harness spinlock (no emulated lock: lockdep, the lock statistics and
+ * the deterministic scheduler do not see it; nothing inside it yields).
+ * The owner takes it to look up and to fill; a flusher takes it to drop
+ * entries on the owner's behalf, which is what the IPI handler running on
+ * the owner between two instructions amounts to. ThreadSanitizer sees the
+ * lock, and rightly: the IPI and its acknowledgement order the same CPUs.
  *
  * Protocol
  * --------
- * Every thread that plays a CPU owns one slot of tlb_cpus[]: the mm it is
- * accessing (mm) and a generation (gen) that is odd while an access is in
- * flight. An access (mm_access()) is:
+ * An access (mm_access()) is:
  *
+ *   A0  if mm_id != M's id: lock, drop all, mm_id = M's id, unlock
  *   A1  slot->mm = M                         relaxed
  *   A2  slot->gen = gen + 1  (odd)           seq_cst store
  *   A3  seq_cst fence
- *   A4  read-modify-write of the pte         acq_rel (the MMU's young/dirty update)
+ *   L   lock; q = flush_seq; look up; unlock
+ *   A4  on a miss: read-modify-write of the pte (acq_rel: the MMU's
+ *       young/dirty update); then lock; fill only if flush_seq == q;
+ *       unlock (else a flush raced the walk: the walked translation
+ *       serves this access only)
  *   A5  the load or store of the page data   (and its shadow: memory.c)
  *   A6  slot->gen = gen + 2  (even)          release store
  *
- * No lock anywhere: the accessor never waits for a flusher (if the pte it
- * finds is not usable, it leaves at A6 and faults, like the hardware).
+ * The accessor never waits for a flusher but for the few instructions a
+ * flusher holds its slot's lock (if the translation is not usable, it
+ * leaves at A6 and faults, like the hardware).
  *
  * A pte change that removes or write-protects a translation, made under
  * page_table_lock as always, is followed by flush_tlb_*():
  *
  *   F1  the pte store (ptep_get_and_clear, set_pte, ptep_set_wrprotect)
  *   F2  seq_cst fence
+ *   D   for each slot whose mm_id (relaxed) is M's: lock; drop the
+ *       entries the flush covers; flush_seq++; unlock
  *   F3  for each slot: g = slot->gen (acquire); if g is odd and
  *       slot->mm == M: wait until slot->gen != g (acquire)
  *
@@ -32,31 +65,46 @@
  * (zap's mmu_gather, unmap_one_pte(), do_wp_page()) or touch the data
  * shadow of the address (zap, remap_file_pages).
  *
- * Why a flusher cannot miss an accessor that used the old pte. The
- * accessor used the old pte iff its RMW A4 read a value older than F1 in
- * the pte's modification order (A4 is an RMW: it reads the latest value
- * before it, so "read the old pte" means A4 is ordered before F1). A2/A3
- * and F1/F2 are the store-buffering pattern with seq_cst fences on both
- * sides: either F3's load of gen sees A2 (or later), or A4 sees F1 (or
- * later). So if A4 saw the old pte, F3 sees gen odd, or sees a later even
- * value, which means that access already ended at A6. And F3 reads mm
- * after gen with acquire: A1 is sequenced before the release A2, so the mm
- * it reads is that access's or a later one's; a later one means the access
- * F3 worried about has ended.
+ * Why no entry filled from the old pte outlives the flush. An entry is
+ * filled at A4 by a walk that began after L's unlock. Three cases for
+ * the flusher's critical section D on that slot:
+ *  - D skipped the slot: it read an mm_id older than A0's store. A0 is
+ *    before A3 and that read after F2, so by the seq_cst fences (the
+ *    store-buffering pattern) F2 follows A3 in the fences' total order,
+ *    and A4, after A3, reads F1 or a later pte: the fill is of the new pte.
+ *  - D's unlock precedes L's lock: the lock orders F1 before the walk
+ *    (F1 happens-before D, D before L, L before A4), and an RMW reads the
+ *    latest value: the walk sees F1 or later.
+ *  - D's lock follows L's unlock: if it also precedes the fill's lock,
+ *    flush_seq moved and nothing is filled; if it follows the fill, D
+ *    drops the entry.
+ * Why an access that used the old translation ends before the flush
+ * returns. It used it either from a walk that read the old pte (A4 before
+ * F1 in the pte's modification order) or from a hit at L before D.
+ * Walk: A2/A3 and F1/F2 are the store-buffering pattern with seq_cst
+ * fences on both sides: either F3's load of gen sees A2 (or later), or A4
+ * sees F1 (or later); so F3 sees gen odd, or a later even value, which
+ * means that access already ended at A6. Hit: L's unlock happens-before
+ * D's lock, so F3 (after D) reads A2's gen or a later one. Either way F3
+ * reads mm after gen with acquire: A1 is sequenced before the release A2,
+ * so the mm it reads is that access's or a later one's; a later one means
+ * the access F3 worried about has ended.
  *
- * Why an accessor that saw the old pte finishes before the flush returns.
+ * Why what such an access did is complete when the flush returns.
  * F3 waits for gen to change from the odd value g, and the only change
  * the owner makes after A2 is A6, after its load or store (A5) landed.
  * The release at A6 pairs with F3's acquire, so everything the access did
  * (its store into the page, its shadow update) happens-before whatever
  * the flusher does next: write the page out, free it, reuse it. A later
  * access by the same thread starts at a higher odd gen: the flusher does
- * not wait for it (it began after F2, so by the argument above its A4
- * sees F1 or later: the new pte).
+ * not wait for it (it began after F2, so its walk sees F1 or later, and
+ * its lookup comes after D dropped the stale entry, or D found none).
  *
  * Cost shape: the flusher waits (spinning, then yielding and sleeping,
  * through lock_wait_relax(), which also lets the deterministic schedules
- * run the accessor); the accessor pays two stores and a fence. A flusher
+ * run the accessor); the accessor pays two stores, a fence and one or two
+ * uncontended lock round trips on its own cache line; a flusher takes
+ * the lock only of the CPUs whose TLB holds its mm. A flusher
  * may wait with page_table_lock and the rmap lock held, as 2.6's IPI-wait
  * did: an accessor inside its window takes no lock and waits for nothing
  * but another accessor's data-word update (memory.c), so no cycle.
@@ -66,30 +114,99 @@
  * It creates fewer edges than the IPI (only with CPUs inside an access of
  * the mm at the time), never more.
  *
- * Seeded bug tlb-flush-skip: F3 is skipped, as a missed or lazily
+ * Seeded bug tlb-flush-skip: D and F3 are skipped, as a missed or lazily
  * deferred flush IPI would be: an access that walked the old pte may store
- * into the page after reclaim wrote it out and freed it.
+ * into the page after reclaim wrote it out and freed it, and the stale
+ * entry stays in the TLB for later accesses to use, until something else
+ * evicts or drops it.
  */
 #include "tlbflush.h"
 
+#include "cover.h"
 #include "die.h"
 #include "inject.h"
 #include "mm.h"
 #include "perturb.h"
+#include "pgtable.h"
 #include "spinlock.h"
 #include "task.h"
+
+#include <sched.h>
+#include <string.h>
+
+struct tlb_entry {
+	unsigned long tag;	/* the page's address | TLB_VALID; 0: empty */
+	unsigned long pfn;
+	bool writable, dirty;
+};
+#define TLB_VALID	1UL
 
 struct tlb_cpu {
 	int claimed;		/* atomic: CAS to claim, release store to give back */
 	unsigned long gen;	/* owner writes (seq_cst/release); flushers read (acquire) */
 	struct mm_struct *mm;	/* owner writes before the odd gen; flushers read after it */
+	int lock;		/* harness spinlock: guards the fields below */
+	int mm_id;		/* lock (writers); flushers peek relaxed: whose entries */
+	unsigned long flush_seq;			/* lock: flushes that visited */
+	struct tlb_entry tlb[TLB_ENTRIES];		/* lock */
+	/* Relaxed statistics: the owner counts hits and misses, flushers drops. */
+	unsigned long hits, misses, drops[TLB_FLUSH_NR_KINDS];
 } ____cacheline_aligned;
 
 static struct tlb_cpu tlb_cpus[NR_TLB_CPUS];
 /* atomic: slots [0, tlb_nr_cpus) have been claimed at least once */
 static int tlb_nr_cpus;
 /* relaxed statistics */
-static unsigned long tlb_flushes, tlb_flush_waits;
+static unsigned long tlb_flushes[TLB_FLUSH_NR_KINDS], tlb_flush_waits;
+
+/* The slot's lock: a few instructions of its owner or one flusher. */
+static void tlb_cpu_lock(struct tlb_cpu *c)
+{
+	int spins = 0;
+
+	/* Acquire pairs with the release in tlb_cpu_unlock(). */
+	while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&c->lock, __ATOMIC_RELAXED)) {
+			/* The holder may have been preempted: let it run. */
+			if (++spins % 64 == 0)
+				sched_yield();
+			else
+				cpu_relax();
+		}
+	}
+}
+
+static void tlb_cpu_unlock(struct tlb_cpu *c)
+{
+	/* Release pairs with the acquire in tlb_cpu_lock(). */
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+}
+
+static struct tlb_entry *tlb_slot_of(struct tlb_cpu *c, unsigned long address)
+{
+	return &c->tlb[(address >> PAGE_SHIFT) % TLB_ENTRIES];
+}
+
+/* Drop the entries a flush of @kind at @address covers; how many. Slot lock held. */
+static unsigned int tlb_drop(struct tlb_cpu *c, enum tlb_flush_kind kind, unsigned long address)
+{
+	unsigned int n = 0;
+
+	if (kind == TLB_FLUSH_PAGE) {
+		struct tlb_entry *e = tlb_slot_of(c, address);
+
+		if (e->tag == (address | TLB_VALID)) {
+			e->tag = 0;
+			n++;
+		}
+		return n;
+	}
+	for (int i = 0; i < TLB_ENTRIES; i++) {
+		n += c->tlb[i].tag != 0;
+		c->tlb[i].tag = 0;
+	}
+	return n;
+}
 
 /* The calling task's slot, claimed at its first access. */
 static struct tlb_cpu *this_tlb_cpu(void)
@@ -112,6 +229,11 @@ static struct tlb_cpu *this_tlb_cpu(void)
 		       !__atomic_compare_exchange_n(&tlb_nr_cpus, &nr, i + 1, false,
 						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
 			;
+		/* A new thread on this CPU: nothing cached is its own. */
+		tlb_cpu_lock(&tlb_cpus[i]);
+		tlb_drop(&tlb_cpus[i], TLB_FLUSH_MM, 0);
+		__atomic_store_n(&tlb_cpus[i].mm_id, 0, __ATOMIC_RELAXED);
+		tlb_cpu_unlock(&tlb_cpus[i]);
 		return &tlb_cpus[i];
 	}
 	rt_die("more than %d threads access emulated memory", NR_TLB_CPUS);
@@ -123,10 +245,63 @@ void tlb_access_begin(struct mm_struct *mm)
 	unsigned long gen = __atomic_load_n(&c->gen, __ATOMIC_RELAXED);
 
 	BUG_ON(gen & 1);
+	if (__atomic_load_n(&c->mm_id, __ATOMIC_RELAXED) != mm->id) {
+		/* A0: switch_mm()'s CR3 load; before A2/A3 (see the proof). */
+		tlb_cpu_lock(c);
+		tlb_drop(c, TLB_FLUSH_MM, 0);
+		__atomic_store_n(&c->mm_id, mm->id, __ATOMIC_RELAXED);
+		tlb_cpu_unlock(c);
+	}
 	__atomic_store_n(&c->mm, mm, __ATOMIC_RELAXED);			/* A1 */
-	/* A2/A3: pair with F2/F3 in flush_tlb_mm() (store buffering). */
+	/* A2/A3: pair with F2/F3 in tlb_flush() (store buffering). */
 	__atomic_store_n(&c->gen, gen + 1, __ATOMIC_SEQ_CST);
 	memory_fence(__ATOMIC_SEQ_CST);
+}
+
+bool tlb_translate(struct mm_struct *mm, unsigned long address, bool write,
+		   unsigned long *pfn)
+{
+	struct tlb_cpu *c = &tlb_cpus[current->tlb_cpu];
+	struct tlb_entry *e = tlb_slot_of(c, address);
+	unsigned long seq;
+	pte_t *ptep, orig = 0;
+	bool ok;
+
+	BUG_ON(!(__atomic_load_n(&c->gen, __ATOMIC_RELAXED) & 1) ||
+	       c->mm != mm || (address & ~PAGE_MASK));
+	tlb_cpu_lock(c);						/* L */
+	seq = c->flush_seq;
+	if (e->tag == (address | TLB_VALID) && (!write || (e->writable && e->dirty))) {
+		*pfn = e->pfn;
+		tlb_cpu_unlock(c);
+		__atomic_store_n(&c->hits, __atomic_load_n(&c->hits, __ATOMIC_RELAXED) + 1,
+				 __ATOMIC_RELAXED);
+		return true;
+	}
+	tlb_cpu_unlock(c);
+	__atomic_store_n(&c->misses, __atomic_load_n(&c->misses, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+	/* A4: the walk, and the young/dirty update, lock-free. */
+	ptep = pte_offset(mm->pgd, address);
+	ok = ptep && (write ? ptep_mkdirty(ptep, &orig) : ptep_mkyoung(ptep, &orig));
+	/* A CPU stalled between its walk and the fill: a flush may pass. */
+	if (ok)
+		yield_point_on("tlb_translate:walked", mm, COVER_MM);
+	tlb_cpu_lock(c);
+	if (!ok) {
+		/* The fault: i386 drops the faulting translation. */
+		if (e->tag == (address | TLB_VALID))
+			e->tag = 0;
+	} else if (c->flush_seq == seq) {
+		e->tag = address | TLB_VALID;
+		e->pfn = pte_pfn(orig);
+		e->writable = pte_write(orig);
+		e->dirty = write || pte_dirty(orig);
+	}
+	tlb_cpu_unlock(c);
+	if (ok)
+		*pfn = pte_pfn(orig);
+	return ok;
 }
 
 void tlb_access_end(void)
@@ -135,33 +310,47 @@ void tlb_access_end(void)
 	unsigned long gen = __atomic_load_n(&c->gen, __ATOMIC_RELAXED);
 
 	BUG_ON(!(gen & 1));
-	/* A6: release pairs with the acquire loads of gen in flush_tlb_mm(). */
+	/* A6: release pairs with the acquire loads of gen in tlb_flush(). */
 	__atomic_store_n(&c->gen, gen + 1, __ATOMIC_RELEASE);
 	/* A flusher that waits for this access may run again (--sched). */
 	sched_point(SP_UNLOCK, NULL, -1);
 }
 
-void flush_tlb_mm(struct mm_struct *mm)
+/* D and F3 for one flush of @mm (see the top of this file). */
+static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned long address)
 {
 	int nr;
 
-	__atomic_fetch_add(&tlb_flushes, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&tlb_flushes[kind], 1, __ATOMIC_RELAXED);
 	/* F2: pairs with A2/A3 in tlb_access_begin(). */
 	memory_fence(__ATOMIC_SEQ_CST);
 	if (injected(INJECT_TLB_FLUSH_SKIP)) {
 		/*
-		 * Seeded bug: no IPI, no wait: a CPU that walked the old pte
-		 * goes on using it after the flush "returned".
+		 * Seeded bug: no IPI, no drop, no wait: a CPU that walked
+		 * the old pte, or cached it, goes on using it after the
+		 * flush "returned".
 		 */
 		return;
 	}
 	nr = __atomic_load_n(&tlb_nr_cpus, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < nr; i++) {
 		struct tlb_cpu *c = &tlb_cpus[i];
-		/* F3: acquire pairs with the release at A2/A6. */
-		unsigned long g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
 		struct lock_wait w = LOCK_WAIT_NONE;
+		unsigned long g;
 
+		/* D: relaxed peek; the fences order it (see the proof). */
+		if (__atomic_load_n(&c->mm_id, __ATOMIC_RELAXED) == mm->id) {
+			unsigned int n;
+
+			tlb_cpu_lock(c);
+			n = c->mm_id == mm->id ? tlb_drop(c, kind, address) : 0;
+			c->flush_seq++;
+			tlb_cpu_unlock(c);
+			if (n)
+				__atomic_fetch_add(&c->drops[kind], 1, __ATOMIC_RELAXED);
+		}
+		/* F3: acquire pairs with the release at A2/A6. */
+		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
 		if (!(g & 1) || __atomic_load_n(&c->mm, __ATOMIC_RELAXED) != mm)
 			continue;
 		/* Our own thread is never inside an access here. */
@@ -172,17 +361,22 @@ void flush_tlb_mm(struct mm_struct *mm)
 	}
 }
 
+void flush_tlb_mm(struct mm_struct *mm)
+{
+	tlb_flush(mm, TLB_FLUSH_MM, 0);
+}
+
 void flush_tlb_page(struct vm_area_struct *vma, unsigned long addr)
 {
-	(void)addr;
-	flush_tlb_mm(vma->vm_mm);
+	tlb_flush(vma->vm_mm, TLB_FLUSH_PAGE, addr & PAGE_MASK);
 }
 
 void flush_tlb_range(struct vm_area_struct *vma, unsigned long start, unsigned long end)
 {
 	(void)start;
 	(void)end;
-	flush_tlb_mm(vma->vm_mm);
+	/* include/asm-i386/tlbflush.h (SMP): the whole mm. */
+	tlb_flush(vma->vm_mm, TLB_FLUSH_RANGE, 0);
 }
 
 void tlb_task_exit(struct task_struct *t)
@@ -197,10 +391,46 @@ void tlb_task_exit(struct task_struct *t)
 
 unsigned long tlb_flush_count(void)
 {
-	return __atomic_load_n(&tlb_flushes, __ATOMIC_RELAXED);
+	unsigned long n = 0;
+
+	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
+		n += __atomic_load_n(&tlb_flushes[k], __ATOMIC_RELAXED);
+	return n;
 }
 
 unsigned long tlb_flush_wait_count(void)
 {
 	return __atomic_load_n(&tlb_flush_waits, __ATOMIC_RELAXED);
+}
+
+void tlb_stats_read(struct tlb_stats *st)
+{
+	int nr = __atomic_load_n(&tlb_nr_cpus, __ATOMIC_ACQUIRE);
+
+	memset(st, 0, sizeof(*st));
+	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
+		st->flushes[k] = __atomic_load_n(&tlb_flushes[k], __ATOMIC_RELAXED);
+	for (int i = 0; i < nr; i++) {
+		const struct tlb_cpu *c = &tlb_cpus[i];
+
+		st->hits += __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
+		st->misses += __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
+		for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
+			st->drops[k] += __atomic_load_n(&c->drops[k], __ATOMIC_RELAXED);
+	}
+}
+
+void tlb_stats_reset(void)
+{
+	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
+		__atomic_store_n(&tlb_flushes[k], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&tlb_flush_waits, 0, __ATOMIC_RELAXED);
+	for (int i = 0; i < NR_TLB_CPUS; i++) {
+		struct tlb_cpu *c = &tlb_cpus[i];
+
+		__atomic_store_n(&c->hits, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->misses, 0, __ATOMIC_RELAXED);
+		for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
+			__atomic_store_n(&c->drops[k], 0, __ATOMIC_RELAXED);
+	}
 }

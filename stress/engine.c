@@ -504,6 +504,7 @@ int engine_setup(struct engine *e)
 	lockdep_reset_graph();
 	rmap_fallback_reset();
 	reclaim_stats_reset();
+	tlb_stats_reset();
 	rmap_bytes_reset_peak();
 	vm_report_reset_counts();
 	vm_report_set_sink(engine_sink, e);

@@ -15,6 +15,7 @@
 #include "rt_sched.h"
 #include "lockdep.h"
 #include "rmap.h"
+#include "tlbflush.h"
 #include "vmscan.h"
 #include "workload.h"
 
@@ -115,6 +116,7 @@ struct rt_run_result {
 	struct lock_class_stats locks[LOCK_CLASS_MAX];
 	unsigned long fallbacks[FB_NR_SITES];
 	struct reclaim_stats reclaim;
+	struct tlb_stats tlb;		/* the emulated CPUs' TLBs and their flushes */
 	struct rmap_bytes rmap_bytes;
 	unsigned long mapped_pages_peak;
 	int procs_end;

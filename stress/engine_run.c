@@ -216,6 +216,7 @@ static void collect(struct engine *e)
 	for (int s = 0; s < FB_NR_SITES; s++)
 		res->fallbacks[s] = rmap_fallback_count((enum rmap_fallback_site)s);
 	reclaim_stats_read(&res->reclaim);
+	tlb_stats_read(&res->tlb);
 	rmap_bytes_read(&res->rmap_bytes);
 	res->procs_end = wl_world_nr_procs(e->world);
 }

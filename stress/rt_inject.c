@@ -125,7 +125,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "of the rule, not a bug of the era",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 4, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 1, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
@@ -223,9 +223,9 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 	},
 	[INJECT_TLB_FLUSH_SKIP] = {
 		.name = "tlb-flush-skip",
-		.summary = "flush_tlb_mm/page/range() return without waiting for the CPUs still "
-			   "inside an access that walked the old pte (the model's IPI handshake "
-			   "skipped)",
+		.summary = "flush_tlb_mm/page/range() return without dropping the CPUs' cached "
+			   "translations or waiting for the CPUs still inside an access that "
+			   "walked the old pte (the model's IPI skipped)",
 		.history = "the missed and lazily deferred TLB shootdowns of the era: a CPU "
 			   "that keeps a stale translation stores into a page that zap, reclaim "
 			   "or COW already freed; 2.6's flush_tlb_others() spins until every "
@@ -237,7 +237,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.caveat = "the access window is a few instructions: the run perturbs the yield "
 			  "point inside it (after the MMU step, before the load or store). The "
 			  "access itself reports the page freed under it, or a later read the "
-			  "lost store (data integrity); pages live in mem_map, so ASan sees "
+			  "lost store (data integrity), as does a later access through the "
+			  "translation its TLB kept; pages live in mem_map, so ASan sees "
 			  "nothing; under --sched the young bit a fresh access leaves makes "
 			  "reclaim skip the page, and truncate rarely meets the window",
 	},

@@ -280,6 +280,20 @@ static void reproduce_line(const struct rt_run_opts *o, enum rmap_mode mode, cha
 	json_decref(args);
 }
 
+/* The TLB statistics of the record: lookups, and flushes by kind. */
+static json_t *tlb_json(const struct tlb_stats *t)
+{
+	return json_pack("{s:I, s:I, s:{s:I, s:I, s:I}, s:{s:I, s:I, s:I}}",
+			 "hits", (json_int_t)t->hits,
+			 "misses", (json_int_t)t->misses,
+			 "flushes", "page", (json_int_t)t->flushes[TLB_FLUSH_PAGE],
+			 "range", (json_int_t)t->flushes[TLB_FLUSH_RANGE],
+			 "mm", (json_int_t)t->flushes[TLB_FLUSH_MM],
+			 "flushes_that_dropped", "page", (json_int_t)t->drops[TLB_FLUSH_PAGE],
+			 "range", (json_int_t)t->drops[TLB_FLUSH_RANGE],
+			 "mm", (json_int_t)t->drops[TLB_FLUSH_MM]);
+}
+
 /* The reclaim statistics of the record. */
 static json_t *reclaim_json(const struct reclaim_stats *rs)
 {
@@ -386,6 +400,7 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 		"pages", (json_int_t)c->params.pages,
 		"swap_slots", (json_int_t)c->params.swap_slots));
 	json_object_set_new(rec, "sched", json_string(rt_sched_name(c->sched)));
+	json_object_set_new(rec, "tlb", tlb_json(&res->tlb));
 	if (res->vtime.on)
 		json_object_set_new(rec, "vtime", rt_vtime_json(res));
 	return rec;

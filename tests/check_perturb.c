@@ -127,18 +127,15 @@ static void exercise(enum rmap_mode mode)
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_gt(s, 0);
 	ck_assert_int_gt(st, 0);
-	down_read(&mm->mmap_sem);
+	/* User accesses: no mmap_sem held (mm_access() takes it to fault). */
 	ck_assert_int_eq(mm_access(mm, st - PAGE_SIZE, true, NULL), ACCESS_OK);	/* expand_stack */
 	for (int i = 0; i < 64; i++)
 		mm_access(mm, a + i * PAGE_SIZE, true, NULL);
 	for (int i = 0; i < 16; i++)
 		mm_access(mm, s + i * PAGE_SIZE, i & 1, NULL);
-	up_read(&mm->mmap_sem);
 	child = dup_mm(mm);
 	ck_assert_ptr_nonnull(child);
-	down_read(&child->mmap_sem);
 	mm_access(child, a, true, NULL);		/* COW */
-	up_read(&child->mmap_sem);
 	for (int i = 0; i < 4; i++)
 		shrink_zone(&contig_zone, 256);		/* swap out */
 	/* do_swap_page:slot_freed: a second swap-in freed the slot meanwhile. */
@@ -149,12 +146,12 @@ static void exercise(enum rmap_mode mode)
 			ck_assert_int_eq(rt_swap_in_race(mm, a + i * PAGE_SIZE, false, &steps),
 					 ACCESS_OK);
 	}
-	down_read(&mm->mmap_sem);
 	for (int i = 0; i < 64; i++)
 		mm_access(mm, a + i * PAGE_SIZE, false, NULL);	/* swap in */
 	{
 		struct page *page;
 
+		down_read(&mm->mmap_sem);
 		ck_assert_int_eq(get_user_pages(mm, a, 1, true, &page, NULL), 1);
 		up_read(&mm->mmap_sem);
 		gup_dma_write(mm, a, page);			/* gup_dma:pinned */

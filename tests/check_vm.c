@@ -913,8 +913,14 @@ START_TEST(test_vm_direct_reclaim_under_held_locks)
 			reclaim_stats_read(&rs);
 			if (rs.direct_freed)
 				break;
-			/* OOM is allowed: reclaim may find nothing yet. */
-			mm_access(mm, (unsigned long)a + i * PAGE_SIZE, true, NULL);
+			unsigned long addr = (unsigned long)a + i * PAGE_SIZE;
+
+			/*
+			 * The fault itself, under the locks held here (a user
+			 * access would take mmap_sem itself). OOM is allowed:
+			 * reclaim may find nothing yet.
+			 */
+			handle_mm_fault(mm, find_vma(mm, addr), addr, true);
 		}
 		reclaim_stats_read(&rs);
 		ck_assert_uint_gt(rs.direct_calls, 0);
@@ -1106,12 +1112,12 @@ END_TEST
 /* ---- the MMU: lock-free accesses and the TLB-flush handshake ---- */
 
 /*
- * Two fake mms: the handshake only compares mm pointers, so the
- * handshake tests need no VM at all.
+ * Two fake mms: the handshake only compares mm pointers and ids (ids no
+ * real mm has), so the handshake tests need no VM at all.
  */
-static char hs_mms[2];
-static struct mm_struct *const hs_mm1 = (struct mm_struct *)&hs_mms[0];
-static struct mm_struct *const hs_mm2 = (struct mm_struct *)&hs_mms[1];
+static struct mm_struct hs_mms[2] = { { .id = -1 }, { .id = -2 } };
+static struct mm_struct *const hs_mm1 = &hs_mms[0];
+static struct mm_struct *const hs_mm2 = &hs_mms[1];
 
 struct hs {
 	struct mm_struct *flush_mm;	/* what the flusher flushes */

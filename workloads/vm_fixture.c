@@ -76,12 +76,7 @@ int rt_munmap(struct mm_struct *mm, unsigned long addr, unsigned long pages)
 enum mm_access_result rt_access(struct mm_struct *mm, unsigned long addr, bool write,
 				uint64_t *stamp)
 {
-	enum mm_access_result r;
-
-	down_read(&mm->mmap_sem);
-	r = mm_access(mm, addr, write, stamp);
-	up_read(&mm->mmap_sem);
-	return r;
+	return mm_access(mm, addr, write, stamp);
 }
 
 void rt_touch(struct mm_struct *mm, unsigned long addr, bool write)

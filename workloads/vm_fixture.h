@@ -79,7 +79,7 @@ long rt_mmap(struct mm_struct *mm, struct address_space *f, unsigned long addr,
 /* do_munmap() of @pages pages under mmap_sem for write: its return. */
 int rt_munmap(struct mm_struct *mm, unsigned long addr, unsigned long pages);
 
-/* mm_access() under mmap_sem for read: its return. */
+/* mm_access(), which takes mmap_sem itself only to fault: its return. */
 enum mm_access_result rt_access(struct mm_struct *mm, unsigned long addr, bool write,
 				uint64_t *stamp);
 

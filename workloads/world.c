@@ -345,15 +345,22 @@ static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, 
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
+	unsigned long addr;
 
+	/*
+	 * The program knows its addresses: pick one under mmap_sem, then
+	 * load or store with none held, as a user thread does, so that
+	 * munmap, mprotect, mremap, fork and exec race the access.
+	 */
 	down_read(&mm->mmap_sem);
 	v = pick_vma(w, mm, rng, write ? VM_WRITE : 0, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
 	}
-	r = mm_access(mm, pick_page(v, rng), write, NULL);
+	addr = pick_page(v, rng);
 	up_read(&mm->mmap_sem);
+	r = mm_access(mm, addr, write, NULL);
 	return access_result(r);
 }
 
@@ -717,16 +724,18 @@ static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, u
 {
 	struct vm_area_struct *v;
 	enum mm_access_result r;
+	unsigned long addr;
 
+	/* As op_access(): the store below its stack runs outside mmap_sem. */
 	down_read(&mm->mmap_sem);
 	v = pick_vma(w, mm, rng, VM_GROWSDOWN, 0);
 	if (!v) {
 		up_read(&mm->mmap_sem);
 		return WL_SKIPPED;
 	}
-	r = mm_access(mm, READ_ONCE(v->vm_start) - (1 + rnd_below(rng, 8)) * PAGE_SIZE,
-		      true, NULL);
+	addr = READ_ONCE(v->vm_start) - (1 + rnd_below(rng, 8)) * PAGE_SIZE;
 	up_read(&mm->mmap_sem);
+	r = mm_access(mm, addr, true, NULL);
 	return access_result(r);
 }
 

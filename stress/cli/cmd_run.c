@@ -68,6 +68,14 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		r->reclaim.mapped_scanned, r->reclaim.unmap_tried, 100.0 * rt_unmap_share(&r->reclaim));
 	fprintf(f, "reclaim: direct reclaim (try_to_free_pages) %lu calls, %lu pages freed\n",
 		r->reclaim.direct_calls, r->reclaim.direct_freed);
+	fprintf(f, "tlb: %lu accesses used a cached translation, %lu walked (hit rate %.1f%%);"
+		" flushes page/range/mm %lu/%lu/%lu, found a CPU's entry to drop %lu/%lu/%lu\n",
+		r->tlb.hits, r->tlb.misses,
+		r->tlb.hits + r->tlb.misses ?
+			100.0 * (double)r->tlb.hits / (double)(r->tlb.hits + r->tlb.misses) : 0.0,
+		r->tlb.flushes[TLB_FLUSH_PAGE], r->tlb.flushes[TLB_FLUSH_RANGE],
+		r->tlb.flushes[TLB_FLUSH_MM], r->tlb.drops[TLB_FLUSH_PAGE],
+		r->tlb.drops[TLB_FLUSH_RANGE], r->tlb.drops[TLB_FLUSH_MM]);
 	fprintf(f, "rmap bytes: pte_chains %lu now / %lu peak, anon_vmas %lu / %lu, vma fields %lu / %lu;"
 		" %lu pages mapped at the peak audit\n",
 		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,
