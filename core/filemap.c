@@ -461,7 +461,9 @@ static void truncate_backing(struct address_space *mapping,
 	 */
 	for (unsigned long index = start; index < end; index++) {
 		shadow_update_begin(&mapping->shadow[index]);
+		shadow_reset_begin(&mapping->shadow[index]);
 		shadow_update_end(&mapping->shadow[index], 0);
+		shadow_reset_end(&mapping->shadow[index]);
 	}
 }
 

@@ -82,8 +82,11 @@ static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_
 {
 	uint64_t *s = v ? shadow_slot(mm, address) : shadow_slot_lookup(mm, address);
 
-	if (s)
-		__atomic_store_n(s, v, __ATOMIC_RELAXED);
+	if (!s)
+		return;
+	shadow_reset_begin(s);
+	__atomic_store_n(s, v, __ATOMIC_RELAXED);
+	shadow_reset_end(s);
 }
 
 /*
@@ -1262,6 +1265,8 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 
 /* ---- direct I/O through get_user_pages() pins (the data oracle's side) ---- */
 
+uint64_t shadow_reset_seq[SHADOW_RESET_HASH];
+
 /*
  * The shadow word the data of @page answers to at @address of @vma, as
  * mm_access() chooses it; NULL where none can be judged (the zero page, a
@@ -1295,6 +1300,7 @@ void gup_dma_begin(struct mm_struct *mm, struct vm_area_struct *vma,
 	dma->word = dma_word(mm, vma, address, page, &file);
 	if (!dma->word)
 		return;
+	dma->resets = shadow_reset_snapshot(dma->word);
 	dma->word_then = shadow_read_pair(dma->word, page, &dma->data_then);
 	expected = dma->word_then;
 	if (!file)
@@ -1335,8 +1341,14 @@ enum mm_access_result gup_dma_check(struct mm_struct *mm, unsigned long address,
 	 * whose data this read saw has made the word busy, or moved it.
 	 */
 	memory_fence(__ATOMIC_ACQUIRE);
+	/*
+	 * The word back at its old value after a reset (a truncate or zap
+	 * that zeroed it once the user's store had moved it) says nothing:
+	 * the store it undid may be the one that changed the data.
+	 */
 	if (data != dma->data_then &&
-	    __atomic_load_n(dma->word, __ATOMIC_RELAXED) == dma->word_then) {
+	    __atomic_load_n(dma->word, __ATOMIC_RELAXED) == dma->word_then &&
+	    !shadow_reset_since(dma->word, dma->resets)) {
 		report_corruption(mm, address & PAGE_MASK, page_to_pfn(page),
 				  dma->data_then, data);
 		return ACCESS_CORRUPT;

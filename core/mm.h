@@ -333,11 +333,13 @@ int get_user_pages(struct mm_struct *mm, unsigned long start, int len, bool writ
  *	(NULL: no judgement possible, e.g. the zero page)
  * @word_then: @word's value when gup_dma_begin() looked
  * @data_then: the page's data then
+ * @resets: @word's reset count then (page.h: shadow_reset_snapshot())
  */
 struct gup_dma {
 	uint64_t *word;
 	uint64_t word_then;
 	uint64_t data_then;
+	uint64_t resets;
 };
 
 /*

@@ -39,9 +39,15 @@ static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr
 	}
 	/* ...the stamp follows once no access uses the old pte... */
 	if (src_shadow && __atomic_load_n(src_shadow, __ATOMIC_RELAXED)) {
-		__atomic_store_n(shadow_slot(mm, new_addr),
-				 __atomic_load_n(src_shadow, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+		uint64_t *dst_shadow = shadow_slot(mm, new_addr);
+
+		shadow_reset_begin(dst_shadow);
+		__atomic_store_n(dst_shadow, __atomic_load_n(src_shadow, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+		shadow_reset_end(dst_shadow);
+		shadow_reset_begin(src_shadow);
 		__atomic_store_n(src_shadow, 0, __ATOMIC_RELAXED);
+		shadow_reset_end(src_shadow);
 	}
 	if (pte_none(pte))
 		return;

@@ -283,4 +283,54 @@ static inline uint64_t shadow_read_pair(uint64_t *w, const struct page *page,
 	}
 }
 
+/*
+ * Resets of a shadow word: a zap, mremap or truncate that sets it back to
+ * a value it may have held before (0: nothing written). "A completed
+ * store always changes the word" holds only between resets, so a reader
+ * that spans a long window (a direct I/O's check, gup_dma_check()) also
+ * compares this count, kept per hash of the word's address: resets begun
+ * in the low 32 bits, ended in the high 32. Harness side, no emulated
+ * lock, like the pair protocol above.
+ */
+#define SHADOW_RESET_HASH	4096
+extern uint64_t shadow_reset_seq[SHADOW_RESET_HASH];
+
+static inline uint64_t *shadow_reset_count(const uint64_t *w)
+{
+	return &shadow_reset_seq[((uintptr_t)w / sizeof(*w)) % SHADOW_RESET_HASH];
+}
+
+/* Before the reset's store to @w: a reader that sees the store sees this. */
+static inline void shadow_reset_begin(const uint64_t *w)
+{
+	__atomic_add_fetch(shadow_reset_count(w), 1, __ATOMIC_RELAXED);
+	memory_fence(__ATOMIC_RELEASE);
+}
+
+/* After it: a reader that sees this sees the store. */
+static inline void shadow_reset_end(const uint64_t *w)
+{
+	memory_fence(__ATOMIC_RELEASE);
+	__atomic_add_fetch(shadow_reset_count(w), 1ULL << 32, __ATOMIC_RELAXED);
+}
+
+/*
+ * The reset count of @w, read before @w itself (acquire): UINT64_MAX while
+ * a reset is in progress (no snapshot then).
+ */
+static inline uint64_t shadow_reset_snapshot(const uint64_t *w)
+{
+	uint64_t c = __atomic_load_n(shadow_reset_count(w), __ATOMIC_RELAXED);
+
+	memory_fence(__ATOMIC_ACQUIRE);
+	return (c & 0xffffffffULL) == (c >> 32) ? c : UINT64_MAX;
+}
+
+/* Whether @w was reset since shadow_reset_snapshot() said @then; read after @w (acquire). */
+static inline bool shadow_reset_since(const uint64_t *w, uint64_t then)
+{
+	memory_fence(__ATOMIC_ACQUIRE);
+	return then == UINT64_MAX || __atomic_load_n(shadow_reset_count(w), __ATOMIC_RELAXED) != then;
+}
+
 #endif /* RT_CORE_PAGE_H */

@@ -268,6 +268,56 @@ START_TEST(test_gup_read_pin_check_judges_the_writer)
 }
 END_TEST
 
+/*
+ * A read pin of a shared file page: the user's store moves the file's
+ * shadow word, then a truncate takes the page out of the file (still
+ * pinned, the store's data in it) and zeroes the word back to what the
+ * pin saw. The check must not take the word's old value for "nobody
+ * stored": the reset is counted. A later pin still catches a store by
+ * nobody.
+ */
+START_TEST(test_gup_read_pin_check_through_truncate)
+{
+	RT_VM_EACH_DESIGN(&vm, {
+		struct address_space *f;
+		long a;
+		struct mm_struct *mm = rt_mm_with_file("gup-trunc", 2, 2, &f, &a);
+		struct vm_area_struct *vma;
+		struct page *page;
+		struct gup_dma dma;
+
+		rt_touch(mm, (unsigned long)a, false);		/* the page, never written */
+		down_read(&mm->mmap_sem);
+		ck_assert_int_eq(get_user_pages(mm, (unsigned long)a, 1, false, &page, &vma), 1);
+		gup_dma_begin(mm, vma, (unsigned long)a, page, &dma);
+		up_read(&mm->mmap_sem);
+		ck_assert_ptr_nonnull(dma.word);
+		ck_assert_uint_eq(dma.word_then, 0);
+		rt_touch(mm, (unsigned long)a, true);		/* the user's store */
+		vmtruncate(f, 0);				/* the word back to 0 */
+		file_extend(f, 2);
+		ck_assert_uint_eq(__atomic_load_n(dma.word, __ATOMIC_RELAXED), 0);
+		ck_assert_uint_ne(page_data_read(page), 0);
+		ck_assert_int_eq(gup_dma_check(mm, (unsigned long)a, page, &dma), ACCESS_OK);
+		ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+		put_page(page);
+		/* The oracle still judges a pin with no reset in its window. */
+		rt_touch(mm, (unsigned long)a, true);
+		down_read(&mm->mmap_sem);
+		ck_assert_int_eq(get_user_pages(mm, (unsigned long)a, 1, false, &page, &vma), 1);
+		gup_dma_begin(mm, vma, (unsigned long)a, page, &dma);
+		up_read(&mm->mmap_sem);
+		page_data_write(page, 0x5eed);			/* nobody's store */
+		ck_assert_int_eq(gup_dma_check(mm, (unsigned long)a, page, &dma), ACCESS_CORRUPT);
+		ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 1);
+		put_page(page);
+		rt_reports_capture();
+		rt_touch(mm, (unsigned long)a, true);		/* a stamp the tear-down can check */
+		rt_audit_and_exit(&mm, 1, &f, 1);
+	});
+}
+END_TEST
+
 /* ---- pins against reclaim and COW, real threads ---- */
 
 #define T_PAGES		24
@@ -407,6 +457,7 @@ static Suite *gup_suite(void)
 	tcase_add_test(tc, test_gup_read_untouched_pins_zero_page);
 	tcase_add_test(tc, test_gup_write_pin_breaks_cow);
 	tcase_add_test(tc, test_gup_read_pin_check_judges_the_writer);
+	tcase_add_test(tc, test_gup_read_pin_check_through_truncate);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("race");
