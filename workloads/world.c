@@ -778,17 +778,17 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 			   write, pages, vmas);
 	for (int i = 0; !write && i < n; i++)
 		gup_dma_begin(mm, vmas[i], start + (unsigned long)i * PAGE_SIZE, pages[i], &dma[i]);
+	up_read(&mm->mmap_sem);
 	/*
 	 * The transfer takes a while, and the program runs on: loads and
 	 * stores on the pages around the buffer (one page holds more than
-	 * the buffer), each a fault where the pte is gone.
+	 * the buffer), with no lock (a fault takes mmap_sem itself).
 	 */
 	for (unsigned long k = rnd_below(rng, GUP_PAGES_MAX * 2); n > 0 && k; k--) {
 		if (mm_access(mm, start + rnd_below(rng, (unsigned long)n) * PAGE_SIZE,
 			      wl_rand(rng) & 1, NULL) == ACCESS_CORRUPT)
 			r = WL_CORRUPT;
 	}
-	up_read(&mm->mmap_sem);
 	if (n <= 0) {
 		user_busy_exit(&w->dio[dio_hash(mm)]);
 		return n == -ENOMEM ? WL_OOM : WL_SKIPPED;
