@@ -26,7 +26,7 @@ static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr
 {
 	struct mm_struct *mm = new_vma->vm_mm;
 	pte_t *src = pte_offset(mm->pgd, old_addr);
-	uint64_t *src_shadow = shadow_slot_lookup(mm, old_addr);
+	uint64_t *src_shadow;
 	pte_t *dst = NULL;
 	pte_t pte = 0;
 
@@ -37,7 +37,12 @@ static void move_one_page(struct vm_area_struct *new_vma, unsigned long old_addr
 		pte = ptep_get_and_clear(src);
 		flush_tlb_page(new_vma, old_addr);
 	}
-	/* ...the stamp follows once no access uses the old pte... */
+	/*
+	 * ...the stamp follows once no access uses the old pte. Looked up
+	 * only now: a store the flush waited for may have made the slot
+	 * (the shadow's storage is allocated at a page's first store).
+	 */
+	src_shadow = shadow_slot_lookup(mm, old_addr);
 	if (src_shadow && __atomic_load_n(src_shadow, __ATOMIC_RELAXED)) {
 		uint64_t *dst_shadow = shadow_slot(mm, new_addr);
 

@@ -125,7 +125,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "of the rule, not a bug of the era",
 		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
-		.seed = 1, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
+		.seed = 2, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
 			  "and the piece split off below is unmapped at once, so truncate leaves no "
 			  "orphan; the torn state (start moved, offset not) needs real parallelism",
@@ -362,11 +362,11 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.scenario = "reclaim-pressure", .rmap = "mainline8", .sched = "pct",
 		.build = "plain", .rmaps = "mainline8,mainline9",
 		.detector = "audit", .expect = "audit",
-		.seed = 1, .sched_steps = 300000, .seconds = 30, .threads = 2, .reclaim_threads = 2,
+		.seed = 5, .sched_steps = 300000, .seconds = 30, .threads = 2, .reclaim_threads = 2,
 		.caveat = "reclaim must take the pinned page (two passes: GUP marks it "
 			  "accessed) and a user write must COW it before the transfer, all "
-			  "inside one direct I/O: PCT starves the pinning thread (about half "
-			  "the seeds find it, 2+2 threads); free runs of 15 s did not. The data oracle reports the user's next load",
+			  "inside one direct I/O: PCT starves the pinning thread (1 seed in 8 "
+			  "after issue 25's merge, 2+2 threads); free runs of 15 s did not. The data oracle reports the user's next load",
 	},
 	[INJECT_COW_REUSE] = {
 		.name = "cow-reuse",
@@ -420,7 +420,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.scenario = "truncate-race", .rmap = "mainline9", .sched = "free", .build = "plain",
 		.rmaps = "mainline8,mainline9",
 		.detector = "audit", .expect = "audit",
-		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 1,
+		.seed = 1, .sched_steps = 0, .seconds = 30, .threads = 32, .reclaim_threads = 1,
 		.perturb = 3, .yield_points = "move_page_tables:unlocked,unmap_mapping_range:vma",
 		.caveat = "truncate must start its walk after mremap linked the new vma and "
 			  "visit it before a present page moves, then the source after: the "
