@@ -823,10 +823,11 @@ again:
 	 * cache keeps the index it was created with, unless no pte maps it
 	 * yet: swapoff read it in and let go of its lock before mapping it
 	 * anywhere (unuse_process()), and the first mapping gives the index,
-	 * as 2.6.7's page_add_anon_rmap() did.
+	 * as 2.6.7's page_add_anon_rmap() did. A word store: the aging of
+	 * 2.6.9 reads the index holding no lock of the page (vma_address()).
 	 */
 	if (ret == VM_FAULT_MAJOR || !swapin_page_mapped(page))
-		page->index = anon_page_index(vma, address);
+		WRITE_ONCE(page->index, anon_page_index(vma, address));
 	/* The page's reference becomes the pte's. */
 	swap_free(entry);
 	mm->rss++;

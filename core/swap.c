@@ -436,7 +436,8 @@ unsigned long swap_counts(unsigned int *out, unsigned long nr)
 
 	spin_lock(&swap_info.lock);
 	n = swap_info.nr_slots < nr ? swap_info.nr_slots : nr;
-	memcpy(out, swap_info.swap_map, n * sizeof(*out));
+	if (n)			/* no area: swap_map is NULL */
+		memcpy(out, swap_info.swap_map, n * sizeof(*out));
 	spin_unlock(&swap_info.lock);
 	return n;
 }

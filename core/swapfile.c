@@ -122,7 +122,7 @@ static struct pte_chain *unuse_pte(struct vm_area_struct *vma, unsigned long add
 
 	assert_spin_locked(&mm->page_table_lock);
 	if (!swapin_page_mapped(page))
-		page->index = anon_page_index(vma, address);
+		WRITE_ONCE(page->index, anon_page_index(vma, address));	/* as do_swap_page() */
 	mm->rss++;
 	get_page(page);			/* the pte's reference */
 	set_pte(ptep, pte_mkold(mk_pte(page_to_pfn(page), PAGE_READONLY)));
