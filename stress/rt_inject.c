@@ -365,8 +365,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.seed = 5, .sched_steps = 300000, .seconds = 30, .threads = 2, .reclaim_threads = 2,
 		.caveat = "reclaim must take the pinned page (two passes: GUP marks it "
 			  "accessed) and a user write must COW it before the transfer, all "
-			  "inside one direct I/O: PCT starves the pinning thread (1 seed in 8 "
-			  "after issue 25's merge, 2+2 threads); free runs of 15 s did not. The data oracle reports the user's next load",
+			  "inside one direct I/O: PCT starves the pinning thread (seeds 1-11 "
+			  "after issue 25's merge: only 5 finds it, 2+2 threads); free runs of 15 s did not. The data oracle reports the user's next load",
 	},
 	[INJECT_COW_REUSE] = {
 		.name = "cow-reuse",
