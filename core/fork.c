@@ -12,6 +12,7 @@
 #include "i_mmap.h"
 #include "mm-internal.h"
 #include "perturb.h"
+#include "swap.h"
 #include "tlbflush.h"
 
 #include <errno.h>
@@ -26,9 +27,38 @@
  * store can change it from here: the parent faults (mmap_sem, held for
  * write) to store again. A child pte that is gone (truncate) keeps its
  * slot as the zap left it.
+ *
+ * A truncate takes no mmap_sem: it may zap the parent's pte of a private
+ * file vma after copy_page_range() copied it and before the child's, and
+ * its zap resets the parent's slot once its flush has waited for such a
+ * store. The child still maps the page (or its swap slot) until the same
+ * truncate reaches the child's vma, and reads what the parent stored;
+ * with the parent's record gone, the child's comes from the data itself
+ * (child_data_now()).
  * Context: oldmm's mmap_sem held for write, after its flush; takes both
  * page_table_locks as copy_page_range() does.
  */
+/*
+ * What the child's private @pte at @address gives a load now: the data of
+ * its page, or of its swap slot; 0 where the address's data is not the
+ * mm shadow's to judge (the zero page, a page of a file's cache).
+ * Nothing stores to it meanwhile (see dup_mmap_shadow()).
+ * Context: both page_table_locks held (the pte holds its page or slot).
+ */
+static uint64_t child_data_now(pte_t pte)
+{
+	struct page *page;
+
+	if (!pte_present(pte))
+		return SHADOW_PRIVATE | swap_entry_data(pte_to_swp_entry(pte));
+	if (pte_pfn(pte) == ZERO_PAGE_PFN)
+		return 0;
+	page = pfn_to_page(pte_pfn(pte));
+	if (page_in_file_cache(page))
+		return 0;
+	return SHADOW_PRIVATE | page_data_read(page);
+}
+
 static void dup_mmap_shadow(struct mm_struct *mm, struct mm_struct *oldmm)
 {
 	for (struct vm_area_struct *vma = mm->mmap; vma; vma = vma->vm_next) {
@@ -37,17 +67,26 @@ static void dup_mmap_shadow(struct mm_struct *mm, struct mm_struct *oldmm)
 		spin_lock(&mm->page_table_lock);
 		spin_lock_nested(&oldmm->page_table_lock, SINGLE_DEPTH_NESTING);
 		for (unsigned long a = vma->vm_start; a < vma->vm_end; a += PAGE_SIZE) {
-			pte_t *ptep = pte_offset(mm->pgd, a);
+			pte_t *ptep = pte_offset(mm->pgd, a), *old_ptep, pte;
 			uint64_t *src = shadow_slot_lookup(oldmm, a), sv;
 
 			if (!ptep) {
 				a = pgd_addr_end(a, vma->vm_end) - PAGE_SIZE;
 				continue;
 			}
-			sv = src ? __atomic_load_n(src, __ATOMIC_RELAXED) : 0;
-			if (!(sv & SHADOW_PRIVATE) || pte_none(ptep_get(ptep)) ||
-			    (!pte_present(ptep_get(ptep)) && pte_file(ptep_get(ptep))))
+			pte = ptep_get(ptep);
+			if (pte_none(pte) || (!pte_present(pte) && pte_file(pte)))
 				continue;
+			sv = src ? __atomic_load_n(src, __ATOMIC_RELAXED) : 0;
+			if (!(sv & SHADOW_PRIVATE)) {
+				/* A zap of the parent's pte alone took its record. */
+				old_ptep = pte_offset(oldmm->pgd, a);
+				if (old_ptep && !pte_none(ptep_get(old_ptep)))
+					continue;
+				sv = child_data_now(pte);
+				if (!sv)
+					continue;
+			}
 			__atomic_store_n(shadow_slot(mm, a), sv, __ATOMIC_RELAXED);
 		}
 		spin_unlock(&oldmm->page_table_lock);

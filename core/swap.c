@@ -718,3 +718,29 @@ unsigned long swap_cache_pages(void)
 {
 	return READ_ONCE(swapper_space.nr_pages);
 }
+
+/**
+ * swap_entry_data() - the data a swap-in of @entry would read now
+ * @entry: a swap entry some pte holds (so its slot stays allocated)
+ *
+ * The swap cache's page for it if there is one (it may be newer than the
+ * slot: written only at writeback), else the slot. A page leaving the
+ * cache meanwhile has been written to the slot, or is read again: the
+ * second look decides.
+ *
+ * Context: any; lock-free (the data oracle's, no emulated lock).
+ * Return: the data word.
+ */
+uint64_t swap_entry_data(swp_entry_t entry)
+{
+	for (;;) {
+		struct page *page = lookup_swap_cache_peek(entry);
+		uint64_t v;
+
+		if (!page)
+			return swap_slot_data(entry);
+		v = page_data_read(page);
+		if (lookup_swap_cache_peek(entry) == page)
+			return v;
+	}
+}

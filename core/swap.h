@@ -204,4 +204,11 @@ struct page *lookup_swap_cache_peek(swp_entry_t entry);
  */
 uint64_t swap_slot_data(swp_entry_t entry);
 
+/**
+ * swap_entry_data() - what a swap-in of @entry would read now: the swap
+ * cache page's data word if cached, else the slot's
+ * For fork's data oracle (fork.c). Context: any; lock-free.
+ */
+uint64_t swap_entry_data(swp_entry_t entry);
+
 #endif /* RT_CORE_SWAP_H */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "i_mmap.h"
 #include "inject.h"
 #include "mm-internal.h"
 #include "mm.h"
@@ -64,6 +65,80 @@ START_TEST(test_tlb_stale_store_after_skipped_flush_is_caught)
 		/* Expected now; the tear-down must still find no leak. */
 		rt_reports_release();
 		rt_reports_capture();
+	});
+}
+END_TEST
+
+/* ---- fork and a truncate between copy_page_range() and the flush ---- */
+
+struct fork_trunc {
+	struct mm_struct *mm;
+	struct vm_area_struct *file_vma;
+	unsigned long addr;
+	int calls;
+	enum mm_access_result stale;	/* the parent's store through its stale entry */
+};
+
+static struct fork_trunc fork_trunc;
+
+/*
+ * At fork's second vma (the file vma's ptes are copied, its flush not yet
+ * done): the parent's CPU (this thread, whose TLB still holds the writable
+ * entry) stores, then a truncate zaps the parent's vma, and not yet the
+ * child's, as unmap_mapping_range() does between two vmas of its walk.
+ */
+static void fork_trunc_yield(const char *where)
+{
+	struct fork_trunc *t = &fork_trunc;
+
+	if (strcmp(where, "dup_mm:vma") || ++t->calls != 2)
+		return;
+	t->stale = rt_access(t->mm, t->addr, true, NULL);
+	i_mmap_lock_file(t->file_vma->vm_file);
+	zap_page_range(t->file_vma, t->addr, PAGE_SIZE);
+	i_mmap_unlock_file(t->file_vma->vm_file);
+}
+
+static const struct perturb_ops fork_trunc_ops = { .yield = fork_trunc_yield };
+
+/*
+ * The child reads what the parent stored through a stale writable entry
+ * before fork's flush, even when a truncate zapped the parent's pte (and
+ * its record of that store) before the child's: no report, the parent's
+ * stamp seen.
+ */
+START_TEST(test_tlb_fork_truncate_parent_first)
+{
+	RT_VM_EACH_DESIGN(&vm_small, {
+		struct fork_trunc *t = &fork_trunc;
+		struct address_space *f = file_create("forktrunc", 2, 2);
+		struct mm_struct *mm = mm_alloc(), *child;
+		long a = rt_mmap(mm, f, 0, 1, VM_READ | VM_WRITE, 0);
+		long b = rt_mmap(mm, NULL, 0, 1, VM_READ | VM_WRITE, 0);
+		uint64_t first, seen;
+
+		ck_assert_int_gt(a, 0);
+		ck_assert_int_gt(b, a);		/* fork copies the file vma first */
+		/* A private copy of the file page, its entry writable and dirty. */
+		ck_assert_int_eq(rt_access(mm, (unsigned long)a, true, &first), ACCESS_OK);
+		memset(t, 0, sizeof(*t));
+		t->mm = mm;
+		t->addr = (unsigned long)a;
+		t->file_vma = find_vma(mm, t->addr);
+		perturb_install(&fork_trunc_ops, 0);
+		child = dup_mm(mm);
+		perturb_install(NULL, 0);
+		ck_assert_ptr_nonnull(child);
+		ck_assert_int_eq(t->calls, 2);
+		ck_assert_int_eq(t->stale, ACCESS_OK);
+		ck_assert_msg(!pte_present(rt_pte_at(mm, t->addr)), "the parent's pte survived");
+		ck_assert_msg(pte_present(rt_pte_at(child, t->addr)), "the child's pte is gone");
+		ck_assert_int_eq(rt_access(child, t->addr, false, &seen), ACCESS_OK);
+		ck_assert_uint_ne(seen, first);
+		ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+		mmput(child);
+		mmput(mm);
+		file_destroy(f);
 	});
 }
 END_TEST
@@ -358,6 +433,9 @@ int main(void)
 	const struct rt_tcase tcs[] = {
 		{ "stale", 60, NULL, NULL, .tests = {
 			test_tlb_stale_store_after_skipped_flush_is_caught,
+		} },
+		{ "fork", 60, NULL, NULL, .tests = {
+			test_tlb_fork_truncate_parent_first,
 		} },
 		{ "counters", 60, NULL, NULL, .tests = {
 			test_tlb_counters_one_cpu,
