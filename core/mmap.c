@@ -18,7 +18,7 @@
  * try_to_unmap_one()'s find_vma(); seed 001 took it out of all three;
  * 2.6.8 (and the anon_vma RFC completed here) serialise expand_stack with
  * the anon_vma lock. split_vma takes page_table_lock in every design, as
- * 2.6.3 and seed 001 do. README "Locks by design" has the table.
+ * 2.6.3 and seed 001 do. docs/model.md "Locks by design" has the table.
  */
 #include "cover.h"
 #include "inject.h"

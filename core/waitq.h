@@ -9,7 +9,7 @@
  * in polled steps of 2 us up to 1 ms, each at least the kernel's 50 us
  * timer slack, for holds of a few microseconds. On 2 cores that barely
  * showed; on 16 it made the harness's backoff, not the rmap design, the
- * limit of a real `scale` run (README, "Virtual time").
+ * limit of a real `scale` run (docs/numbers.md, "Virtual time").
  *
  * Now a waiter past its spin and yield rounds registers on one of
  * WAITQ_NR buckets, hashed from the lock's key (the key lock_events.h

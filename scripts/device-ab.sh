@@ -4,7 +4,7 @@
 # Real `scale` of two builds side by side on a many-core machine: a
 # change to the harness's locks or waits, before (A) and after (B). Made
 # for the device of issue 17 (16 cores, no network): give it two static
-# binaries (README, "Virtual time"; scripts/device-scale.sh says how to
+# binaries (docs/numbers.md, "Virtual time"; scripts/device-scale.sh says how to
 # build one) and a flat $OUT:
 #
 #   A=old/rmaptorture B=new/rmaptorture OUT=/some/dir scripts/device-ab.sh

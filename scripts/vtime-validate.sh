@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Validation of --sched vtime (README, "Virtual time"): at 1 and 2 CPUs,
+# Validation of --sched vtime (docs/numbers.md, "Virtual time"): at 1 and 2 CPUs,
 # where a real run on this machine is not oversubscribed, compare
 # vtime's virtual ops/s (model and measured costs) with a real --sched
 # free run of the same operations (--ops N, seed 1: with one worker the

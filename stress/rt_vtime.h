@@ -34,7 +34,7 @@
  *    every run differs and the hand-off's cold caches inflate it.
  * Both see nothing of what a real many-core box adds: cache-line
  * transfers between CPUs (a contended lock's line, mm->page_table_lock's
- * neighbours, page->flags bouncing) and memory bandwidth; see README,
+ * neighbours, page->flags bouncing) and memory bandwidth; see docs/numbers.md,
  * "Virtual time".
  */
 #ifndef RT_STRESS_RT_VTIME_H

@@ -115,7 +115,7 @@ END_TEST
  * user write brings it back read-only, do_wp_page() counts the pin as a
  * sharer and copies, and the I/O's store goes to a page the user no
  * longer sees: the data oracle reports it. The model keeps the source's
- * bug (README "Locks by design"); this pins it down.
+ * bug (docs/model.md "Locks by design"); this pins it down.
  */
 START_TEST(test_gup_source_without_pin_test_loses_data)
 {

@@ -246,7 +246,7 @@ static int grow_stack(struct mm_struct *mm, unsigned long addr)
 
 /*
  * page_table_lock sections of vma_link (a new vma), vma_adjust (a merge
- * after a vma) and expand_stack, as README "Locks by design" lists them:
+ * after a vma) and expand_stack, as docs/model.md "Locks by design" lists them:
  * 2.6.3 took all three; seed 001 none, and objfile keeps the link's and
  * the stack's for its readers (seeded bugs restore the seed); anonvma
  * (seed 001, and 2.6.8's expand_stack under the anon_vma lock) keeps the

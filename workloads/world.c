@@ -749,7 +749,7 @@ static enum wl_result op_stack(const struct wl_world *w, struct mm_struct *mm, u
  * try_to_unmap_one() has no pin test (2.6.3 and the seeds), only to
  * mlocked memory, as those kernels' users of raw I/O had to: a pinned
  * page reclaim unmapped there is lost to the user at its next COW, the
- * source's bug (README "Locks by design").
+ * source's bug (docs/model.md "Locks by design").
  */
 static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
 {

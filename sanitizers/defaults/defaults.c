@@ -11,7 +11,7 @@
  * or UBSAN_OPTIONS over it: an option set in the environment wins. TSan
  * reads the suppressions returned here in addition to a suppressions=
  * file, so those add to these; RT_TSAN_DEFAULT_SUPPRESSIONS=0 drops these.
- * README "Sanitizers" says why each value is what it is.
+ * docs/usage.md "Sanitizers" says why each value is what it is.
  *
  * RT_SAN_THREAD, RT_SAN_ADDRESS and RT_SAN_UNDEFINED say which runtimes
  * the build links (sanitizers/defaults/meson.build, from b_sanitize).
