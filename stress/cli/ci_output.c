@@ -26,6 +26,13 @@ void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES])
 		n[g->cfgs[i].state]++;
 }
 
+void ci_count_xstates(const struct ci_gate *g, int n[CI_X_NR_STATES])
+{
+	memset(n, 0, CI_X_NR_STATES * sizeof(int));
+	for (int i = 0; i < g->x.nr_cells; i++)
+		n[g->x.cells[i].state]++;
+}
+
 static void failures_text(const struct ci_config *c, char *buf, size_t len)
 {
 	size_t i, n = 0;
