@@ -283,9 +283,8 @@ static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, js
 	size_t i;
 	FILE *devnull;
 
-	snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-bench.XXXXXX");
-	if (!mkdtemp(workdir))
-		rt_die("mkdtemp %s", workdir);
+	if (rt_try_workdir("bench", workdir, sizeof(workdir)))
+		return -RT_EXIT_INTERNAL;
 	a->bo.workdir = workdir;
 	rt_child_catch_interrupt();
 	a->cfg.stop = rt_child_interrupted;
