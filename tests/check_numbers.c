@@ -516,6 +516,42 @@ START_TEST(test_numbers_help)
 }
 END_TEST
 
+/*
+ * scale's and bench's child runs work under $TMPDIR (rt_try_workdir()), as
+ * run's, replay's and minimize's do, not under a fixed /tmp: with TMPDIR
+ * a directory that does not exist, each says it cannot make its work
+ * directory and exits 3 before any run.
+ */
+START_TEST(test_numbers_workdir_under_tmpdir)
+{
+	const char *const scale[] = { "scale", "--threads", "1", "--repeat", "1", "--rmap",
+				      "ptechain", "--seconds", "0.1", NULL };
+	const char *const bench[] = { "bench", "--quick", "--repeat", "1", "--procs", "2",
+				      "--reclaim-threads", "1", NULL };
+	char tmp[] = "/tmp/rt-numbers-tmpdir-XXXXXX", missing[64], *old;
+	int rc_scale, rc_bench;
+	bool said_scale;
+
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(missing, sizeof(missing), "%s/missing", tmp);
+	old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+	setenv("TMPDIR", missing, 1);
+	rc_scale = rt_cli_run(scale, out, sizeof(out));
+	said_scale = strstr(out, "rmaptorture: scale: cannot create a work directory") != NULL;
+	rc_bench = rt_cli_run(bench, out, sizeof(out));
+	if (old)
+		setenv("TMPDIR", old, 1);
+	else
+		unsetenv("TMPDIR");
+	free(old);
+	rmdir(tmp);
+	ck_assert_msg(rc_scale == 3 && said_scale, "scale: exit %d, not under $TMPDIR", rc_scale);
+	ck_assert_msg(rc_bench == 3 &&
+		      strstr(out, "rmaptorture: bench: cannot create a work directory"),
+		      "bench: exit %d, not under $TMPDIR:\n%s", rc_bench, rt_cli_excerpt(out, 2000));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("numbers");
@@ -524,6 +560,7 @@ int main(void)
 	tcase_set_timeout(tc, rt_tmo(60));
 	tcase_add_test(tc, test_numbers_bad_options);
 	tcase_add_test(tc, test_numbers_help);
+	tcase_add_test(tc, test_numbers_workdir_under_tmpdir);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("outputs");
 	tcase_set_timeout(tc, rt_tmo(120));

@@ -15,13 +15,6 @@
 /* The directory of @path must exist and be writable (exit 2 naming @opt). */
 void ci_check_writable(const char *opt, const char *path);
 
-/*
- * The identity of the gate @o describes, shared by all its shards: seed,
- * budget, N, builds, scenarios, designs, schedules, seeded bugs. A new
- * object; the JSON record carries it as "gate".
- */
-json_t *ci_gate_identity(const struct ci_opts *o);
-
 /**
  * ci_finish() - judge the gate, print its summary, write its files, free it
  * @g: every configuration's result in; freed

@@ -6,7 +6,6 @@
  * the summary and the files it writes are ci_output.c's.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,13 +73,6 @@ static void coverage(struct ci_gate *g)
 			snprintf(g->coverage_note, sizeof(g->coverage_note),
 				 "held: every site fired");
 	}
-}
-
-void ci_count_xstates(const struct ci_gate *g, int n[CI_X_NR_STATES])
-{
-	memset(n, 0, CI_X_NR_STATES * sizeof(int));
-	for (int i = 0; i < g->x.nr_cells; i++)
-		n[g->x.cells[i].state]++;
 }
 
 /* The directory of @path must exist and be writable: checked before hours of runs. */
@@ -163,29 +155,4 @@ int ci_finish(struct ci_gate *g)
 		       g->coverage_judged ? "" : ", coverage not judged");
 	gate_free(g);
 	return exit_code;
-}
-
-json_t *ci_gate_identity(const struct ci_opts *o)
-{
-	json_t *builds = json_array(), *scenarios = json_array(), *rmaps = json_array();
-	json_t *scheds = json_array(), *inject = json_array();
-	char seed[32];
-
-	for (int b = 0; b < CI_NR_BUILDS; b++)
-		if (o->build_on[b])
-			json_array_append_new(builds, json_string(ci_builds[b].name));
-	for (int i = 0; i < o->nr_scenarios; i++)
-		json_array_append_new(scenarios, json_string(o->scenarios[i]->name));
-	for (int i = 0; i < o->nr_modes; i++)
-		json_array_append_new(rmaps, json_string(rmap_mode_name(o->modes[i])));
-	for (int i = 0; i < o->nr_scheds; i++)
-		json_array_append_new(scheds, json_string(rt_sched_name(o->scheds[i])));
-	for (int i = 0; i < o->nr_inject; i++)
-		json_array_append_new(inject, json_string(o->inject[i]));
-	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
-	return json_pack("{s:s, s:f, s:i, s:o, s:o, s:o, s:o, s:o, s:b, s:f, s:i}",
-			 "seed", seed, "budget", o->budget, "shards", o->shard_n,
-			 "builds", builds, "scenarios", scenarios, "rmaps", rmaps,
-			 "scheds", scheds, "inject", inject, "filtered", o->filtered,
-			 "explore_share", o->explore_share, "explore_k", o->explore_k);
 }

@@ -26,6 +26,13 @@ void ci_count_states(const struct ci_gate *g, int n[CI_NR_STATES])
 		n[g->cfgs[i].state]++;
 }
 
+void ci_count_xstates(const struct ci_gate *g, int n[CI_X_NR_STATES])
+{
+	memset(n, 0, CI_X_NR_STATES * sizeof(int));
+	for (int i = 0; i < g->x.nr_cells; i++)
+		n[g->x.cells[i].state]++;
+}
+
 static void failures_text(const struct ci_config *c, char *buf, size_t len)
 {
 	size_t i, n = 0;
@@ -112,60 +119,49 @@ static void explore_junit(struct rt_junit *j, const struct ci_gate *g)
 	}
 }
 
-int ci_write_junit(const struct ci_gate *g)
+/* Configuration @c of build @b as a test case of @suite. */
+static void config_junit(struct rt_junit *j, int suite, const struct ci_config *c, int b)
 {
-	struct rt_junit *j = rt_junit_new("rmaptorture ci");
-	char text[16384], out[16384], name[128], cls[128], msg[256];
-	json_t *v;
-	const char *key;
-	int suite, rc;
+	char text[16384], out[16384];
+	char name[128], cls[128];
+	enum rt_junit_result r = RT_JUNIT_PASS;
+	const char *m = NULL, *type = NULL;
 
-	if (!j)
-		rt_die("out of memory");
-	for (int b = 0; b < CI_NR_BUILDS; b++) {
-		if (!g->nr_build[b])
-			continue;
-		snprintf(name, sizeof(name), "rmaptorture.%s", ci_builds[b].name);
-		suite = rt_junit_suite(j, name);
-		if (suite < 0)
-			rt_die("out of memory");
-		props(j, suite, g);
-		for (int i = 0; i < g->nr_cfgs; i++) {
-			const struct ci_config *c = &g->cfgs[i];
-			enum rt_junit_result r = RT_JUNIT_PASS;
-			const char *m = NULL, *type = NULL;
+	ci_config_name(c, name, sizeof(name));
+	snprintf(cls, sizeof(cls), "rmaptorture.%s.%s", ci_builds[b].name,
+		 rt_sched_name(c->sched));
+	out[0] = '\0';
+	if (c->state != CI_SKIPPED && c->state != CI_PLANNED)
+		snprintf(out, sizeof(out),
+			 "index %d, seed %" PRIu64 ", run %.1f s, wall %.1f s, %lld ops, %.0f ops/s, %s\n"
+			 "command: %s\ndirectory: %s\n", c->index, c->seed, c->seconds,
+			 c->wall, c->ops, c->ops_per_sec, c->verdict, c->reproduce,
+			 c->rundir);
+	text[0] = '\0';
+	if (c->state == CI_FAIL || c->state == CI_ERROR) {
+		json_t *f0 = json_array_get(c->failures, 0);
 
-			if (c->build != b)
-				continue;
-			ci_config_name(c, name, sizeof(name));
-			snprintf(cls, sizeof(cls), "rmaptorture.%s.%s", ci_builds[b].name,
-				 rt_sched_name(c->sched));
-			out[0] = '\0';
-			if (c->state != CI_SKIPPED && c->state != CI_PLANNED)
-				snprintf(out, sizeof(out),
-					 "index %d, seed %" PRIu64 ", run %.1f s, wall %.1f s, %lld ops, %.0f ops/s, %s\n"
-					 "command: %s\ndirectory: %s\n", c->index, c->seed, c->seconds,
-					 c->wall, c->ops, c->ops_per_sec, c->verdict, c->reproduce,
-					 c->rundir);
-			text[0] = '\0';
-			if (c->state == CI_FAIL || c->state == CI_ERROR) {
-				json_t *f0 = json_array_get(c->failures, 0);
-
-				r = c->state == CI_FAIL ? RT_JUNIT_FAILURE : RT_JUNIT_ERROR;
-				m = f0 ? json_string_value(json_object_get(f0, "signature")) : c->verdict;
-				type = f0 ? json_string_value(json_object_get(f0, "kind")) : "internal";
-				failures_text(c, text, sizeof(text));
-			} else if (c->state == CI_SKIPPED || c->state == CI_PLANNED) {
-				r = RT_JUNIT_SKIPPED;
-				m = c->skip_reason;
-			}
-			if (rt_junit_case(j, suite, cls, name, c->wall, r, m, type,
-					  text[0] ? text : NULL, out[0] ? out : NULL) < 0)
-				rt_die("out of memory");
-		}
+		r = c->state == CI_FAIL ? RT_JUNIT_FAILURE : RT_JUNIT_ERROR;
+		m = f0 ? json_string_value(json_object_get(f0, "signature")) : c->verdict;
+		type = f0 ? json_string_value(json_object_get(f0, "kind")) : "internal";
+		failures_text(c, text, sizeof(text));
+	} else if (c->state == CI_SKIPPED || c->state == CI_PLANNED) {
+		r = RT_JUNIT_SKIPPED;
+		m = c->skip_reason;
 	}
-	explore_junit(j, g);
-	suite = rt_junit_suite(j, "rmaptorture.coverage");
+	if (rt_junit_case(j, suite, cls, name, c->wall, r, m, type,
+			  text[0] ? text : NULL, out[0] ? out : NULL) < 0)
+		rt_die("out of memory");
+}
+
+/* The suite "rmaptorture.coverage": one case per trylock fallback site. */
+static void coverage_junit(struct rt_junit *j, const struct ci_gate *g)
+{
+	char out[256], msg[256];
+	const char *key;
+	json_t *v;
+	int suite = rt_junit_suite(j, "rmaptorture.coverage");
+
 	if (suite < 0)
 		rt_die("out of memory");
 	props(j, suite, g);
@@ -191,6 +187,30 @@ int ci_write_junit(const struct ci_gate *g)
 				  " went unexercised.\n" : NULL, out) < 0)
 			rt_die("out of memory");
 	}
+}
+
+int ci_write_junit(const struct ci_gate *g)
+{
+	struct rt_junit *j = rt_junit_new("rmaptorture ci");
+	char name[128];
+	int suite, rc;
+
+	if (!j)
+		rt_die("out of memory");
+	for (int b = 0; b < CI_NR_BUILDS; b++) {
+		if (!g->nr_build[b])
+			continue;
+		snprintf(name, sizeof(name), "rmaptorture.%s", ci_builds[b].name);
+		suite = rt_junit_suite(j, name);
+		if (suite < 0)
+			rt_die("out of memory");
+		props(j, suite, g);
+		for (int i = 0; i < g->nr_cfgs; i++)
+			if (g->cfgs[i].build == b)
+				config_junit(j, suite, &g->cfgs[i], b);
+	}
+	explore_junit(j, g);
+	coverage_junit(j, g);
 	rc = rt_junit_write(j, g->o.junit);
 	rt_junit_free(j);
 	return rc;

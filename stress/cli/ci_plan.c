@@ -2,10 +2,12 @@
 /*
  * The merge gate's plan (ci_plan.h): the builds, the configurations in the
  * fixed order, the site runs, the budget split and the windows, the
- * smallest budget that pays for the site runs, each child's run time.
+ * smallest budget that pays for the site runs, each child's run time;
+ * the gate's identity, which every shard's record carries.
  * Pure: no I/O, no child processes, no clock (the caller passes it).
  * The budget rule and the fixed order are stated in cmd_ci.c's header.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -566,4 +568,29 @@ double ci_site_seconds(const struct ci_gate *g, int b, double t, double now, dou
 
 	pool = floor(pool * 10) / 10;
 	return t < 0 || pool <= t ? t : pool;
+}
+
+json_t *ci_gate_identity(const struct ci_opts *o)
+{
+	json_t *builds = json_array(), *scenarios = json_array(), *rmaps = json_array();
+	json_t *scheds = json_array(), *inject = json_array();
+	char seed[32];
+
+	for (int b = 0; b < CI_NR_BUILDS; b++)
+		if (o->build_on[b])
+			json_array_append_new(builds, json_string(ci_builds[b].name));
+	for (int i = 0; i < o->nr_scenarios; i++)
+		json_array_append_new(scenarios, json_string(o->scenarios[i]->name));
+	for (int i = 0; i < o->nr_modes; i++)
+		json_array_append_new(rmaps, json_string(rmap_mode_name(o->modes[i])));
+	for (int i = 0; i < o->nr_scheds; i++)
+		json_array_append_new(scheds, json_string(rt_sched_name(o->scheds[i])));
+	for (int i = 0; i < o->nr_inject; i++)
+		json_array_append_new(inject, json_string(o->inject[i]));
+	snprintf(seed, sizeof(seed), "%" PRIu64, o->seed);
+	return json_pack("{s:s, s:f, s:i, s:o, s:o, s:o, s:o, s:o, s:b, s:f, s:i}",
+			 "seed", seed, "budget", o->budget, "shards", o->shard_n,
+			 "builds", builds, "scenarios", scenarios, "rmaps", rmaps,
+			 "scheds", scheds, "inject", inject, "filtered", o->filtered,
+			 "explore_share", o->explore_share, "explore_k", o->explore_k);
 }

@@ -236,6 +236,18 @@ void ci_config_name(const struct ci_config *c, char *buf, size_t len);
 /* Build @b's start-up and teardown per configuration: measured, else guessed. */
 double ci_overhead_est(const struct ci_gate *g, int b);
 
+/**
+ * ci_gate_identity() - the identity of a gate, shared by all its shards
+ * @o: the gate's options
+ *
+ * Seed, budget, N, builds, scenarios, designs, schedules, seeded bugs,
+ * whether restricted, explore's share and preemptions: what `ci-merge`
+ * compares across shards.
+ *
+ * Return: a new object; the JSON record carries it as "gate".
+ */
+json_t *ci_gate_identity(const struct ci_opts *o);
+
 /* SplitMix64: the gate's seeds and its window rotation. */
 uint64_t ci_mix64(uint64_t x);
 

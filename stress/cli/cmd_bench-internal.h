@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Between cmd_bench.c (`bench`) and cmd_bench_sweep.c (its child runs). */
+/*
+ * Between the files of `bench`: cmd_bench.c (`bench`, the dispatcher and
+ * what the parts share), cmd_bench_locks.c (`bench locks`), cmd_bench_vm.c
+ * (`bench vm`) and cmd_bench_sweep.c (`bench`'s child runs).
+ */
 #ifndef RT_STRESS_CMD_BENCH_INTERNAL_H
 #define RT_STRESS_CMD_BENCH_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -45,5 +50,36 @@ int run_sweep(struct sweep *sw, const char *const *modes, int nm, struct bench_a
 /* @sw's samples (or shares, with @share) as key -> statistics under each design's @key. */
 void sweep_json(const struct sweep *sw, const char *const *modes, int nm, json_t *designs,
 		const char *key, bool share);
+
+/* `bench locks` (cmd_bench_locks.c) and `bench vm` (cmd_bench_vm.c): argv[0] is the part's name. */
+int cmd_bench_locks(int argc, char **argv);
+int cmd_bench_vm(int argc, char **argv);
+
+/**
+ * bench_put_record() - write a part's record where --json says, and drop it
+ * @rec: the record; released
+ * @json_path: --json FILE ('-': stdout), or NULL for none
+ * @rc: the exit status so far
+ *
+ * Context: main.
+ * Return: @rc, or RT_EXIT_INTERNAL if the record could not be written.
+ */
+int bench_put_record(json_t *rec, const char *json_path, int rc);
+
+/**
+ * bench_run_vm() - the VM microbenchmark into @rec, its tables to @out
+ * @cfg: sizes and sample length (exit 2 if --pages is too small for them)
+ * @repeat: samples per measurement
+ * @quick: --quick's sizes
+ * @out: where the tables go
+ * @rec: receives the measurements
+ *
+ * Used by `bench vm` and by `bench`'s in-process part.
+ *
+ * Context: main; attaches it as a task for the run, leaves lockdep on.
+ * Return: RT_EXIT_OK, or RT_EXIT_FAILURE if reclaim ran or an allocation
+ * failed during the samples.
+ */
+int bench_run_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out, json_t *rec);
 
 #endif /* RT_STRESS_CMD_BENCH_INTERNAL_H */

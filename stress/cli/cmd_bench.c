@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * `rmaptorture bench`: the command. `bench locks` and `bench vm` run one
- * microbenchmark of stress/bench/ in this process; `bench` alone runs the
- * VM one and adds, through child `run`s interleaved in the same way
+ * `rmaptorture bench`: the command, its dispatcher and what its parts
+ * share. `bench locks` (cmd_bench_locks.c) and `bench vm` (cmd_bench_vm.c)
+ * run one microbenchmark of stress/bench/ in this process; `bench` alone
+ * runs the VM one and adds, through child `run`s interleaved in the same way
  * (rt_run_child_records(), cmd_scale.c), the peak rmap bytes per mapped
  * page of the shm scenario at several process counts and the trylock
  * fallbacks per page scanned by reclaim at several reclaim thread counts;
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "cmd_bench-internal.h"
 #include "die.h"
 #include "lockdep.h"
 #include "page_alloc.h"
@@ -29,10 +31,9 @@
 #include "rt_opt.h"
 #include "task.h"
 
-/* ---- `bench locks` ---- */
+/* ---- shared by `bench`, `bench locks` and `bench vm` ---- */
 
-/* --json FILE: @rec written there (none without); @rec released. Return: @rc, or 3 if unwritten. */
-static int put_record(json_t *rec, const char *json_path, int rc)
+int bench_put_record(json_t *rec, const char *json_path, int rc)
 {
 	if (json_path && rt_record_write(rec, json_path))
 		rc = RT_EXIT_INTERNAL;
@@ -40,88 +41,7 @@ static int put_record(json_t *rec, const char *json_path, int rc)
 	return rc;
 }
 
-static void locks_usage(FILE *f)
-{
-	fputs("usage: rmaptorture bench locks [OPTIONS]\n"
-	      "\n"
-	      "Uncontended lock+unlock cost of each emulated lock next to pthread_spin_lock\n"
-	      "and pthread_mutex_lock (statistics on, lockdep off), and the contended\n"
-	      "throughput of spin_lock next to pthread_mutex_lock with many threads.\n"
-	      "\n"
-	      "  -n, --iterations N  uncontended iterations per sample (default 10M)\n"
-	      "  -r, --repeat K      samples per case, interleaved; median reported (default 5)\n"
-	      "  -t, --threads N     contended threads, 1..1024 (default 32)\n"
-	      "  -s, --seconds S     contended run per sample (default 1)\n"
-	      "      --quick         1M iterations, 3 repeats, 0.3 s samples\n"
-	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
-	      "  -h, --help          this text\n", f);
-}
-
-static int bench_locks(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct rt_bench_locks_cfg cfg = { .iters = 10000000, .repeat = 5, .threads = 32, .seconds = 1 };
-	const char *json_path = NULL;
-	int c, rc = RT_EXIT_OK;
-	json_t *rec;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:r:t:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'n': cfg.iters = (long)rt_opt_int("--iterations", optarg, 1000, 10000000000LL); break;
-		case 'r': cfg.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
-		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
-		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 3600); break;
-		case 'q': cfg.iters = 1000000; cfg.repeat = 3; cfg.seconds = 0.3; break;
-		case 'j': json_path = optarg; break;
-		case 'h': locks_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench locks", optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		rt_usage_error("bench locks: unexpected argument '%s'", argv[optind]);
-	rec = rt_record_new("bench-locks");
-	rt_bench_locks(&cfg, stdout, rec);
-	return put_record(rec, json_path, rc);
-}
-
-/* ---- `bench vm` ---- */
-
-static void vm_usage(FILE *f)
-{
-	fputs("usage: rmaptorture bench vm [OPTIONS]\n"
-	      "\n"
-	      "The VM cost of each rmap design that is built, interleaved in one run\n"
-	      "(lockdep off, statistics on), median of K repeats with min and max:\n"
-	      "anonymous and file fault throughput, fork+exit of 1,000 and 10,000-page\n"
-	      "processes, rmap bytes per mapped page in the Oracle case (P processes\n"
-	      "sharing one file), and one try_to_unmap() versus the processes sharing\n"
-	      "the page and versus the file's vmas that do not map it.\n"
-	      "\n"
-	      "  -r, --repeat K      samples per measurement, interleaved; median reported (default 5)\n"
-	      "  -p, --pages N       emulated memory in pages, 32k..64M (default 65536)\n"
-	      "  -s, --seconds S     target length of one timed sample (default 0.2)\n"
-	      "      --quick         small sizes, 3 repeats, 0.03 s samples\n"
-	      "      --json FILE     write the result record to FILE ('-' for stdout)\n"
-	      "  -h, --help          this text\n"
-	      "Exit status: 0, 1 reclaim ran or an allocation failed during the samples (raise\n"
-	      "--pages), 2 bad usage, 130 interrupted (the samples taken are written, marked\n"
-	      "\"interrupted\").\n", f);
-}
-
-/* The VM microbenchmark into @rec, tables to @out. Return: RT_EXIT_OK or RT_EXIT_FAILURE. */
-static int run_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out,
-			json_t *rec)
+int bench_run_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out, json_t *rec)
 {
 	bool clean;
 
@@ -135,53 +55,7 @@ static int run_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quic
 	return clean ? RT_EXIT_OK : RT_EXIT_FAILURE;
 }
 
-static int bench_vm(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "pages", required_argument, NULL, 'p' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", required_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct rt_bench_vm_cfg cfg = RT_BENCH_VM_CFG_DEFAULT;
-	int repeat = 5, c, rc;
-	bool quick = false;
-	const char *json_path = NULL;
-	json_t *rec;
-
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
-		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
-		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
-		case 'q': quick = true; repeat = 3; break;
-		case 'j': json_path = optarg; break;
-		case 'h': vm_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		rt_usage_error("bench vm: unexpected argument '%s'", argv[optind]);
-	if (quick)
-		rt_bench_vm_cfg_quick(&cfg);
-	rec = rt_record_new("bench-vm");
-	rt_child_catch_interrupt();
-	cfg.stop = rt_child_interrupted;
-	rc = run_bench_vm(&cfg, repeat, quick, stdout, rec);
-	if (json_is_true(json_object_get(rec, "interrupted")))
-		rc = RT_EXIT_INTERRUPTED;
-	return put_record(rec, json_path, rc);
-}
-
 /* ---- `bench`: everything, with child runs for the scenario numbers ---- */
-
-/* The sweeps of child runs (cmd_bench_sweep.c). */
-#include "cmd_bench-internal.h"
 
 static void bench_all_usage(FILE *f)
 {
@@ -409,9 +283,8 @@ static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, js
 	size_t i;
 	FILE *devnull;
 
-	snprintf(workdir, sizeof(workdir), "/tmp/rmaptorture-bench.XXXXXX");
-	if (!mkdtemp(workdir))
-		rt_die("mkdtemp %s", workdir);
+	if (rt_try_workdir("bench", workdir, sizeof(workdir)))
+		return -RT_EXIT_INTERNAL;
 	a->bo.workdir = workdir;
 	rt_child_catch_interrupt();
 	a->cfg.stop = rt_child_interrupted;
@@ -423,7 +296,7 @@ static int bench_all_measure(struct bench_all_args *a, int argc, char **argv, js
 	devnull = fopen("/dev/null", "w");
 	if (!devnull)
 		rt_die("/dev/null");
-	rc = run_bench_vm(&a->cfg, a->bo.repeat, a->quick, devnull, rec);
+	rc = bench_run_vm(&a->cfg, a->bo.repeat, a->quick, devnull, rec);
 	fclose(devnull);
 	json_array_foreach(json_object_get(rec, "modes"), i, v)
 		if (nm < RMAP_NR_MODES)
@@ -556,8 +429,8 @@ int cmd_bench(int argc, char **argv)
 	if (argc < 2 || argv[1][0] == '-')
 		return bench_all(argc, argv);
 	if (!strcmp(argv[1], "locks"))
-		return bench_locks(argc - 1, argv + 1);
+		return cmd_bench_locks(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "vm"))
-		return bench_vm(argc - 1, argv + 1);
+		return cmd_bench_vm(argc - 1, argv + 1);
 	rt_usage_error("bench: unknown benchmark '%s' (known: locks, vm)", argv[1]);
 }

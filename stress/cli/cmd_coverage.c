@@ -111,7 +111,16 @@ static void print_by_op(const json_t *merged)
 	free(rows);
 }
 
-int cmd_coverage(int argc, char **argv)
+struct coverage_opts {
+	const char *out_dir;
+	bool no_plots;
+	int list;		/* never-covered pairs to list */
+	char **files;
+	int nfiles;
+};
+
+/* Parse and check the options into @o. Return: -1, or the exit status of --help. */
+static int parse_coverage_opts(int argc, char **argv, struct coverage_opts *o)
 {
 	static const struct option opts[] = {
 		{ "uncovered", required_argument, NULL, 'u' },
@@ -120,143 +129,187 @@ int cmd_coverage(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *out_dir = NULL;
-	bool no_plots = false;
-	int c, list = 20, nfiles, rc = RT_EXIT_OK, ns = 0;
-	json_t *merged = NULL;
-	struct rt_plot_series *series;
-	double **xs, **ys;
+	int c;
 
+	*o = (struct coverage_opts){ .list = 20 };
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "u:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'u': list = (int)rt_opt_int("--uncovered", optarg, -1, 1 << 30); break;
-		case 'o': out_dir = optarg; break;
-		case 'N': no_plots = true; break;
+		case 'u': o->list = (int)rt_opt_int("--uncovered", optarg, -1, 1 << 30); break;
+		case 'o': o->out_dir = optarg; break;
+		case 'N': o->no_plots = true; break;
 		case 'h': coverage_usage(stdout); return RT_EXIT_OK;
 		default: rt_opt_bad("coverage", optopt, argv[optind - 1]);
 		}
 	}
-	nfiles = argc - optind;
-	if (nfiles <= 0)
+	o->files = argv + optind;
+	o->nfiles = argc - optind;
+	if (o->nfiles <= 0)
 		rt_usage_error("coverage: no files given (see 'rmaptorture coverage --help')");
-	if (out_dir) {
-		if (!*out_dir)
+	if (o->out_dir) {
+		if (!*o->out_dir)
 			rt_usage_error("--out: empty directory name");
-		rt_opt_out_dir("--out", out_dir);
+		rt_opt_out_dir("--out", o->out_dir);
 	}
-	if (list < 0)
-		list = 1 << 30;
-	series = calloc((size_t)nfiles + 1, sizeof(*series));
-	xs = calloc((size_t)nfiles + 1, sizeof(*xs));
-	ys = calloc((size_t)nfiles + 1, sizeof(*ys));
-	/* Every file is read and checked before anything is printed. */
-	for (int i = optind; i < argc; i++) {
-		json_error_t err;
-		json_t *root = json_load_file(argv[i], 0, &err), *one;
+	if (o->list < 0)
+		o->list = 1 << 30;
+	return -1;
+}
 
-		if (!root)
-			rt_usage_error("coverage: %s: not a JSON file (%s)", argv[i], err.text);
-		one = rt_cover_of_file(root);
+/* @path's JSON, and its coverage in *@one (new), or exit 2 naming the file. */
+static json_t *load_coverage(const char *path, json_t **one)
+{
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err);
+
+	if (!root)
+		rt_usage_error("coverage: %s: not a JSON file (%s)", path, err.text);
+	*one = rt_cover_of_file(root);
+	if (!*one) {
 		json_decref(root);
-		if (!one)
-			rt_usage_error("coverage: %s: no interleaving coverage in it", argv[i]);
+		rt_usage_error("coverage: %s: no interleaving coverage in it", path);
+	}
+	return root;
+}
+
+/* The plot's lines: one per run record with a timeline. */
+struct coverage_plot {
+	struct rt_plot_series *series;
+	double **xs, **ys;
+	int ns;
+};
+
+/* A ci --json: one row per configuration that ran. */
+static void print_ci_rows(const char *path, const json_t *root)
+{
+	const json_t *r;
+	size_t k;
+
+	json_array_foreach(json_object_get(root, "results"), k, r) {
+		const json_t *ic = json_object_get(r, "interleaving");
+		const json_t *cf = json_array_get(json_object_get(root, "configs"), k);
+
+		if (!json_is_object(ic))
+			continue;
+		printf("| %s #%zu %s | %s | %s | %s | %.1f | %zu |\n", path, k,
+		       json_string_value(json_object_get(cf, "build")) ?: "-",
+		       json_string_value(json_object_get(cf, "sched")) ?: "-",
+		       json_string_value(json_object_get(cf, "scenario")) ?: "-",
+		       json_string_value(json_object_get(cf, "rmap")) ?: "-",
+		       json_number_value(json_object_get(r, "seconds")),
+		       json_object_size(json_object_get(ic, "pairs")));
+	}
+}
+
+/* A run record's timeline @cov of distinct pairs over time as the next line of @p. */
+static void add_timeline(struct coverage_plot *p, const json_t *root, const json_t *cov)
+{
+	const json_t *t = json_object_get(cov, "timeline");
+	size_t n = json_array_size(t), k;
+	int ns = p->ns;
+	char *name = malloc(512);
+
+	p->xs[ns] = calloc(n + 1, sizeof(double));
+	p->ys[ns] = calloc(n + 1, sizeof(double));
+	for (k = 0; k < n; k++) {
+		p->xs[ns][k] = json_number_value(json_array_get(json_array_get(t, k), 0));
+		p->ys[ns][k] = (double)json_integer_value(json_array_get(json_array_get(t, k), 1));
+	}
+	snprintf(name, 512, "%s %s/%s seed %lld",
+		 json_string_value(json_object_get(cov, "sched")) ?: "?",
+		 json_string_value(json_object_get(root, "scenario")) ?: "?",
+		 json_string_value(json_object_get(root, "rmap")) ?: "?",
+		 (long long)json_integer_value(json_object_get(root, "seed")));
+	p->series[ns] = (struct rt_plot_series){ name, (int)n, p->xs[ns], p->ys[ns] };
+	p->ns++;
+}
+
+/* @path's rows of the table; its pairs merged into @merged, its timeline into @p. Return: merged. */
+static json_t *add_file(const char *path, json_t *merged, struct coverage_plot *p)
+{
+	json_t *one, *root = load_coverage(path, &one);
+	const json_t *cov = json_object_get(root, "coverage");
+
+	if (json_is_array(json_object_get(root, "results"))) {
+		cov = NULL;
+		print_ci_rows(path, root);
+	}
+	printf("| %s | %s | %s | %s | %.1f | %zu |\n", path,
+	       json_string_value(json_object_get(cov, "sched")) ?: "-",
+	       json_string_value(json_object_get(root, "scenario")) ?: "-",
+	       json_string_value(json_object_get(root, "rmap")) ?: "-",
+	       json_number_value(json_object_get(root, "seconds")),
+	       json_object_size(json_object_get(one, "pairs")));
+	merged = rt_cover_merge(merged, json_object_get(one, "pairs") ? one : NULL);
+	if (json_is_array(json_object_get(cov, "timeline")))
+		add_timeline(p, root, cov);
+	json_decref(one);
+	json_decref(root);
+	return merged;
+}
+
+/* DIR/coverage.svg and .png. Return: RT_EXIT_OK, or RT_EXIT_INTERNAL if gnuplot failed. */
+static int write_plot(const char *out_dir, const struct coverage_plot *cp)
+{
+	char base[4096];
+	struct rt_plot p = {
+		.title = "interleaving coverage over time",
+		.xlabel = "seconds", .ylabel = "distinct pairs",
+		.nr_series = cp->ns, .series = cp->series,
+	};
+
+	snprintf(base, sizeof(base), "%s/coverage", out_dir);
+	if (!rt_plot_available()) {
+		fprintf(stderr, "rmaptorture: coverage: no gnuplot on $PATH: no plot\n");
+	} else if (rt_plot_write(&p, base)) {
+		fprintf(stderr, "rmaptorture: coverage: gnuplot could not draw %s\n", base);
+		return RT_EXIT_INTERNAL;
+	} else {
+		printf("plot: %s.svg %s.png\n", base, base);
+	}
+	return RT_EXIT_OK;
+}
+
+static void free_plot(struct coverage_plot *p)
+{
+	for (int i = 0; i < p->ns; i++) {
+		free((void *)p->series[i].name);
+		free(p->xs[i]);
+		free(p->ys[i]);
+	}
+	free(p->series);
+	free(p->xs);
+	free(p->ys);
+}
+
+int cmd_coverage(int argc, char **argv)
+{
+	struct coverage_opts o;
+	struct coverage_plot p = { 0 };
+	json_t *merged = NULL, *one;
+	int rc = parse_coverage_opts(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	p.series = calloc((size_t)o.nfiles + 1, sizeof(*p.series));
+	p.xs = calloc((size_t)o.nfiles + 1, sizeof(*p.xs));
+	p.ys = calloc((size_t)o.nfiles + 1, sizeof(*p.ys));
+	/* Every file is read and checked before anything is printed. */
+	for (int i = 0; i < o.nfiles; i++) {
+		json_decref(load_coverage(o.files[i], &one));
 		json_decref(one);
 	}
 	printf("| file | sched | scenario | rmap | seconds | distinct pairs |\n|---|---|---|---|---|---|\n");
-	for (int i = optind; i < argc; i++) {
-		json_error_t err;
-		json_t *root = json_load_file(argv[i], 0, &err), *cov, *one;
-
-		if (!root)
-			rt_usage_error("coverage: %s: not a JSON file (%s)", argv[i], err.text);
-		one = rt_cover_of_file(root);
-		if (!one) {
-			json_decref(root);
-			rt_usage_error("coverage: %s: no interleaving coverage in it", argv[i]);
-		}
-		cov = json_object_get(root, "coverage");
-		/* A ci --json: one row per configuration that ran. */
-		if (json_is_array(json_object_get(root, "results"))) {
-			cov = NULL;
-			const json_t *r;
-			size_t k;
-
-			json_array_foreach(json_object_get(root, "results"), k, r) {
-				const json_t *ic = json_object_get(r, "interleaving");
-				const json_t *cf = json_array_get(json_object_get(root, "configs"), k);
-
-				if (!json_is_object(ic))
-					continue;
-				printf("| %s #%zu %s | %s | %s | %s | %.1f | %zu |\n", argv[i], k,
-				       json_string_value(json_object_get(cf, "build")) ?: "-",
-				       json_string_value(json_object_get(cf, "sched")) ?: "-",
-				       json_string_value(json_object_get(cf, "scenario")) ?: "-",
-				       json_string_value(json_object_get(cf, "rmap")) ?: "-",
-				       json_number_value(json_object_get(r, "seconds")),
-				       json_object_size(json_object_get(ic, "pairs")));
-			}
-		}
-		printf("| %s | %s | %s | %s | %.1f | %zu |\n", argv[i],
-		       json_string_value(json_object_get(cov, "sched")) ?: "-",
-		       json_string_value(json_object_get(root, "scenario")) ?: "-",
-		       json_string_value(json_object_get(root, "rmap")) ?: "-",
-		       json_number_value(json_object_get(root, "seconds")),
-		       json_object_size(json_object_get(one, "pairs")));
-		merged = rt_cover_merge(merged, json_object_get(one, "pairs") ? one : NULL);
-		if (json_is_array(json_object_get(cov, "timeline"))) {
-			const json_t *t = json_object_get(cov, "timeline");
-			size_t n = json_array_size(t), k;
-			char *name = malloc(512);
-
-			xs[ns] = calloc(n + 1, sizeof(double));
-			ys[ns] = calloc(n + 1, sizeof(double));
-			for (k = 0; k < n; k++) {
-				xs[ns][k] = json_number_value(json_array_get(json_array_get(t, k), 0));
-				ys[ns][k] = (double)json_integer_value(
-					json_array_get(json_array_get(t, k), 1));
-			}
-			snprintf(name, 512, "%s %s/%s seed %lld",
-				 json_string_value(json_object_get(cov, "sched")) ?: "?",
-				 json_string_value(json_object_get(root, "scenario")) ?: "?",
-				 json_string_value(json_object_get(root, "rmap")) ?: "?",
-				 (long long)json_integer_value(json_object_get(root, "seed")));
-			series[ns] = (struct rt_plot_series){ name, (int)n, xs[ns], ys[ns] };
-			ns++;
-		}
-		json_decref(one);
-		json_decref(root);
-	}
+	for (int i = 0; i < o.nfiles; i++)
+		merged = add_file(o.files[i], merged, &p);
 	print_by_op(merged);
 	printf("\n");
-	rt_cover_print(stdout, merged, list);
-	if (out_dir && !no_plots && ns) {
-		char base[4096];
-		struct rt_plot p = {
-			.title = "interleaving coverage over time",
-			.xlabel = "seconds", .ylabel = "distinct pairs",
-			.nr_series = ns, .series = series,
-		};
-
-		snprintf(base, sizeof(base), "%s/coverage", out_dir);
-		if (!rt_plot_available()) {
-			fprintf(stderr, "rmaptorture: coverage: no gnuplot on $PATH: no plot\n");
-		} else if (rt_plot_write(&p, base)) {
-			fprintf(stderr, "rmaptorture: coverage: gnuplot could not draw %s\n", base);
-			rc = RT_EXIT_INTERNAL;
-		} else {
-			printf("plot: %s.svg %s.png\n", base, base);
-		}
-	}
-	for (int i = 0; i < ns; i++) {
-		free((void *)series[i].name);
-		free(xs[i]);
-		free(ys[i]);
-	}
-	free(series);
-	free(xs);
-	free(ys);
+	rt_cover_print(stdout, merged, o.list);
+	rc = RT_EXIT_OK;
+	if (o.out_dir && !o.no_plots && p.ns)
+		rc = write_plot(o.out_dir, &p);
+	free_plot(&p);
 	json_decref(merged);
 	return rc;
 }

@@ -281,22 +281,17 @@ struct sweep {
 	int rc;				/* the exit status so far */
 };
 
-/* The runs' work directory: under --out DIR, else a temporary one. Return: 0 or -1. */
+/* The runs' work directory: under --out DIR, else a temporary one ($TMPDIR). Return: 0 or -1. */
 static int sweep_workdir(struct sweep *w)
 {
-	bool failed;
-
-	if (w->o.out_dir) {
-		rt_opt_out_dir("--out", w->o.out_dir);
-		snprintf(w->workdir, sizeof(w->workdir), "%s/.runs.%ld", w->o.out_dir, (long)getpid());
-		failed = mkdir(w->workdir, 0777) != 0;
-	} else {
-		snprintf(w->workdir, sizeof(w->workdir), "/tmp/rmaptorture-scale.XXXXXX");
-		failed = !mkdtemp(w->workdir);
-	}
-	if (failed)
-		fprintf(stderr, "rmaptorture: scale: cannot create %s: %s\n", w->workdir, strerror(errno));
-	return failed ? -1 : 0;
+	if (!w->o.out_dir)
+		return rt_try_workdir("scale", w->workdir, sizeof(w->workdir));
+	rt_opt_out_dir("--out", w->o.out_dir);
+	snprintf(w->workdir, sizeof(w->workdir), "%s/.runs.%ld", w->o.out_dir, (long)getpid());
+	if (!mkdir(w->workdir, 0777))
+		return 0;
+	fprintf(stderr, "rmaptorture: scale: cannot create %s: %s\n", w->workdir, strerror(errno));
+	return -1;
 }
 
 static void print_header(const struct sweep *w)

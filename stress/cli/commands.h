@@ -16,7 +16,7 @@ int cmd_report(int argc, char **argv);		/* cmd_report.c */
 int cmd_coverage(int argc, char **argv);	/* cmd_coverage.c */
 int cmd_explore(int argc, char **argv);		/* cmd_explore.c: pairs of operations, every schedule within K */
 
-/* `bench`, `bench locks`, `bench vm` (cmd_bench.c; the microbenchmarks are stress/bench/). */
+/* `bench`, `bench locks`, `bench vm` (cmd_bench*.c; the microbenchmarks are stress/bench/). */
 int cmd_bench(int argc, char **argv);
 
 #endif /* RT_STRESS_CLI_COMMANDS_H */
