@@ -236,8 +236,6 @@ void ci_config_name(const struct ci_config *c, char *buf, size_t len);
 /* Build @b's start-up and teardown per configuration: measured, else guessed. */
 double ci_overhead_est(const struct ci_gate *g, int b);
 
-/* SplitMix64: the gate's seeds and its window rotation. */
-uint64_t ci_mix64(uint64_t x);
 
 /*
  * ci_make_configs() - the configurations of every build asked for in the
