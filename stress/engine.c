@@ -25,6 +25,7 @@
 #include "lockdep.h"
 #include "page_alloc.h"
 #include "perturb.h"
+#include "random.h"
 #include "rcu.h"
 #include "cover.h"
 #include "cover_map.h"
@@ -119,16 +120,12 @@ unsigned long rt_result_failures(const struct rt_run_result *res)
 /* ---- seeds ---- */
 
 /*
- * Stream @stream of the run's seed: the operations of thread i are
- * stream i (what every recorded seed replays), its perturbation stream
- * nr + i, and every other thread's (main, RCU callbacks) stream 2 * nr,
- * for nr threads in the run. A function of the seed alone: no address,
- * no time.
+ * The streams of the run's seed (rt_seed_stream()): the operations of
+ * thread i are stream i (what every recorded seed replays), its
+ * perturbation stream nr + i, and every other thread's (main, RCU
+ * callbacks) stream 2 * nr, for nr threads in the run. A function of the
+ * seed alone: no address, no time.
  */
-static uint64_t thread_seed(uint64_t seed, uint64_t stream)
-{
-	return seed * 0x9e3779b97f4a7c15ULL + stream * 0xbf58476d1ce4e5b9ULL + 1;
-}
 
 /* ---- perturbation ---- */
 
@@ -141,7 +138,7 @@ static _Thread_local struct {
 
 static void perturb_seed_thread(uint64_t stream)
 {
-	perturb_tls.rng = thread_seed(the_engine->cfg->seed, stream);
+	perturb_tls.rng = rt_seed_stream(the_engine->cfg->seed, stream);
 	perturb_tls.run = __atomic_load_n(&perturb_run, __ATOMIC_RELAXED);
 }
 
@@ -172,7 +169,7 @@ static void perturb_yield(const char *where)
 
 	if (!yield_point_enabled(the_engine->cfg->yield_filter, where))
 		return;
-	r = wl_rand(perturb_rng()) % 64;
+	r = rt_rand(perturb_rng()) % 64;
 	if (r < (uint64_t)(4 * level))
 		sched_yield();
 	else if (r < (uint64_t)(5 * level))
@@ -183,7 +180,7 @@ static void perturb_long_hold(int cls)
 {
 	(void)cls;
 	/* locktorture's long_hold: now and then, hold on for a while. */
-	if (wl_rand(perturb_rng()) % 256 == 0)
+	if (rt_rand(perturb_rng()) % 256 == 0)
 		nanosleep(&(struct timespec){ 0, 200000L }, NULL);
 }
 
@@ -613,7 +610,7 @@ double engine_start_threads(struct engine *e)
 		 * process, address and file, so that their operations meet
 		 * on one object.
 		 */
-		t->rng = thread_seed(cfg->seed, cfg->fixed_ops ? 0 : (uint64_t)i);
+		t->rng = rt_seed_stream(cfg->seed, cfg->fixed_ops ? 0 : (uint64_t)i);
 	}
 	if (cfg->fixed_ops) {
 		/* No part of the schedule: its sites would be cleared unread. */

@@ -20,6 +20,7 @@
 #include "lockdep.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "random.h"
 #include "rwsem.h"
 #include "semaphore.h"
 #include "spinlock.h"
@@ -64,28 +65,17 @@ static long *page_locked_counter;	/* PG_locked of page i */
 static long lru_counter;		/* zone->lru_lock */
 static int stop;			/* atomic: release by main, acquire by workers */
 
-static uint64_t rnd(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
 static struct page *random_page(struct cpu_worker *w, unsigned long *idx)
 {
 	/* pfn 0 is the zero page: never locked by the VM. */
-	*idx = 1 + rnd(&w->rng) % (cfg.pages - 1);
+	*idx = 1 + rt_rand(&w->rng) % (cfg.pages - 1);
 	return pfn_to_page(*idx);
 }
 
 /* do_anonymous_page: mmap_sem(read) -> page_table_lock -> PG_chainlock -> lru_lock */
 static void path_fault(struct cpu_worker *w)
 {
-	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
+	int m = (int)(rt_rand(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
 	struct page *page = random_page(w, &pi);
 
@@ -121,8 +111,8 @@ static void ishared_then_ptl(struct cpu_worker *w, int f, int m)
 /* mmap/vma_link: mmap_sem(write) -> i_shared_sem -> page_table_lock */
 static void path_mmap(struct cpu_worker *w)
 {
-	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
-	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
+	int m = (int)(rt_rand(&w->rng) % (uint64_t)cfg.mms);
+	int f = (int)(rt_rand(&w->rng) % (uint64_t)cfg.files);
 
 	down_write(&mms[m].mmap_sem);
 	mms[m].vmas++;
@@ -134,8 +124,8 @@ static void path_mmap(struct cpu_worker *w)
 /* page_convert_anon / truncate: lock_page -> i_shared_sem -> page_table_lock */
 static void path_truncate(struct cpu_worker *w)
 {
-	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
-	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
+	int f = (int)(rt_rand(&w->rng) % (uint64_t)cfg.files);
+	int m = (int)(rt_rand(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
 	struct page *page = random_page(w, &pi);
 
@@ -152,8 +142,8 @@ static void path_truncate(struct cpu_worker *w)
  */
 static void path_reclaim(struct cpu_worker *w)
 {
-	int f = (int)(rnd(&w->rng) % (uint64_t)cfg.files);
-	int m = (int)(rnd(&w->rng) % (uint64_t)cfg.mms);
+	int f = (int)(rt_rand(&w->rng) % (uint64_t)cfg.files);
+	int m = (int)(rt_rand(&w->rng) % (uint64_t)cfg.mms);
 	unsigned long pi;
 	struct page *page = random_page(w, &pi);
 
@@ -195,7 +185,7 @@ static void *cpu_worker_main(void *arg)
 	rt_task_attach(name);
 	/* Acquire pairs with the release in locks_run() that stops the run. */
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE)) {
-		uint64_t r = rnd(&w->rng) % 100;
+		uint64_t r = rt_rand(&w->rng) % 100;
 		enum rt_lock_path p = r < 55 ? RT_LOCK_PATH_FAULT : r < 70 ? RT_LOCK_PATH_MMAP :
 				      r < 80 ? RT_LOCK_PATH_TRUNCATE : RT_LOCK_PATH_RECLAIM;
 
@@ -250,7 +240,7 @@ static struct cpu_worker *locks_setup(void)
 		struct cpu_worker *w = &workers[i];
 
 		w->id = i;
-		w->rng = cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)i + 1;
+		w->rng = rt_seed_stream(cfg.seed, 0) + (uint64_t)i;	/* as ever: seeds replay */
 		w->mm_vmas = rt_calloc((size_t)cfg.mms, sizeof(long));
 		w->mm_ptes = rt_calloc((size_t)cfg.mms, sizeof(long));
 		w->file_mmap = rt_calloc((size_t)cfg.files, sizeof(long));

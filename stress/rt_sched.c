@@ -26,8 +26,8 @@
 #include "cover.h"
 #include "die.h"
 #include "perturb.h"
+#include "random.h"
 #include "task.h"
-#include "workload.h"
 
 enum slot_state {
 	SLOT_RUNNABLE,
@@ -134,7 +134,7 @@ double rt_sched_pct_bound(int nr_threads, unsigned long steps, int depth)
 static uint64_t sched_rand(void)
 {
 	uint64_t r = RLX(S.rng);
-	uint64_t v = wl_rand(&r);
+	uint64_t v = rt_rand(&r);
 
 	SET(S.rng, r);
 	return v;

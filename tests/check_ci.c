@@ -60,22 +60,11 @@ static int count(const char *s, const char *needle);
 	ck_assert_msg(cond, __VA_ARGS__);				\
 } while (0)
 
-/* Exit 2 and exactly one line of output that mentions @needle. */
-static void expect_usage_error(const char *const *args, const char *needle)
-{
-	int rc = rt_cli_run(args, out, sizeof(out));
-	char *nl = strchr(out, '\n');
-
-	ck_assert_out(rc == 2, "ci %s %s: exit %d", args[1] ? args[1] : "",
-		      args[1] && args[2] ? args[2] : "", rc);
-	ck_assert_out(nl && nl[1] == '\0', "ci %s: not one line", args[1] ? args[1] : "");
-	ck_assert_out(strstr(out, needle), "'%s' not named", needle);
-}
-
 #define BAD(needle, ...) \
-	expect_usage_error((const char *const[]){ "ci", __VA_ARGS__, NULL }, needle)
+	rt_cli_expect_usage_error((const char *const[]){ "ci", __VA_ARGS__, NULL }, needle, out, sizeof(out))
 #define BAD_MERGE(needle, ...) \
-	expect_usage_error((const char *const[]){ "ci-merge", __VA_ARGS__, NULL }, needle)
+	rt_cli_expect_usage_error((const char *const[]){ "ci-merge", __VA_ARGS__, NULL }, needle, out, \
+				  sizeof(out))
 
 #define SHARDS RT_SOURCE_ROOT "/tests/data/ci-shards"
 
@@ -104,8 +93,9 @@ START_TEST(test_ci_bad_options_exit_2)
 	BAD("--json", "--budget", "10", "--json", "/nonexistent-dir/ci.json");
 	BAD("--bogus", "--budget", "10", "--bogus");
 	BAD("extra", "--budget", "10", "extra");
-	expect_usage_error((const char *const[]){ "ci", "--budget", "1000", "--builds", "plain",
-						  "--out", rt_cli_binary(), NULL }, "--out");
+	rt_cli_expect_usage_error((const char *const[]){ "ci", "--budget", "1000", "--builds",
+							 "plain", "--out", rt_cli_binary(), NULL },
+				  "--out", out, sizeof(out));
 }
 END_TEST
 
@@ -116,7 +106,7 @@ static int refused_budget(const char *const *args)
 {
 	const char *p;
 
-	expect_usage_error(args, MIN_NEEDLE);
+	rt_cli_expect_usage_error(args, MIN_NEEDLE, out, sizeof(out));
 	p = strstr(out, MIN_NEEDLE);
 	return atoi(p + strlen(MIN_NEEDLE));
 }
@@ -777,7 +767,8 @@ START_TEST(test_ci_merge_refuses_bad_shards)
 	BAD_MERGE("junk.json", SHARDS "/shard-1-of-2.json", junk);
 	BAD_MERGE("not the JSON record of a 'ci' run", RT_SOURCE_ROOT "/tests/data/artifacts/valid.json");
 	BAD_MERGE("no-such.json", SHARDS "/shard-1-of-2.json", "/nonexistent/no-such.json");
-	expect_usage_error((const char *const[]){ "ci-merge", NULL }, "no shard given");
+	rt_cli_expect_usage_error((const char *const[]){ "ci-merge", NULL }, "no shard given", out,
+				  sizeof(out));
 	BAD_MERGE("--junit", "--junit", "/nonexistent-dir/ci.xml", SHARDS "/shard-1-of-2.json");
 	json_decref(b);
 	rt_remove_tree(dir);

@@ -24,19 +24,8 @@
 /* A run's JSON record carries its interleaving coverage: about 1 MiB for 1 s. */
 static char out[8 << 20];
 
-/* Exit 2 and exactly one line of output that mentions @needle. */
-static void expect_usage_error(const char *const *args, const char *needle)
-{
-	int rc = rt_cli_run(args, out, sizeof(out));
-	char *nl = strchr(out, '\n');
-
-	ck_assert_msg(rc == 2, "%s %s: exit %d, output:\n%s", args[0], args[1] ? args[1] : "",
-		      rc, out);
-	ck_assert_msg(nl && nl[1] == '\0', "not one line:\n%s", out);
-	ck_assert_msg(strstr(out, needle), "'%s' not named in: %s", needle, out);
-}
-
-#define BAD(needle, ...) expect_usage_error((const char *const[]){ __VA_ARGS__, NULL }, needle)
+#define BAD(needle, ...) \
+	rt_cli_expect_usage_error((const char *const[]){ __VA_ARGS__, NULL }, needle, out, sizeof(out))
 
 START_TEST(test_cli_bad_run_options)
 {

@@ -419,7 +419,7 @@ static uint64_t race_stamp(unsigned long index, int cycle)
 /* Each writer owns the indices congruent to it: insert, yield, remove. */
 static void race_writer(int w, struct race *r)
 {
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(w + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(w);
 	unsigned long inserted = 0;
 
 	for (int cycle = 0; cycle < RACE_CYCLES && !rt_first_failure(); cycle++) {
@@ -458,7 +458,7 @@ static void race_writer(int w, struct race *r)
 
 static void race_reader(int idx, struct race *r)
 {
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 101) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_seed_child(rt_test_seed(), (uint64_t)(idx + 101));
 	unsigned long hits = 0, lookups = 0;
 
 	/* Acquire pairs with the release of the last writer's decrement. */
@@ -538,7 +538,7 @@ END_TEST
 static void fault_worker(int idx, void *arg)
 {
 	struct address_space *m = arg;
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(idx);
 
 	for (int round = 0; round < FAULT_ROUNDS && !rt_first_failure(); round++) {
 		for (unsigned long k = 0; k < FAULT_INDICES; k++) {
@@ -598,7 +598,7 @@ struct trunc_race {
 static void trunc_worker(int idx, void *arg)
 {
 	struct trunc_race *tr = arg;
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(idx);
 	unsigned long sigbus = 0, faults = 0;
 
 	if (idx == 0) {

@@ -452,7 +452,7 @@ struct storm {
 static void storm_worker(int idx, void *arg)
 {
 	struct storm *st = arg;
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(idx);
 	struct page *batch[STORM_BATCH];
 	uint64_t stamp[STORM_BATCH];
 	unsigned long nulls = 0, allocs = 0;

@@ -319,7 +319,7 @@ static void transitions(unsigned long n)
 	struct test_mm *t = test_mm_create(0);
 	struct page *page = alloc_page(GFP_KERNEL);
 	unsigned long slots[VMA_PAGES];
-	uint64_t rng = rt_test_seed() ^ (n * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_seed_child(rt_test_seed(), n);
 
 	ck_assert_uint_le(n, VMA_PAGES);
 	ck_assert_ptr_nonnull(page);
@@ -674,7 +674,7 @@ static void storm_worker(int idx, void *arg)
 {
 	struct storm *s = arg;
 	struct test_mm *t = s->mms[idx];
-	uint64_t rng = s->seed ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_seed_child(s->seed, (uint64_t)(idx + 1));
 
 	for (int i = 0; i < NR_ITER; i++) {
 		uint64_t r = rt_rand(&rng);

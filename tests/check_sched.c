@@ -10,7 +10,6 @@
  * the scheduler handing the CPU over.
  */
 #include <dirent.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -297,19 +296,6 @@ START_TEST(test_sched_pct_prints_its_bound)
 }
 END_TEST
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* The one failure artifact in @dir whose name starts with @prefix. */
 static json_t *load_artifact(const char *dir, const char *prefix, char *path, size_t len)
 {
@@ -394,7 +380,7 @@ START_TEST(test_sched_seeded_failure_replays_10_of_10)
 		rc = RUN("replay", mpath, "--times", "2");
 		ck_assert_msg(rc == 0 && strstr(out, "reproduced 2/2"), "exit %d\n%s", rc, tail());
 	}
-	rm_rf(dir);
+	rt_remove_tree(dir);
 }
 END_TEST
 

@@ -369,7 +369,7 @@ out:
 static void storm_thread(int idx, void *arg)
 {
 	struct storm_ctx *c = arg;
-	uint64_t rnd = rt_test_seed() ^ ((uint64_t)idx * 0x9e3779b97f4a7c15ULL);
+	uint64_t rnd = rt_seed_child(rt_test_seed(), (uint64_t)idx);
 
 	for (int i = 0; i < c->iters; i++) {
 		if (idx % 2 == 0 || rt_rand(&rnd) % 4 == 0)

@@ -520,7 +520,7 @@ out:
 static void storm_worker(int idx, void *arg)
 {
 	struct storm *st = arg;
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(idx);
 	struct held_slot h[STORM_HELD];
 	unsigned long full = 0;
 	int n = 0;
@@ -768,7 +768,7 @@ static void so_accessor(struct so_race *r, uint64_t *rng)
 static void so_worker(int idx, void *arg)
 {
 	struct so_race *r = arg;
-	uint64_t rng = rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	uint64_t rng = rt_thread_rng(idx);
 
 	switch (idx) {
 	case 0:

@@ -40,17 +40,6 @@ uint64_t rt_test_seed(void)
 	return seed;
 }
 
-uint64_t rt_rand(uint64_t *s)
-{
-	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
-
 int rt_check_main(Suite *s)
 {
 	SRunner *sr = srunner_create(s);
@@ -338,7 +327,7 @@ double rt_tmo(double plain_s)
 
 uint64_t rt_thread_rng(int idx)
 {
-	return rt_test_seed() ^ ((uint64_t)(idx + 1) * 0x9e3779b97f4a7c15ULL);
+	return rt_seed_child(rt_test_seed(), (uint64_t)(idx + 1));
 }
 
 double rt_now(void)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "bug.h"
+#include "random.h"	/* rt_rand(), for per-thread PRNGs seeded from rt_test_seed() */
 
 /*
  * Check's ck_assert_msg(), which every ck_assert_*() expands to, less the
@@ -60,8 +61,6 @@ Suite *rt_suite(const char *name, const struct rt_tcase *tcs, int n);
 
 /* The test seed: $RT_SEED if set, else time-based; printed by rt_check_main. */
 uint64_t rt_test_seed(void);
-/* xorshift64* step, for per-thread PRNGs seeded from rt_test_seed(). */
-uint64_t rt_rand(uint64_t *state);
 
 /*
  * Start @n threads, each attached as an emulated task "t<idx>", released

@@ -37,6 +37,18 @@ int rt_cli_run(const char *const *args, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+void rt_cli_expect_usage_error(const char *const *args, const char *needle, char *out,
+			       size_t len)
+{
+	int rc = rt_cli_run(args, out, len);
+	char *nl = strchr(out, '\n');
+
+	ck_assert_msg(rc == 2, "%s %s: exit %d, output:\n%s", args[0], args[1] ? args[1] : "",
+		      rc, out);
+	ck_assert_msg(nl && nl[1] == '\0', "not one line:\n%s", out);
+	ck_assert_msg(strstr(out, needle), "'%s' not named in: %s", needle, out);
+}
+
 pid_t rt_cli_spawn(const char *const *args, const char *log)
 {
 	posix_spawn_file_actions_t fa;

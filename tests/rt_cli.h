@@ -20,6 +20,19 @@ const char *rt_cli_binary(void);
 int rt_cli_run(const char *const *args, char *out, size_t len);
 
 /*
+ * rt_cli_expect_usage_error() - ck_assert that rmaptorture rejects @args
+ * as bad user input: exit status 2 and exactly one line of output, which
+ * names @needle (the option or word at fault)
+ * @args: NULL-terminated, as rt_cli_run()'s
+ * @needle: what the one line must mention
+ * @out, @len: the buffer the output goes to (shown when an assertion fails)
+ *
+ * Context: a test's main thread (it ck_asserts).
+ */
+void rt_cli_expect_usage_error(const char *const *args, const char *needle, char *out,
+			       size_t len);
+
+/*
  * Ctrl-C on a command, robust under load: start it in the background
  * (rt_cli_spawn()), wait until its output shows the work to be kept
  * (rt_cli_wait_output(), polled, never a fixed sleep), then SIGINT

@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "random.h"	/* rng: an rt_rand() state */
+
 enum wl_op {
 	WL_READ,	/* a load at a random mapped address (faults as needed) */
 	WL_WRITE,	/* a store (anonymous fault, COW, dirtying file pages) */
@@ -138,17 +140,5 @@ int wl_world_nr_procs(const struct wl_world *w);
  * Return: the teardown check's violations (each reported).
  */
 unsigned long wl_world_destroy(struct wl_world *w);
-
-/* xorshift64* */
-static inline uint64_t wl_rand(uint64_t *s)
-{
-	uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545f4914f6cdd1dULL;
-}
 
 #endif /* RT_WORKLOADS_WORKLOAD_H */

@@ -89,7 +89,7 @@ unsigned long wl_min_pages(const struct wl_params *p)
 
 static unsigned long rnd_below(uint64_t *rng, unsigned long n)
 {
-	return n ? (unsigned long)(wl_rand(rng) % n) : 0;
+	return n ? (unsigned long)(rt_rand(rng) % n) : 0;
 }
 
 /*
@@ -189,7 +189,7 @@ enum wl_op wl_pick_op(const struct wl_world *w, uint64_t *rng)
  */
 static int shared_proc_slot(struct wl_world *w, uint64_t *rng, int worker)
 {
-	unsigned int r = (unsigned int)(wl_rand(rng) & 3);
+	unsigned int r = (unsigned int)(rt_rand(rng) & 3);
 	int parent = __atomic_load_n(&w->family[0], __ATOMIC_RELAXED);
 	int child = __atomic_load_n(&w->family[1], __ATOMIC_RELAXED);
 
@@ -213,7 +213,7 @@ static struct mm_struct *get_proc(struct wl_world *w, uint64_t *rng, int worker)
 	if (w->shared_targets)
 		start = shared_proc_slot(w, rng, worker);
 	else
-		start = (wl_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
+		start = (rt_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
 
 	rcu_read_lock();
 	for (int i = 0; i < n && !mm; i++) {
@@ -657,7 +657,7 @@ static enum wl_result op_truncate(struct wl_world *w, uint64_t *rng, int worker)
 		return WL_SKIPPED;
 	if (w->shared_targets)
 		f = truncate_target_shared(w, rng, &size);
-	else if (wl_rand(rng) & 1)
+	else if (rt_rand(rng) & 1)
 		f = mapped_file(w, rng, worker);
 	else
 		f = world_file(w, (int)rnd_below(rng, (unsigned long)w->p.nr_files));
@@ -758,7 +758,7 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 	struct gup_dma dma[GUP_PAGES_MAX];
 	unsigned long start, left;
 	enum wl_result r = WL_DONE;
-	bool write = wl_rand(rng) & 1;
+	bool write = rt_rand(rng) & 1;
 	int n;
 
 	if (!user_busy_enter(&w->dio[dio_hash(mm)], &w->layout[dio_hash(mm)]))
@@ -786,7 +786,7 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 	 */
 	for (unsigned long k = rnd_below(rng, GUP_PAGES_MAX * 2); n > 0 && k; k--) {
 		if (mm_access(mm, start + rnd_below(rng, (unsigned long)n) * PAGE_SIZE,
-			      wl_rand(rng) & 1, NULL) == ACCESS_CORRUPT)
+			      rt_rand(rng) & 1, NULL) == ACCESS_CORRUPT)
 			r = WL_CORRUPT;
 	}
 	if (n <= 0) {

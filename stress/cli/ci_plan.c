@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "die.h"
+#include "random.h"
 #include "engine.h"
 #include "rt_explore.h"
 #include "ci_plan.h"
@@ -135,14 +136,6 @@ int ci_build_by_name(const char *name)
 }
 
 
-uint64_t ci_mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ULL;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 void ci_make_configs(struct ci_gate *g)
 {
 	const struct ci_opts *o = &g->o;
@@ -173,7 +166,7 @@ void ci_make_configs(struct ci_gate *g)
 			c->scenario = sc;
 			c->mode = o->modes[comb % R];
 			c->sched = o->scheds[(comb / R) % K];
-			c->seed = ci_mix64(o->seed ^ ci_mix64((uint64_t)index + 1));
+			c->seed = rt_mix64(o->seed ^ rt_mix64((uint64_t)index + 1));
 			c->threads = sc->default_threads;
 			if (ci_builds[b].max_threads && c->threads > ci_builds[b].max_threads)
 				c->threads = ci_builds[b].max_threads;
@@ -474,7 +467,7 @@ void ci_plan(struct ci_gate *g)
 		m = ff ? n - ns - nf : n - ns;
 		g->nr_selected[b] = k;
 		g->free_first[b] = ff;
-		start = m ? (int)(ci_mix64(g->o.seed + (uint64_t)b) % (uint64_t)m) : 0;
+		start = m ? (int)(rt_mix64(g->o.seed + (uint64_t)b) % (uint64_t)m) : 0;
 		if (kr == n - ns)
 			start = 0;
 		g->window_start[b] = start;

@@ -248,8 +248,6 @@ double ci_overhead_est(const struct ci_gate *g, int b);
  */
 json_t *ci_gate_identity(const struct ci_opts *o);
 
-/* SplitMix64: the gate's seeds and its window rotation. */
-uint64_t ci_mix64(uint64_t x);
 
 /*
  * ci_make_configs() - the configurations of every build asked for in the
