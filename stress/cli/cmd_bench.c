@@ -27,7 +27,6 @@
 #include "rmap.h"
 #include "rt_child.h"
 #include "commands.h"
-#include "run_child.h"
 #include "rt_opt.h"
 #include "task.h"
 

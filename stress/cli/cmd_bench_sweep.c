@@ -12,7 +12,6 @@
 #include "record.h"
 #include "rt_child.h"
 #include "commands.h"
-#include "run_child.h"
 #include "report.h"
 #include "rt_opt.h"
 

@@ -32,6 +32,7 @@
 #include "rt_opt.h"
 #include "rt_time.h"
 #include "run_opts.h"
+#include "run_record.h"
 
 #define EXPLORE_MAX_K		8
 #define EXPLORE_MAX_OPS		(WL_NR_OPS * WL_NR_OPS + 2 * WL_NR_OPS)	/* every pair, kswapd's too */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * `rmaptorture run`: the start line, the runs (each design in turn), the
- * end summary, the records (stress/run_record.c), --check-determinism,
+ * end summary, the records (run_record.c), --check-determinism,
  * and --build (the same run in a sanitizer build's binary).
  */
 #include <inttypes.h>

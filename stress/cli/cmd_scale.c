@@ -21,7 +21,6 @@
 #include "report.h"
 #include "rt_child.h"
 #include "commands.h"
-#include "run_child.h"
 #include "run_opts.h"
 #include "rt_opt.h"
 #include "rt_vtime_report.h"

@@ -19,6 +19,7 @@
 #include "rt_inject.h"
 #include "rt_opt.h"
 #include "run_opts.h"
+#include "run_record.h"
 
 static void run_usage(FILE *f)
 {

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* `rmaptorture run`'s options (run_opts.c), for `run` and the commands that pass them on. */
+/*
+ * `rmaptorture run`'s options: struct rt_run_opts, the CLI's own (the
+ * engine is given its struct rt_run_config), and their parser
+ * (run_opts.c), for `run` and the commands that pass them on.
+ */
 #ifndef RT_STRESS_CLI_RUN_OPTS_H
 #define RT_STRESS_CLI_RUN_OPTS_H
 
@@ -7,7 +11,45 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "run_record.h"
+#include "engine.h"
+
+#if RT_TSAN
+# define RT_WATCHDOG_DEFAULT 120.0	/* TSan runs 10-50x slower */
+#elif RT_ASAN
+# define RT_WATCHDOG_DEFAULT 60.0
+#else
+# define RT_WATCHDOG_DEFAULT 20.0
+#endif
+
+/* Workers that --fixed-ops can name (explore's CPUs). */
+#define RT_FIXED_OPS_MAX	4
+
+/* A run as asked for on the command line, and the state its records need. */
+struct rt_run_opts {
+	struct rt_run_config cfg;
+	struct rt_scenario scenario;	/* the named one, with --weights applied */
+	bool weights_set, procs_set, seconds_set;
+	bool all_modes;
+	bool json;
+	bool check_determinism;
+	const char *out_dir;
+	const char *build;		/* --build: run in this build's binary */
+	const char *cover_map;		/* --cover-map FILE */
+	bool no_cover;			/* --no-cover */
+	bool no_build;
+	int argc;
+	char **argv;
+	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
+	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
+	unsigned long artifacts_new, artifacts_repeat;	/* on_report's thread */
+	/* The first new artifact of the design running now and its command; "": none. */
+	char first_artifact[4096];	/* on_report's thread; main after the run */
+	char first_reproduce[2048];
+	/* --fixed-ops (explore): each worker's sequence; cfg.fixed_ops points here. */
+	struct rt_fixed_seq fixed_ops[RT_FIXED_OPS_MAX];
+	int nr_fixed_ops;
+	int *decisions;			/* --decisions, parsed (cfg.decisions) */
+};
 
 /*
  * @argc/@argv (argv[0] is "run") into @o: every value checked, a seeded

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The record of a run: the options it was given, the JSON result record
- * (run-SCENARIO-RMAP-SEED.json), the command that reproduces it, and the
- * failure artifacts (failure context, the report, the flight recorder).
+ * The record of a run: the options it was given (run_opts.h), the JSON
+ * result record (run-SCENARIO-RMAP-SEED.json), the command that
+ * reproduces it, and the failure artifacts (failure context, the report,
+ * the flight recorder).
  * `run` fills and writes it (stress/cli/cmd_run.c); `run --build` uses the
  * failure context for a sanitizer build's reports.
  */
-#ifndef RT_STRESS_RUN_RECORD_H
-#define RT_STRESS_RUN_RECORD_H
+#ifndef RT_STRESS_CLI_RUN_RECORD_H
+#define RT_STRESS_CLI_RUN_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,44 +16,7 @@
 #include <jansson.h>
 
 #include "engine.h"
-
-#if RT_TSAN
-# define RT_WATCHDOG_DEFAULT 120.0	/* TSan runs 10-50x slower */
-#elif RT_ASAN
-# define RT_WATCHDOG_DEFAULT 60.0
-#else
-# define RT_WATCHDOG_DEFAULT 20.0
-#endif
-
-/* Workers that --fixed-ops can name (explore's CPUs). */
-#define RT_FIXED_OPS_MAX	4
-
-/* A run as asked for on the command line, and the state its records need. */
-struct rt_run_opts {
-	struct rt_run_config cfg;
-	struct rt_scenario scenario;	/* the named one, with --weights applied */
-	bool weights_set, procs_set, seconds_set;
-	bool all_modes;
-	bool json;
-	bool check_determinism;
-	const char *out_dir;
-	const char *build;		/* --build: run in this build's binary */
-	const char *cover_map;		/* --cover-map FILE */
-	bool no_cover;			/* --no-cover */
-	bool no_build;
-	int argc;
-	char **argv;
-	enum rmap_mode mode_now;	/* the design running now (--rmap all) */
-	double run_start;		/* CLOCK_MONOTONIC seconds at its start */
-	unsigned long artifacts_new, artifacts_repeat;	/* on_report's thread */
-	/* The first new artifact of the design running now and its command; "": none. */
-	char first_artifact[4096];	/* on_report's thread; main after the run */
-	char first_reproduce[2048];
-	/* --fixed-ops (explore): each worker's sequence; cfg.fixed_ops points here. */
-	struct rt_fixed_seq fixed_ops[RT_FIXED_OPS_MAX];
-	int nr_fixed_ops;
-	int *decisions;			/* --decisions, parsed (cfg.decisions) */
-};
+#include "run_opts.h"
 
 /**
  * rt_fixed_ops_parse() - explore's CPUs and their operations, from text
@@ -128,4 +92,4 @@ json_t *rt_failure_context(const struct rt_run_opts *o, enum rmap_mode mode,
  */
 void rt_run_on_report(const struct vm_report *r, void *arg);
 
-#endif /* RT_STRESS_RUN_RECORD_H */
+#endif /* RT_STRESS_CLI_RUN_RECORD_H */

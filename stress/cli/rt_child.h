@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Running rmaptorture as a child process, for `replay` and `minimize`: one
- * run with a timeout that kills the child's whole process group, stopped
- * by Ctrl-C on the parent, and the failure artifacts the run left in its
- * output directory.
+ * Running rmaptorture as a child process: one run with a timeout that
+ * kills the child's whole process group, stopped by Ctrl-C on the parent,
+ * and what the run left in its output directory: the failure artifacts
+ * (the tries of `replay`, `minimize`, `matrix` and `ci`), the run records
+ * (the points of `scale` and `bench`, each a child so that no run inherits
+ * another's heap, caches or lock statistics).
  */
-#ifndef RT_STRESS_RT_CHILD_H
-#define RT_STRESS_RT_CHILD_H
+#ifndef RT_STRESS_CLI_RT_CHILD_H
+#define RT_STRESS_CLI_RT_CHILD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,6 +80,33 @@ json_t *rt_child_artifacts(const char *dir);
  * Return: the list's element (borrowed), or NULL.
  */
 json_t *rt_child_find(json_t *list, const char *signature);
+
+/* This executable's path (/proc/self/exe). Return: 0 or -ENAMETOOLONG. */
+int rt_self_exe(char *path, size_t len);
+
+/**
+ * rt_run_child_records() - run `rmaptorture run ARGS --out DIR --no-progress`
+ * @args: NULL-terminated run options (after "run")
+ * @dir: the run's output directory (created); its output goes to DIR/output.log
+ * @timeout_s: as rt_child_run()
+ * @recs: receives a new array of the run records the child wrote (run-*.json)
+ * @first_line: receives the first line of its output after the START banner
+ *	(a usage error, a report); may be NULL
+ * @len: size of @first_line
+ *
+ * The child is this executable (rt_self_exe()).
+ *
+ * Context: as rt_child_run() (forks; not thread-safe).
+ * Return: rt_child_run()'s return.
+ */
+int rt_run_child_records(const char *const *args, const char *dir, double timeout_s,
+			 json_t **recs, char *first_line, size_t len);
+
+/*
+ * From a run record: ops/s, trylock fallbacks (all sites) per page scanned
+ * by reclaim (0 when nothing was scanned), and per 1,000 operations.
+ */
+void rt_sample_of_run(const json_t *rec, double *ops_per_sec, double *fb_per_scan, double *fb_per_kop);
 
 /* One try of a run: where and how. */
 struct rt_try_config {
@@ -190,4 +219,4 @@ int rt_try_workdir(const char *cmd, char *dir, size_t len);
  */
 void rt_try_warn_revision(const json_t *art, const char *name, const char *cmd);
 
-#endif /* RT_STRESS_RT_CHILD_H */
+#endif /* RT_STRESS_CLI_RT_CHILD_H */
