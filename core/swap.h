@@ -170,6 +170,20 @@ int add_to_swap_cache(struct page *page, swp_entry_t entry);
  */
 struct page *lookup_swap_cache(swp_entry_t entry);
 
+/* read_swap_cache_async()'s answer for a page it read in (still locked). */
+#define SWAP_CACHE_READ	1
+
+/**
+ * read_swap_cache_async() - the swap-cache page of @entry, read in from
+ * its slot when no page caches it (do_swap_page() with @fault, swapoff)
+ * Context: may sleep; takes tree_lock, swap_lock, the new page's
+ * PG_locked (held on return), lru_lock.
+ * Return: 0 (found in the cache, not locked here), SWAP_CACHE_READ (read
+ * in here, locked: the caller's unlock_page() ends the read), -ENOENT
+ * (the slot was freed), -ENOMEM; *@pagep holds a reference when >= 0.
+ */
+int read_swap_cache_async(swp_entry_t entry, bool fault, struct page **pagep);
+
 /**
  * delete_from_swap_cache() - remove a locked page from the swap cache
  * and drop the cache's slot reference and page reference
