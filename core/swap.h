@@ -16,10 +16,10 @@
  *   already holds for the cache. On success that count belongs to the
  *   cache (delete_from_swap_cache() drops it); on -EEXIST it is still the
  *   caller's, to drop with swap_free().
- * - Swap-in (do_swap_page() on a cache miss) therefore calls
- *   swap_duplicate(entry) first (false: the entry is stale, the slot was
- *   freed), then add_to_swap_cache(); on -EEXIST it swap_free()s and looks
- *   the cache up again.
+ * - Swap-in (read_swap_cache_async() on a cache miss, for do_swap_page()
+ *   and swapoff) therefore calls swap_duplicate(entry) first (false: the
+ *   entry is stale, the slot was freed), then add_to_swap_cache(); on
+ *   -EEXIST it swap_free()s and looks the cache up again.
  * - Every swap pte holds one count: try_to_unmap() installing a swap pte
  *   takes it with swap_duplicate(); zapping a swap pte drops it with
  *   free_swap_and_cache() (which also drops an unused swap cache page),

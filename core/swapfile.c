@@ -29,9 +29,10 @@
  *     speed-up).
  * (3) No signal_pending(), no SWAP_MAP_MAX overflow reset, no
  *     writeback waits (the model's I/O is synchronous).
- * (4) The read is synchronous: read_swap_cache_async() unlocks the page
- *     at its end (2.6.9's I/O completion) and try_to_unuse() locks it
- *     again, with no wait_on_page_locked()/writeback() around it.
+ * (4) The read is synchronous: try_to_unuse() unlocks a page that
+ *     read_swap_cache_async() (core/swap.c) read in at once (2.6.9's I/O
+ *     completion) and locks it again, with no wait_on_page_locked()/
+ *     writeback() around it.
  * (5) The first pte given back to a page no pte maps sets its index
  *     (2.6.9's page_add_anon_rmap() did so; the model's do_swap_page()
  *     sets it for the pages it reads, and the first mapping of others).
