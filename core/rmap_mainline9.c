@@ -137,6 +137,8 @@ static bool page_mapped(struct page *page)
  * The anon_vma may have been freed and reused since the page pointed to
  * it: type-stable memory keeps its lock a lock, and every pte found is
  * checked for this page's pfn (find_pte()).
+ * The "9" stays: anonvma's page_lock_anon_vma() (anon_vma.h) has the
+ * kernel's name in this library.
  * Context: any; on success rcu_read_lock() and anon_vma->lock are held
  * until page_unlock_anon_vma9().
  */
