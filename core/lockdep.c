@@ -119,7 +119,7 @@ static const struct order_entry order_table[] = {
  * comment at the top of its mm/rmap.c: no PG_maplock; anon_vma->lock
  * outside page_table_lock (anon_vma_prepare(), and reclaim, which takes
  * page_table_lock blocking under it); i_mmap_lock outside anon_vma->lock.
- * The tree, and its twin at the top of core/rmap_mainline.c:
+ * The tree, and its twin at the top of core/rmap_mainline9.c:
  *
  *   i_sem > mmap_sem > PG_locked > i_shared_sem | i_mmap_lock;
  *   i_mmap_lock > anon_vma->lock > page_table_lock > PG_chainlock,

@@ -752,47 +752,32 @@ static int do_swap_page(struct mm_struct *mm, struct vm_area_struct *vma,
 
 	spin_unlock(&mm->page_table_lock);
 again:
-	page = lookup_swap_cache(entry);
-	if (!page) {
-		yield_point("do_swap_page:cache_miss");
+	switch (read_swap_cache_async(entry, true, &page)) {
+	case 0:
+		lock_page(page);
+		break;
+	case SWAP_CACHE_READ:
+		ret = VM_FAULT_MAJOR;
+		break;
+	case -ENOENT:
 		/*
-		 * read_swap_cache_async(): the swap cache's slot count first
-		 * (the swap.h count rule); false means the slot was freed, so
-		 * the pte we sampled changed meanwhile. It may hold the same
-		 * entry again all the same: swapped in, the slot freed, and
-		 * the page swapped out to that slot again (get_swap_page()
-		 * reuses the lowest free slot) while this CPU was away. Like
-		 * 2.6.3, back out with VM_FAULT_OOM when the pte is the same
-		 * (read_swap_cache_async() cannot tell this from a failed
+		 * The slot was freed, so the pte we sampled changed
+		 * meanwhile. It may hold the same entry again all the same:
+		 * swapped in, the slot freed, and the page swapped out to
+		 * that slot again (get_swap_page() reuses the lowest free
+		 * slot) while this CPU was away. Like 2.6.3, back out with
+		 * VM_FAULT_OOM when the pte is the same (2.6's
+		 * read_swap_cache_async() cannot tell this from a failed
 		 * allocation) and with VM_FAULT_MINOR when it is not.
 		 */
-		if (!swap_duplicate(entry)) {
-			yield_point("do_swap_page:slot_freed");
-			spin_lock(&mm->page_table_lock);
-			ptep = pte_offset(mm->pgd, address);
-			ret = pte_same(ptep_get(ptep), orig) ? VM_FAULT_OOM : VM_FAULT_MINOR;
-			spin_unlock(&mm->page_table_lock);
-			return ret;
-		}
-		page = alloc_page(GFP_KERNEL);
-		if (!page) {
-			swap_free(entry);
-			return VM_FAULT_OOM;
-		}
-		lock_page(page);
-		SetPageAnon(page);
-		if (add_to_swap_cache(page, entry)) {
-			/* Another swap-in won: use its page. */
-			swap_free(entry);
-			unlock_page(page);
-			put_page(page);
-			goto again;
-		}
-		swap_readpage(page, entry);
-		lru_cache_add_active(page);
-		ret = VM_FAULT_MAJOR;
-	} else {
-		lock_page(page);
+		yield_point("do_swap_page:slot_freed");
+		spin_lock(&mm->page_table_lock);
+		ptep = pte_offset(mm->pgd, address);
+		ret = pte_same(ptep_get(ptep), orig) ? VM_FAULT_OOM : VM_FAULT_MINOR;
+		spin_unlock(&mm->page_table_lock);
+		return ret;
+	default:
+		return VM_FAULT_OOM;
 	}
 	yield_point_on("do_swap_page:after_lookup", page, COVER_PAGE);
 	if (!PageSwapCache(page) || page->private != entry.val) {

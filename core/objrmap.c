@@ -333,12 +333,8 @@ int rmap_walk_linear(struct vm_area_struct *vma, struct page *page, rmap_walk_fn
 	return ret;
 }
 
-/*
- * Every pte of nonlinear @vma mapping @page (OBJ_NONLINEAR_SCAN).
- * Context: i_shared_sem held; takes page_table_lock.
- * Return: the number found, or -1 when @fn stopped the walk.
- */
-static int rmap_walk_nonlinear(struct vm_area_struct *vma, struct page *page,
+/* Every pte of nonlinear @vma mapping @page (OBJ_NONLINEAR_SCAN; mainline). */
+int rmap_walk_nonlinear(struct vm_area_struct *vma, struct page *page,
 			       rmap_walk_fn fn, void *arg)
 {
 	struct mm_struct *mm = vma->vm_mm;

@@ -19,8 +19,8 @@
 extern const struct rmap_ops rmap_ptechain_ops;	/* rmap_ptechain.c */
 extern const struct rmap_ops rmap_objfile_ops;	/* rmap_objfile.c */
 extern const struct rmap_ops rmap_anonvma_ops;	/* rmap_anonvma.c */
-extern const struct rmap_ops rmap_mainline8_ops;	/* rmap_mainline.c */
-extern const struct rmap_ops rmap_mainline9_ops;	/* rmap_mainline.c */
+extern const struct rmap_ops rmap_mainline8_ops;	/* rmap_mainline8.c */
+extern const struct rmap_ops rmap_mainline9_ops;	/* rmap_mainline9.c */
 
 /*
  * pte_chain blocks: SMP_CACHE_BYTES-aligned, so next_and_idx keeps the
@@ -200,6 +200,22 @@ int try_to_unmap_obj(struct page *page, enum obj_nonlinear nonlinear);
  * Return: 1 when found, 0 when not, -1 when @fn stopped the walk.
  */
 int rmap_walk_linear(struct vm_area_struct *vma, struct page *page, rmap_walk_fn fn, void *arg);
+
+/**
+ * rmap_walk_nonlinear() - the audit's look at one nonlinear vma: every pte
+ * of it that maps @page
+ * @vma: a vma on the file's i_mmap_nonlinear
+ * @page: the page
+ * @fn: called on each pte found, under page_table_lock (may be NULL)
+ * @arg: passed to @fn
+ *
+ * Context: a quiescent point; the file's vma lists held still
+ * (i_shared_sem, or i_mmap_lock for the mainline designs); takes @vma's
+ * page_table_lock.
+ * Return: the number of ptes found, or -1 when @fn stopped the walk.
+ */
+int rmap_walk_nonlinear(struct vm_area_struct *vma, struct page *page, rmap_walk_fn fn,
+			void *arg);
 
 /**
  * rmap_walk_obj() - the audit's walk of a file page

@@ -30,8 +30,8 @@ enum rmap_mode {
 	RMAP_PTECHAIN,
 	RMAP_OBJFILE,
 	RMAP_ANONVMA,
-	RMAP_MAINLINE8,		/* 2.6.8: core/rmap_mainline.c */
-	RMAP_MAINLINE9,		/* 2.6.9: core/rmap_mainline.c */
+	RMAP_MAINLINE8,		/* 2.6.8: core/rmap_mainline8.c */
+	RMAP_MAINLINE9,		/* 2.6.9: core/rmap_mainline9.c */
 	RMAP_NR_MODES,
 };
 

@@ -32,6 +32,7 @@
 #include "lockdep.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "perturb.h"
 #include "pgtable.h"
 #include "spinlock.h"
 
@@ -543,6 +544,61 @@ struct page *lookup_swap_cache(swp_entry_t entry)
 		get_page(page);	/* the cache's reference keeps count > 0 */
 	spin_unlock(&swapper_space.tree_lock);
 	return page;
+}
+
+/**
+ * read_swap_cache_async() - the swap-cache page of @entry, read in from
+ * its slot when no page caches it
+ * @entry: a swap entry the caller saw in use
+ * @fault: do_swap_page() calls: a miss is its yield point (swapoff: none)
+ * @pagep: out, the page, with a reference for the caller
+ *
+ * Mirrors mm/swap_state.c:read_swap_cache_async() of 2.6.9, with the
+ * lookup_swap_cache() that do_swap_page() and try_to_unuse() make first.
+ * The cache's slot count is taken before the page goes in (swap.h's
+ * count rule): swap_duplicate() failing means the slot was freed, so the
+ * entry the caller sampled is stale. A swap-in that cached its page
+ * first wins, and the cache is looked up again.
+ *
+ * Context: may sleep; no spinlock held; takes tree_lock, swap_lock, the
+ * new page's PG_locked (held on return) and lru_lock.
+ * Return: 0 for a page found in the cache (not locked here),
+ * SWAP_CACHE_READ for a page read in here (locked: the caller's
+ * unlock_page() is the read's end), -ENOENT when the slot was freed,
+ * -ENOMEM when no page could be allocated.
+ */
+int read_swap_cache_async(swp_entry_t entry, bool fault, struct page **pagep)
+{
+	struct page *page;
+
+again:
+	page = lookup_swap_cache(entry);
+	if (page) {
+		*pagep = page;
+		return 0;
+	}
+	if (fault)
+		yield_point("do_swap_page:cache_miss");
+	if (!swap_duplicate(entry))
+		return -ENOENT;
+	page = alloc_page(GFP_KERNEL);
+	if (!page) {
+		swap_free(entry);
+		return -ENOMEM;
+	}
+	lock_page(page);
+	SetPageAnon(page);
+	if (add_to_swap_cache(page, entry)) {
+		/* Another swap-in cached its page first: use that one. */
+		swap_free(entry);
+		unlock_page(page);
+		put_page(page);
+		goto again;
+	}
+	swap_readpage(page, entry);
+	lru_cache_add_active(page);
+	*pagep = page;
+	return SWAP_CACHE_READ;
 }
 
 /*

@@ -16,10 +16,10 @@
  *   already holds for the cache. On success that count belongs to the
  *   cache (delete_from_swap_cache() drops it); on -EEXIST it is still the
  *   caller's, to drop with swap_free().
- * - Swap-in (do_swap_page() on a cache miss) therefore calls
- *   swap_duplicate(entry) first (false: the entry is stale, the slot was
- *   freed), then add_to_swap_cache(); on -EEXIST it swap_free()s and looks
- *   the cache up again.
+ * - Swap-in (read_swap_cache_async() on a cache miss, for do_swap_page()
+ *   and swapoff) therefore calls swap_duplicate(entry) first (false: the
+ *   entry is stale, the slot was freed), then add_to_swap_cache(); on
+ *   -EEXIST it swap_free()s and looks the cache up again.
  * - Every swap pte holds one count: try_to_unmap() installing a swap pte
  *   takes it with swap_duplicate(); zapping a swap pte drops it with
  *   free_swap_and_cache() (which also drops an unused swap cache page),
@@ -169,6 +169,20 @@ int add_to_swap_cache(struct page *page, swp_entry_t entry);
  * Context: any; takes tree_lock.
  */
 struct page *lookup_swap_cache(swp_entry_t entry);
+
+/* read_swap_cache_async()'s answer for a page it read in (still locked). */
+#define SWAP_CACHE_READ	1
+
+/**
+ * read_swap_cache_async() - the swap-cache page of @entry, read in from
+ * its slot when no page caches it (do_swap_page() with @fault, swapoff)
+ * Context: may sleep; takes tree_lock, swap_lock, the new page's
+ * PG_locked (held on return), lru_lock.
+ * Return: 0 (found in the cache, not locked here), SWAP_CACHE_READ (read
+ * in here, locked: the caller's unlock_page() ends the read), -ENOENT
+ * (the slot was freed), -ENOMEM; *@pagep holds a reference when >= 0.
+ */
+int read_swap_cache_async(swp_entry_t entry, bool fault, struct page **pagep);
 
 /**
  * delete_from_swap_cache() - remove a locked page from the swap cache

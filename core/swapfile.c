@@ -29,9 +29,10 @@
  *     speed-up).
  * (3) No signal_pending(), no SWAP_MAP_MAX overflow reset, no
  *     writeback waits (the model's I/O is synchronous).
- * (4) The read is synchronous: read_swap_cache_async() unlocks the page
- *     at its end (2.6.9's I/O completion) and try_to_unuse() locks it
- *     again, with no wait_on_page_locked()/writeback() around it.
+ * (4) The read is synchronous: try_to_unuse() unlocks a page that
+ *     read_swap_cache_async() (core/swap.c) read in at once (2.6.9's I/O
+ *     completion) and locks it again, with no wait_on_page_locked()/
+ *     writeback() around it.
  * (5) The first pte given back to a page no pte maps sets its index
  *     (2.6.9's page_add_anon_rmap() did so; the model's do_swap_page()
  *     sets it for the pages it reads, and the first mapping of others).
@@ -69,43 +70,6 @@ static void mmget_mmlist(struct mm_struct *mm)
 {
 	assert_spin_locked(&mmlist_lock);
 	BUG_ON(__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED) == 0);
-}
-
-/*
- * read_swap_cache_async() of 2.6.9 for swapoff: the page caching @entry,
- * read in and added to the swap cache if none does, with a reference.
- * Return: the page, or NULL when the slot was freed meanwhile (no
- * count left: nothing to do) or no page could be allocated.
- */
-static struct page *read_swap_cache_async(swp_entry_t entry)
-{
-	struct page *page;
-
-again:
-	page = lookup_swap_cache(entry);
-	if (page)
-		return page;
-	/* The cache's count first: the count rule in swap.h. */
-	if (!swap_duplicate(entry))
-		return NULL;
-	page = alloc_page(GFP_KERNEL);
-	if (!page) {
-		swap_free(entry);
-		return NULL;
-	}
-	lock_page(page);
-	SetPageAnon(page);
-	if (add_to_swap_cache(page, entry)) {
-		/* A swap-in cached its page first: use that one. */
-		swap_free(entry);
-		unlock_page(page);
-		put_page(page);
-		goto again;
-	}
-	swap_readpage(page, entry);
-	lru_cache_add_active(page);
-	unlock_page(page);		/* the read's end */
-	return page;
 }
 
 /*
@@ -277,15 +241,18 @@ static int try_to_unuse(void)
 
 	while ((i = swap_find_next_used(i)) != 0) {
 		swp_entry_t entry = swp_entry(0, i);
-		struct page *page = read_swap_cache_async(entry);
+		struct page *page;
+		int r = read_swap_cache_async(entry, false, &page);
 
-		if (!page) {
+		if (r < 0) {
 			/* Freed meanwhile: allocation is off, it stays free. */
 			if (!swap_count(entry))
 				continue;
 			err = -ENOMEM;
 			break;
 		}
+		if (r == SWAP_CACHE_READ)
+			unlock_page(page);	/* the read's end (departure (4)) */
 		lock_page(page);
 		/* Cached for this slot while referenced and locked: see above. */
 		if (!PageSwapCache(page) || page->private != entry.val) {

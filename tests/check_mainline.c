@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The mainline designs (core/rmap_mainline.c): the anon_vma prepared at
+ * The mainline designs (core/rmap_mainline{,8,9}.c): the anon_vma prepared at
  * the first anonymous fault and adopted from a mergeable neighbour, fork
  * chains reclaimed and garbage collected, try_to_unmap of a file page
  * visiting only the tree nodes near its offset however many vmas map the
@@ -530,7 +530,7 @@ START_TEST(test_mainline_lock_tree_matches_lockdep)
 	bool seen[LOCK_CLASS_MAX] = { false };
 
 	ck_assert_int_eq(rmap_select(RMAP_MAINLINE8), 0);
-	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline.c", "Lock ordering in this rmap",
+	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline8.c", "Lock ordering in this rmap",
 			    10, seen);
 	ck_assert(seen[LOCK_CLASS_I_MMAP_LOCK]);
 	ck_assert(seen[LOCK_CLASS_PG_MAPLOCK]);
@@ -546,7 +546,7 @@ START_TEST(test_mainline9_lock_tree_matches_lockdep)
 	bool seen[LOCK_CLASS_MAX] = { false };
 
 	ck_assert_int_eq(rmap_select(RMAP_MAINLINE9), 0);
-	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline.c",
+	rt_assert_lock_tree(RT_SOURCE_ROOT "/core/rmap_mainline9.c",
 			    "Lock ordering in 2.6.9's rmap", 10, seen);
 	ck_assert(seen[LOCK_CLASS_I_MMAP_LOCK]);
 	ck_assert(seen[LOCK_CLASS_ANON_VMA_LOCK]);
