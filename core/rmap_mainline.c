@@ -107,7 +107,7 @@ static pthread_once_t anon_vma_once = PTHREAD_ONCE_INIT;
 /* The design running is mainline9 (2.6.9). Read-only while threads run. */
 static inline bool ml9(void)
 {
-	return rmap_mode == RMAP_MAINLINE9;
+	return rmap->no_rmap_lock;
 }
 
 static void anon_vma_ctor(void *obj)
@@ -1452,6 +1452,7 @@ const struct rmap_ops rmap_mainline8_ops = {
 	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
 	.i_mmap_tree = true,
 	.anon_vma_at_fault = true,
+	.pg_maplock = true,
 };
 
 const struct rmap_ops rmap_mainline9_ops = {
@@ -1482,4 +1483,5 @@ const struct rmap_ops rmap_mainline9_ops = {
 	.no_rmap_lock = true,
 	.anon_vma_outside_ptl = true,
 	.lock_order = LOCKDEP_ORDER_2_6_9,
+	.unuse_anon_vmas_only = true,
 };
