@@ -317,12 +317,14 @@ static void check_inject_designs(const struct ci_opts *o)
 {
 	for (int i = 0; i < o->nr_inject; i++) {
 		const struct rt_bug *bug = rt_bug_find(o->inject[i]);
+		char designs[RMAP_MODE_LIST_LEN];
 
 		for (int k = 0; bug && k < o->nr_modes; k++)
-			if (!rt_bug_in_design(bug, rmap_mode_name(o->modes[k])))
+			if (!rt_bug_in_design(bug, o->modes[k]))
 				rt_usage_error("--inject %s cannot fire in design %s: its code is in %s"
 					       " only (--rmaps %s)", bug->name,
-					       rmap_mode_name(o->modes[k]), bug->rmaps, bug->rmaps);
+					       rmap_mode_name(o->modes[k]),
+					       rt_bug_designs(bug, designs, sizeof(designs)), designs);
 	}
 }
 

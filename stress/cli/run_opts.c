@@ -489,10 +489,9 @@ static void bug_defaults(struct run_parse *p)
 {
 	const struct rt_bug *bug = p->bug;
 	struct rt_run_opts *o = p->o;
-	int m = rmap_mode_by_name(bug->rmap);
 
 	p->scenario = bug->scenario;
-	o->cfg.mode = (enum rmap_mode)(m >= 0 ? m : RMAP_PTECHAIN);
+	o->cfg.mode = bug->rmap;
 	o->cfg.sched = (enum rt_sched_kind)rt_sched_by_name(bug->sched);
 	if (p->threads < 0)
 		p->threads = bug->threads;
@@ -641,24 +640,26 @@ static void check_inject(struct run_parse *p)
 			continue;
 		for (int m = 0; m < RMAP_NR_MODES; m++) {
 			const char *design = rmap_mode_name((enum rmap_mode)m);
+			char designs[RMAP_MODE_LIST_LEN];
 
 			if ((p->o->all_modes || (enum rmap_mode)m == cfg->mode) &&
-			    !rt_bug_in_design(bug, design))
+			    !rt_bug_in_design(bug, (enum rmap_mode)m))
 				rt_usage_error("--inject %s cannot fire in design %s (--rmap %s%s): its code"
 					       " is in %s only; 'run --inject %s' alone takes its own"
 					       " configuration", bug->name, design,
 					       p->o->all_modes ? "all" : design,
-					       p->rmap_set ? "" : ", the default", bug->rmaps, bug->name);
+					       p->rmap_set ? "" : ", the default",
+					       rt_bug_designs(bug, designs, sizeof(designs)), bug->name);
 		}
 		/* Once a process: explore parses a run's options per pair. */
 		if (!defaults && !inject_noted && (strcmp(cfg->scenario->name, bug->scenario) ||
 						   p->o->all_modes ||
-						   strcmp(rmap_mode_name(cfg->mode), bug->rmap) ||
+						   cfg->mode != bug->rmap ||
 						   strcmp(rt_sched_name(cfg->sched), bug->sched))) {
 			fprintf(stderr, "rmaptorture: note: --inject %s runs outside its own configuration"
 				" (scenario %s, rmap %s, sched %s), which 'run --inject %s' alone takes:"
-				" it may not fire\n", bug->name, bug->scenario, bug->rmap, bug->sched,
-				bug->name);
+				" it may not fire\n", bug->name, bug->scenario, rmap_mode_name(bug->rmap),
+				bug->sched, bug->name);
 			inject_noted = true;
 		}
 	}
