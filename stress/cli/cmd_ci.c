@@ -263,7 +263,7 @@ static void parse_scenarios(struct ci_opts *o, const char *scenarios)
 	}
 }
 
-/* --rmaps LIST (in the designs' order), else the designs that are built. */
+/* --rmaps LIST (in the designs' order), else every design. */
 static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 {
 	bool on[RMAP_NR_MODES] = { false };
@@ -272,8 +272,7 @@ static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 
 	if (!rmaps) {
 		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (!rmap_select((enum rmap_mode)m))
-				o->modes[o->nr_modes++] = (enum rmap_mode)m;
+			o->modes[o->nr_modes++] = (enum rmap_mode)m;
 		return;
 	}
 	n = split_list("--rmaps", rmaps, buf, sizeof(buf), toks, 64);

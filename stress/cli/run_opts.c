@@ -676,7 +676,7 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->argc = argc;
 	o->argv = argv;
-	o->cfg.mode = RMAP_PTECHAIN;
+	o->cfg.mode = RMAP_DEFAULT;
 	o->cfg.seconds = 5;
 	o->cfg.audit_every = 1;
 	o->cfg.watchdog = RT_WATCHDOG_DEFAULT;
