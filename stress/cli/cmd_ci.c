@@ -84,9 +84,11 @@
 static void ci_usage(FILE *f)
 {
 	fputs("usage: rmaptorture ci --budget SECONDS [OPTIONS]\n"
-	      "\n"
-	      "The merge gate: every scenario x rmap design (ptechain .. mainline9) x\n"
-	      "schedule (free, pct) x build (plain, tsan, asan) is one configuration, run as\n"
+	      "\n", f);
+	fprintf(f, "The merge gate: every scenario x rmap design (%s .. %s) x\n",
+		rmap_mode_name((enum rmap_mode)0),
+		rmap_mode_name((enum rmap_mode)(RMAP_NR_MODES - 1)));
+	fputs("schedule (free, pct) x build (plain, tsan, asan) is one configuration, run as\n"
 	      "one 'rmaptorture run' child of its build within the budget. Every failure\n"
 	      "leaves its artifact and reproduce command in the log; every trylock fallback\n"
 	      "site must fire somewhere in the gate. Exit 0 only if all are clean.\n"
@@ -280,8 +282,7 @@ static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 		int m = rmap_mode_by_name(toks[i]);
 
 		if (m < 0)
-			rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9)",
-				       toks[i]);
+			rt_usage_error("--rmaps: unknown design '%s' (%s)", toks[i], rt_opt_designs(", "));
 		on[m] = true;
 	}
 	for (int m = 0; m < RMAP_NR_MODES; m++)

@@ -174,8 +174,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 	if (!wl_find(o->scenario))
 		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", o->scenario);
 	if (strcmp(o->rmap, "all") && rmap_mode_by_name(o->rmap) < 0)
-		rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)",
-			       o->rmap);
+		rt_usage_error("--rmap: unknown design '%s' (%s, all)", o->rmap, rt_opt_designs(", "));
 	if (o->common.out_dir)
 		rt_opt_out_dir("--out", o->common.out_dir);
 }

@@ -28,10 +28,11 @@ static void run_usage(FILE *f)
 	      "in turn), audit it, and report. Prints the seed first; the same seed and\n"
 	      "options give the same operation streams.\n"
 	      "\n"
-	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n"
-	      "  -r, --rmap MODE         ptechain | objfile | anonvma | mainline8 | mainline9 | all\n"
-	      "                          (default ptechain)\n"
-	      "  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
+	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n", f);
+	fprintf(f, "  -r, --rmap MODE         %s | all\n"
+		"                          (default %s)\n", rt_opt_designs(" | "),
+		rmap_mode_name(RMAP_DEFAULT));
+	fputs("  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
 	      "  -R, --reclaim-threads N kswapd threads, 0..64 (default: the scenario's)\n"
 	      "  -s, --seconds S         run time, 0 < S <= 86400 (default 5)\n"
 	      "  -n, --ops N             stop after N operations (with --seconds: whichever first)\n"
@@ -301,7 +302,7 @@ static void opt_rmap(struct run_parse *p, const char *arg)
 	}
 	m = rmap_mode_by_name(arg);
 	if (m < 0)
-		rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)", arg);
+		rt_usage_error("--rmap: unknown design '%s' (%s, all)", arg, rt_opt_designs(", "));
 	p->o->cfg.mode = (enum rmap_mode)m;
 }
 
