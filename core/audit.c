@@ -119,7 +119,7 @@ static void check_present(struct pte_walk *w, pte_t pte, unsigned long addr)
 	if (!PageAnon(page) && !page->as.mapping)
 		violation(a, AUDIT_NO_MAPPING, "mm %d %#lx maps pfn %lu: file page without mapping",
 			  w->mm->id, addr, pfn);
-	if (PageAnon(page) && rmap_mode == RMAP_ANONVMA && !page->as.anon_vma)
+	if (PageAnon(page) && rmap->anon_names_owner && !page->as.anon_vma)
 		violation(a, AUDIT_NO_MAPPING,
 			  "mm %d %#lx maps anonymous pfn %lu with neither vma nor anon_vma",
 			  w->mm->id, addr, pfn);

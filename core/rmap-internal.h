@@ -13,7 +13,7 @@
 #include "rmap.h"
 
 /*
- * The designs. rmap.c's table rmap_designs[] lists those built; a new
+ * The designs. rmap.c's table rmap_designs[] lists them all; a new
  * design adds its extern here and one line there.
  */
 extern const struct rmap_ops rmap_ptechain_ops;	/* rmap_ptechain.c */

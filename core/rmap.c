@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * What the three rmap designs share: the run-time choice of design (the
- * ops table), the page's rmap lock, unmapping one found pte for reclaim
- * (the body of 2.6.3's try_to_unmap_one() once the pte is in hand), the
- * per-site counters of reclaim's trylock fallbacks, and the rmap memory
- * accounting the design comparison reports.
+ * What the rmap designs share: the table of designs and the run-time
+ * choice of one (its ops table), the page's rmap lock, unmapping one
+ * found pte for reclaim (the body of 2.6.3's try_to_unmap_one() once the
+ * pte is in hand), the per-site counters of reclaim's trylock fallbacks,
+ * and the rmap memory accounting the design comparison reports.
  *
  * Lock order: the tree at the top of core/lockdep.c (and of
  * rmap_ptechain.c). Nothing here takes a lock but rmap_lock() itself and
@@ -14,6 +14,7 @@
 #include "rmap-internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lockdep.h"
@@ -21,9 +22,11 @@
 #include "tlbflush.h"
 
 /*
- * The designs built, by mode. A design that is not built yet has a NULL
- * slot, and rmap_select() refuses it. rmap_objfile.c / rmap_anonvma.c
- * add their line here (and their extern in rmap-internal.h).
+ * The designs, by mode: the one list of them. Everything that names or
+ * counts the designs (rmap_mode_name(), the CLI's --rmap, the tests'
+ * loops, the catalogue's design sets) derives from it. A design adds
+ * its enum value (rmap.h), its extern (rmap-internal.h) and one line
+ * here; its name is its ops table's.
  */
 static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_PTECHAIN] = &rmap_ptechain_ops,
@@ -32,40 +35,50 @@ static const struct rmap_ops *const rmap_designs[RMAP_NR_MODES] = {
 	[RMAP_MAINLINE8] = &rmap_mainline8_ops,
 	[RMAP_MAINLINE9] = &rmap_mainline9_ops,
 };
-
-static const char *const rmap_mode_names[RMAP_NR_MODES] = {
-	[RMAP_PTECHAIN] = "ptechain",
-	[RMAP_OBJFILE] = "objfile",
-	[RMAP_ANONVMA] = "anonvma",
-	[RMAP_MAINLINE8] = "mainline8",
-	[RMAP_MAINLINE9] = "mainline9",
-};
+_Static_assert(RMAP_NR_MODES <= 32, "a set of designs is an unsigned int of RMAP_MODE_BIT()s");
 
 /* Written by rmap_select() before any thread runs; read-only after. */
-const struct rmap_ops *rmap = &rmap_ptechain_ops;
-enum rmap_mode rmap_mode = RMAP_PTECHAIN;
+const struct rmap_ops *rmap = &rmap_ptechain_ops;	/* RMAP_DEFAULT's */
+enum rmap_mode rmap_mode = RMAP_DEFAULT;
+
+/**
+ * rmap_design() - the ops table of @mode, selected or not
+ * @mode: the mode
+ *
+ * Context: any.
+ * Return: the table, or NULL for a mode out of range.
+ */
+const struct rmap_ops *rmap_design(enum rmap_mode mode)
+{
+	if ((unsigned int)mode >= RMAP_NR_MODES)
+		return NULL;
+	return rmap_designs[mode];
+}
 
 /**
  * rmap_select() - make @mode the rmap design of this run
- * @mode: RMAP_PTECHAIN, RMAP_OBJFILE or RMAP_ANONVMA
+ * @mode: one of enum rmap_mode
  *
  * Context: before any thread uses the model (the choice is read without
  * synchronisation afterwards); no page may be mapped, since the designs
  * keep different state in struct page.
- * Return: 0, or -EINVAL for a mode out of range or not built.
+ * Return: 0, or -EINVAL for a mode out of range.
  */
 int rmap_select(enum rmap_mode mode)
 {
-	if ((unsigned int)mode >= RMAP_NR_MODES || !rmap_designs[mode])
+	const struct rmap_ops *ops = rmap_design(mode);
+
+	if (!ops)
 		return -EINVAL;
-	rmap = rmap_designs[mode];
+	rmap = ops;
 	rmap_mode = mode;
 	lockdep_set_order((enum lockdep_order)rmap->lock_order);
 	return 0;
 }
 
 /**
- * rmap_mode_name() - the name of @mode ("ptechain", "objfile", "anonvma")
+ * rmap_mode_name() - the name of @mode ("ptechain", "objfile", ...): its
+ * ops table's
  * @mode: the mode
  *
  * Context: any.
@@ -73,13 +86,13 @@ int rmap_select(enum rmap_mode mode)
  */
 const char *rmap_mode_name(enum rmap_mode mode)
 {
-	if ((unsigned int)mode >= RMAP_NR_MODES)
-		return "?";
-	return rmap_mode_names[mode];
+	const struct rmap_ops *ops = rmap_design(mode);
+
+	return ops ? ops->name : "?";
 }
 
 /**
- * rmap_mode_by_name() - the mode called @name, built or not
+ * rmap_mode_by_name() - the mode called @name
  * @name: as rmap_mode_name() spells it
  *
  * Context: any.
@@ -90,9 +103,34 @@ int rmap_mode_by_name(const char *name)
 	if (!name)
 		return -1;
 	for (int m = 0; m < RMAP_NR_MODES; m++)
-		if (!strcmp(name, rmap_mode_names[m]))
+		if (!strcmp(name, rmap_designs[m]->name))
 			return m;
 	return -1;
+}
+
+/**
+ * rmap_mode_list() - the names of a set of designs, in table order
+ * @modes: RMAP_MODE_BIT()s (RMAP_ALL_MODES: every design)
+ * @sep: what goes between two names (", ", ",")
+ * @buf: receives the list, NUL-terminated (truncated to fit)
+ * @len: its size
+ *
+ * Context: any.
+ * Return: the length of the whole list, as snprintf() counts.
+ */
+int rmap_mode_list(unsigned int modes, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int m = 0; m < RMAP_NR_MODES; m++) {
+		if (!(modes & RMAP_MODE_BIT(m)))
+			continue;
+		n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s%s",
+				      n ? sep : "", rmap_designs[m]->name);
+	}
+	return (int)n;
 }
 
 /**
@@ -106,7 +144,7 @@ void rmap_lock(struct page *page)
 {
 	if (rmap->no_rmap_lock)
 		return;		/* mainline9: 2.6.9 has none */
-	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
+	if (rmap->pg_maplock)
 		page_map_lock(page);
 	else
 		pte_chain_lock(page);
@@ -123,7 +161,7 @@ bool rmap_trylock(struct page *page)
 {
 	if (rmap->no_rmap_lock)
 		return true;
-	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
+	if (rmap->pg_maplock)
 		return page_map_trylock(page);
 	return pte_chain_trylock(page);
 }
@@ -138,7 +176,7 @@ void rmap_unlock(struct page *page)
 {
 	if (rmap->no_rmap_lock)
 		return;
-	if (rmap_mode != RMAP_PTECHAIN && rmap_mode != RMAP_OBJFILE)
+	if (rmap->pg_maplock)
 		page_map_unlock(page);
 	else
 		pte_chain_unlock(page);

@@ -35,6 +35,16 @@ enum rmap_mode {
 	RMAP_NR_MODES,
 };
 
+/* The design of a run, test or benchmark that names none. */
+#define RMAP_DEFAULT	RMAP_PTECHAIN
+
+/* The bit of @mode in a set of designs (unsigned int; bit 0: mode 0). */
+#define RMAP_MODE_BIT(mode)	(1u << (mode))
+/* The set of every design. */
+#define RMAP_ALL_MODES		(RMAP_MODE_BIT(RMAP_NR_MODES) - 1)
+/* Room for rmap_mode_list() of every design (names under 15 bytes, separators of 2). */
+#define RMAP_MODE_LIST_LEN	(RMAP_NR_MODES * 17 + 1)
+
 /* try_to_unmap() results, as in 2.6 */
 #define SWAP_SUCCESS	0
 #define SWAP_AGAIN	1
@@ -192,6 +202,31 @@ struct rmap_ops {
 	 * 2.6.7 on did; 2.6.3 and the seeds had no such test.
 	 */
 	bool gup_pin_test;
+	/*
+	 * The page's rmap lock is PG_maplock (page_map_lock(), seed 002's
+	 * and 2.6.8's), not 2.6.3's PG_chainlock (pte_chain_lock()).
+	 * Designs with @no_rmap_lock take neither.
+	 */
+	bool pg_maplock;
+	/*
+	 * A mapped anonymous page always names its owner in page->as: its
+	 * vma (PG_direct) or its anon_vma, as seed 002 keeps it; the audit
+	 * reports one that names neither.
+	 */
+	bool anon_names_owner;
+	/*
+	 * Seed 001's page_convert_anon() leaves a nonlinearly mapped file
+	 * page PG_anon with as.mapping set: it stays in its file's page
+	 * cache and is written back, dropped and truncated as a file page
+	 * (page_in_file_cache()).
+	 */
+	bool anon_keeps_mapping;
+	/*
+	 * try_to_unuse() looks for a swap entry only in vmas with an
+	 * anon_vma, where anonymous pages can be (2.6.9's unuse_process());
+	 * without it, in every vma of the mm.
+	 */
+	bool unuse_anon_vmas_only;
 };
 
 
@@ -221,26 +256,31 @@ static inline int anon_vma_prepare_fault(struct vm_area_struct *vma)
 	return rmap->anon_vma_at_fault ? rmap->anon_vma_prepare(vma) : 0;
 }
 
-/* Select @mode. Return: 0, or -EINVAL for an unknown or unbuilt mode. */
+/* Select @mode. Return: 0, or -EINVAL for a mode out of range. */
 int rmap_select(enum rmap_mode mode);
+/* The ops table of @mode, selected or not; NULL for a mode out of range. */
+const struct rmap_ops *rmap_design(enum rmap_mode mode);
 const char *rmap_mode_name(enum rmap_mode mode);
 /* The mode called @name, or -1. */
 int rmap_mode_by_name(const char *name);
+/* The names of the designs in @modes (RMAP_MODE_BIT()s), in table order, @sep between. */
+int rmap_mode_list(unsigned int modes, const char *sep, char *buf, size_t len);
 
 /*
  * @page is a file page, not anonymous memory: PG_anon clear, or (objfile)
  * PG_anon set by seed 001's page_convert_anon() on a nonlinearly mapped
  * page that stays in its file's page cache with as.mapping set. Such a
  * page is written back, dropped from the cache and truncated as a file
- * page, never given swap. In anonvma mode as.mapping of a PG_anon page
- * is its anon_vma/vma, so only objfile looks at it.
+ * page, never given swap. In the other designs as.mapping of a PG_anon
+ * page is its anon_vma/vma, so only a design with @anon_keeps_mapping
+ * (objfile) looks at it.
  * Context: page locked, or its rmap lock held (as.mapping is cleared only
  * under the page lock; PG_anon is set under the rmap lock).
  */
 static inline bool page_in_file_cache(const struct page *page)
 {
 	return !PageAnon(page) ||
-	       (rmap_mode == RMAP_OBJFILE && READ_ONCE(page->as.mapping) != NULL);
+	       (rmap->anon_keeps_mapping && READ_ONCE(page->as.mapping) != NULL);
 }
 
 /* Take/drop the page's rmap lock of the selected design (PG_chainlock/PG_maplock). */

@@ -958,4 +958,6 @@ const struct rmap_ops rmap_anonvma_ops = {
 	 */
 	.vma_locks = VMA_LOCK_STACK_PTL,
 	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
+	.pg_maplock = true,
+	.anon_names_owner = true,
 };

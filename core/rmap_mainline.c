@@ -77,7 +77,7 @@ static pthread_once_t anon_vma_once = PTHREAD_ONCE_INIT;
 /* The design running is mainline9 (2.6.9). Read-only while threads run. */
 static inline bool ml9(void)
 {
-	return rmap_mode == RMAP_MAINLINE9;
+	return rmap->no_rmap_lock;
 }
 
 static void anon_vma_ctor(void *obj)

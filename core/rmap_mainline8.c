@@ -407,4 +407,5 @@ const struct rmap_ops rmap_mainline8_ops = {
 	.vma_locks_source = VMA_LOCK_STACK_ANON_VMA,
 	.i_mmap_tree = true,
 	.anon_vma_at_fault = true,
+	.pg_maplock = true,
 };

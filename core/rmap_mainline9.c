@@ -433,4 +433,5 @@ const struct rmap_ops rmap_mainline9_ops = {
 	.no_rmap_lock = true,
 	.anon_vma_outside_ptl = true,
 	.lock_order = LOCKDEP_ORDER_2_6_9,
+	.unuse_anon_vmas_only = true,
 };

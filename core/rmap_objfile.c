@@ -384,4 +384,5 @@ const struct rmap_ops rmap_objfile_ops = {
 	 */
 	.vma_locks = VMA_LOCK_LINK_PTL | VMA_LOCK_STACK_PTL,
 	.vma_locks_source = 0,
+	.anon_keeps_mapping = true,
 };

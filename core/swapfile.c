@@ -147,7 +147,7 @@ static void unuse_process(struct mm_struct *mm, swp_entry_t entry, struct page *
 		 * 2.6.9 looks only where anonymous pages can be: vmas with
 		 * an anon_vma. 2.6.8 and the older designs look everywhere.
 		 */
-		if (rmap_mode == RMAP_MAINLINE9 && !vma->anon_vma)
+		if (rmap->unuse_anon_vmas_only && !vma->anon_vma)
 			continue;
 		if (unuse_vma(vma, entry, page, &chain))
 			break;

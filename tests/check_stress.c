@@ -11,6 +11,7 @@
 #include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
+#include "workload.h"
 
 #if RT_TSAN
 # define STRESS_THREADS "8"
@@ -62,38 +63,23 @@ static void run_scenario(const char *scenario)
 		      strstr(out, "rmaptorture report:"));
 }
 
-#define SCENARIO_TEST(fn, name)		\
-START_TEST(fn)				\
-{					\
-	run_scenario(name);		\
-}					\
+/* One scenario of workloads/' table per iteration: a new scenario is tested without a line here. */
+START_TEST(test_stress_scenario)
+{
+	run_scenario(wl_scenarios[_i]->name);
+}
 END_TEST
-
-SCENARIO_TEST(test_stress_mixed32, "mixed32")
-SCENARIO_TEST(test_stress_sdet32, "sdet32")
-SCENARIO_TEST(test_stress_shm, "shm")
-SCENARIO_TEST(test_stress_forkbomb_cow, "forkbomb-cow")
-SCENARIO_TEST(test_stress_mremap_storm, "mremap-storm")
-SCENARIO_TEST(test_stress_truncate_race, "truncate-race")
-SCENARIO_TEST(test_stress_nonlinear, "nonlinear")
-SCENARIO_TEST(test_stress_reclaim_pressure, "reclaim-pressure")
-SCENARIO_TEST(test_stress_many_vmas, "many-vmas")
 
 int main(void)
 {
 	Suite *s = suite_create("stress");
 	TCase *tc = tcase_create("scenarios");
+	int nr = 0;
 
+	while (wl_scenarios[nr])
+		nr++;
 	tcase_set_timeout(tc, 180);
-	tcase_add_test(tc, test_stress_mixed32);
-	tcase_add_test(tc, test_stress_sdet32);
-	tcase_add_test(tc, test_stress_shm);
-	tcase_add_test(tc, test_stress_forkbomb_cow);
-	tcase_add_test(tc, test_stress_mremap_storm);
-	tcase_add_test(tc, test_stress_truncate_race);
-	tcase_add_test(tc, test_stress_nonlinear);
-	tcase_add_test(tc, test_stress_reclaim_pressure);
-	tcase_add_test(tc, test_stress_many_vmas);
+	tcase_add_loop_test(tc, test_stress_scenario, 0, nr);
 	suite_add_tcase(s, tc);
 	return rt_check_main(s);
 }

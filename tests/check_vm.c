@@ -3,8 +3,8 @@
  * The VM model: each operation alone with its edge cases, a seeded
  * property test auditing after every step, and multithreaded runs of
  * faults, forks, exits, mremaps, truncates and reclaim on shared files,
- * audited and torn down. Every test runs in each rmap design that is
- * built (rmap_select() refuses the others).
+ * audited and torn down. Every test runs in each rmap design of core's
+ * table.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -854,8 +854,7 @@ START_TEST(test_vm_threads_everything_at_once)
 		struct mm_struct *mms[MT_SLOTS];
 		int n = 0;
 
-		if (!rt_vm_setup(&vm_large, mode))
-			continue;
+		rt_vm_setup(&vm_large, mode);
 		memset(&m, 0, sizeof(m));
 		RT_PTHREAD(pthread_mutex_init(&m.slot_lock, NULL));
 		m.files[0] = file_create("shared0", 16, 16);
@@ -1317,8 +1316,7 @@ START_TEST(test_vm_stores_racing_zap_reclaim_cow)
 		unsigned long flushes = tlb_flush_count();
 		unsigned long waits = tlb_flush_wait_count();
 
-		if (!rt_vm_setup(&vm_small, mode))
-			continue;
+		rt_vm_setup(&vm_small, mode);
 		/*
 		 * Every run is clean, and the races happened: every round
 		 * unmapped, flushed and freed, and flushes met CPUs inside an
@@ -1342,8 +1340,7 @@ START_TEST(test_vm_stores_racing_a_skipped_flush_are_caught)
 	uint64_t saved = inject_mask;
 	int reports = 0;
 
-	if (!rt_vm_setup(&vm_small, RMAP_PTECHAIN))
-		return;
+	rt_vm_setup(&vm_small, RMAP_PTECHAIN);
 	inject_mask = saved | (1ULL << INJECT_TLB_FLUSH_SKIP);
 	/* A few tries: the race is real, not scripted. */
 	for (int i = 0; i < 10 && !reports; i++)
@@ -1366,7 +1363,7 @@ START_TEST(test_vm_bug_probe)
 {
 	struct mm_struct *mm;
 
-	ck_assert(rt_vm_setup(&vm, RMAP_PTECHAIN));
+	rt_vm_setup(&vm, RMAP_PTECHAIN);
 	mm = mm_alloc();
 	spin_lock(&mm->page_table_lock);
 	BUG_ON(mm->rss == 0);

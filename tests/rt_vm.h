@@ -52,10 +52,10 @@ struct rt_vm_suite {
  * @s: the suite's fixture (kept until rt_vm_teardown())
  * @design: the rmap design, in place of @s->fx.design
  *
- * ck_asserts that memory and swap were set up.
- * Return: false, with nothing set up, when @design is not built.
+ * ck_asserts that the design was selected and memory and swap were set
+ * up: a design missing from core's table fails the test.
  */
-bool rt_vm_setup(const struct rt_vm_suite *s, enum rmap_mode design);
+void rt_vm_setup(const struct rt_vm_suite *s, enum rmap_mode design);
 
 /* Tear down what rt_vm_setup() set up, with the checks it was given. */
 void rt_vm_teardown(void);
@@ -67,15 +67,17 @@ static inline bool rt_vm_any_design(enum rmap_mode design)
 }
 
 /*
- * The statements run once in each design of the rmap ops table that is
- * built and that @want (a predicate on the design) accepts, each time on
- * a model set up fresh by rt_vm_setup(@s, design) and torn down after;
- * rmap_mode is the design.
+ * The statements run once in each design of core's table that @want (a
+ * predicate on the design) accepts, each time on a model set up fresh by
+ * rt_vm_setup(@s, design) and torn down after; rmap_mode is the design.
  */
 #define RT_VM_EACH_DESIGN_IF(s, want, ...) do {				\
 	RT_VM_FOR_EACH_DESIGN(rt_vm_design_) {				\
-		if (!(want)(rt_vm_design_) || !rt_vm_setup((s), rt_vm_design_)) \
+		ck_assert_msg(rmap_design(rt_vm_design_),		\
+			      "mode %d: no design in core's table", rt_vm_design_); \
+		if (!(want)(rt_vm_design_))				\
 			continue;					\
+		rt_vm_setup((s), rt_vm_design_);			\
 		__VA_ARGS__;						\
 		rt_vm_teardown();					\
 	}								\

@@ -30,7 +30,7 @@ int rt_vm_up(const struct rt_vm_fixture *fx)
 out_mem:
 	mem_exit();
 out_design:
-	rmap_select(RMAP_PTECHAIN);
+	rmap_select(RMAP_DEFAULT);
 	return r;
 }
 
@@ -48,7 +48,7 @@ unsigned long rt_vm_down(const struct rt_vm_fixture *fx)
 	zone_set_low_hook(&contig_zone, NULL, NULL);
 	swap_exit();
 	mem_exit();
-	rmap_select(RMAP_PTECHAIN);
+	rmap_select(RMAP_DEFAULT);
 	return leaks;
 }
 

@@ -8,10 +8,9 @@
  * public headers only, shared by tests/ (tests/rt_vm.h adds Check's
  * assertions on top) and the microbenchmarks (stress/bench/).
  *
- * Designs are a parameter: a suite loops over every design in the rmap
- * ops table with RT_VM_FOR_EACH_DESIGN() and skips those rt_vm_up()
- * refuses (not built), so a design added to the table is tested by every
- * suite that loops.
+ * Designs are a parameter: a suite loops over every design in core's
+ * table (core/rmap.c) with RT_VM_FOR_EACH_DESIGN(), so a design added to
+ * the table is tested by every suite that loops.
  */
 #ifndef RT_WORKLOADS_VM_FIXTURE_H
 #define RT_WORKLOADS_VM_FIXTURE_H
@@ -39,7 +38,7 @@ struct rt_vm_fixture {
 	bool drain;
 };
 
-/* Every design of the rmap ops table, built or not (rt_vm_up() says which). */
+/* Every design of core's table, in its order. */
 #define RT_VM_FOR_EACH_DESIGN(d)					\
 	for (enum rmap_mode d = (enum rmap_mode)0; d < RMAP_NR_MODES;	\
 	     d = (enum rmap_mode)(d + 1))
@@ -50,7 +49,7 @@ struct rt_vm_fixture {
  *
  * Resets the reclaim, trylock-fallback and rmap-bytes statistics.
  * Context: no model is set up; no thread uses the model.
- * Return: 0; -EINVAL when @fx->design is not built; mem_init()'s or
+ * Return: 0; -EINVAL when @fx->design is out of range; mem_init()'s or
  * swap_init()'s error. Nothing is left set up on an error.
  */
 int rt_vm_up(const struct rt_vm_fixture *fx);
@@ -64,8 +63,8 @@ int rt_vm_up(const struct rt_vm_fixture *fx);
  * free_swap_and_cache() only tries the lock, and leaves them to a later
  * reclaim). Then waits for RCU callbacks and, with @fx->drain, runs
  * vm_teardown_check(): each leak is an audit report. Then the swap area (if any) and the memory go,
- * with the zone's low-memory hook, and the default design (ptechain) is
- * current again.
+ * with the zone's low-memory hook, and the default design (RMAP_DEFAULT)
+ * is current again.
  * Context: the caller is an attached task when @fx->drain; no other
  * thread uses the model.
  * Return: the leaks vm_teardown_check() found (0 without @fx->drain).

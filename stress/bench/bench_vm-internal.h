@@ -51,7 +51,7 @@ struct vm_results {
 
 /* The tables (bench_vm_print.c). */
 void vm_print_tables(const struct vm_results *res, FILE *out);
-/* designs, @skipped (taken), modes and the sizes into @rec (bench_vm_print.c). */
-void vm_record(const struct vm_results *res, bool quick, json_t *skipped, json_t *rec);
+/* designs, skipped (none), modes and the sizes into @rec (bench_vm_print.c). */
+void vm_record(const struct vm_results *res, bool quick, json_t *rec);
 
 #endif /* RT_STRESS_BENCH_BENCH_VM_INTERNAL_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * `rmaptorture bench vm`: what each rmap design costs the rest of the VM,
- * in one run, every design that rmap_select() accepts, interleaved (for
- * repeat k: design A, B, C in turn, each on a freshly set up model,
+ * in one run, every design of core's table, interleaved (for repeat k:
+ * design A, B, C in turn, each on a freshly set up model,
  * workloads/vm_fixture.h) so that the ratios come from the same run.
  * Lockdep off, statistics on.
  *
@@ -388,20 +388,14 @@ unsigned long rt_bench_vm_min_pages(const struct rt_bench_vm_cfg *cfg)
 	return 4 * cfg->fork_large;
 }
 
-/* The designs rmap_select() accepts into @res; the others into @skipped. */
-static void select_designs(struct vm_results *res, FILE *out, json_t *skipped)
+/* Every design of the table into @res, in its order. */
+static void select_designs(struct vm_results *res, FILE *out)
 {
 	fprintf(out, "designs:");
 	for (int m = 0; m < RMAP_NR_MODES; m++) {
-		if (rmap_select((enum rmap_mode)m)) {
-			fprintf(out, " %s (skipped: not built)", rmap_mode_name((enum rmap_mode)m));
-			json_array_append_new(skipped, json_string(rmap_mode_name((enum rmap_mode)m)));
-			continue;
-		}
 		fprintf(out, " %s", rmap_mode_name((enum rmap_mode)m));
 		res->modes[res->nd++] = (enum rmap_mode)m;
 	}
-	rmap_select(RMAP_PTECHAIN);
 }
 
 /* What rt_now_s() adds to each timed try_to_unmap(), in ns. */
@@ -480,7 +474,6 @@ bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE
 		 json_t *rec)
 {
 	struct vm_results res = { .cfg = cfg, .rows = rows, .repeat = repeat };
-	json_t *skipped = json_array();
 	double t_start;
 
 	rows[R_ANON_FAULT].param = (long)cfg->fault_pages;
@@ -492,13 +485,11 @@ bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE
 
 	fprintf(out, "rmaptorture bench vm: %s, %d cores (%s)\n", rt_version(),
 		rt_machine_cores(), rt_machine_model());
-	select_designs(&res, out, skipped);
+	select_designs(&res, out);
 	fprintf(out, "\n%lu pages of memory, %lu swap slots, %d repeats interleaved, %.3f s samples,"
 		" 1 thread, lockdep off, statistics on\n"
 		"(each sample on a fresh mem_init/swap_init/rmap_select; design order reversed on odd repeats)\n",
 		cfg->pages, cfg->slots, repeat, cfg->sample_s);
-	if (!res.nd)
-		rt_die("no rmap design is built");
 	res.timer_ns = timer_overhead_ns();
 	measure_all_bytes(&res);
 	measure_rows(&res);
@@ -506,6 +497,6 @@ bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE
 	res.alloc_fail = env_alloc_fail;
 	vm_print_tables(&res, out);
 	fprintf(out, "\n%d cores; %.1f s in all\n", rt_machine_cores(), rt_now_s() - t_start);
-	vm_record(&res, quick, skipped, rec);
+	vm_record(&res, quick, rec);
 	return !env_reclaim_scanned && !env_alloc_fail;
 }

@@ -84,9 +84,11 @@
 static void ci_usage(FILE *f)
 {
 	fputs("usage: rmaptorture ci --budget SECONDS [OPTIONS]\n"
-	      "\n"
-	      "The merge gate: every scenario x rmap design (ptechain .. mainline9) x\n"
-	      "schedule (free, pct) x build (plain, tsan, asan) is one configuration, run as\n"
+	      "\n", f);
+	fprintf(f, "The merge gate: every scenario x rmap design (%s .. %s) x\n",
+		rmap_mode_name((enum rmap_mode)0),
+		rmap_mode_name((enum rmap_mode)(RMAP_NR_MODES - 1)));
+	fputs("schedule (free, pct) x build (plain, tsan, asan) is one configuration, run as\n"
 	      "one 'rmaptorture run' child of its build within the budget. Every failure\n"
 	      "leaves its artifact and reproduce command in the log; every trylock fallback\n"
 	      "site must fire somewhere in the gate. Exit 0 only if all are clean.\n"
@@ -263,7 +265,7 @@ static void parse_scenarios(struct ci_opts *o, const char *scenarios)
 	}
 }
 
-/* --rmaps LIST (in the designs' order), else the designs that are built. */
+/* --rmaps LIST (in the designs' order), else every design. */
 static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 {
 	bool on[RMAP_NR_MODES] = { false };
@@ -272,8 +274,7 @@ static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 
 	if (!rmaps) {
 		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (!rmap_select((enum rmap_mode)m))
-				o->modes[o->nr_modes++] = (enum rmap_mode)m;
+			o->modes[o->nr_modes++] = (enum rmap_mode)m;
 		return;
 	}
 	n = split_list("--rmaps", rmaps, buf, sizeof(buf), toks, 64);
@@ -281,8 +282,7 @@ static void parse_rmaps(struct ci_opts *o, const char *rmaps)
 		int m = rmap_mode_by_name(toks[i]);
 
 		if (m < 0)
-			rt_usage_error("--rmaps: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9)",
-				       toks[i]);
+			rt_usage_error("--rmaps: unknown design '%s' (%s)", toks[i], rt_opt_designs(", "));
 		on[m] = true;
 	}
 	for (int m = 0; m < RMAP_NR_MODES; m++)
@@ -317,12 +317,14 @@ static void check_inject_designs(const struct ci_opts *o)
 {
 	for (int i = 0; i < o->nr_inject; i++) {
 		const struct rt_bug *bug = rt_bug_find(o->inject[i]);
+		char designs[RMAP_MODE_LIST_LEN];
 
 		for (int k = 0; bug && k < o->nr_modes; k++)
-			if (!rt_bug_in_design(bug, rmap_mode_name(o->modes[k])))
+			if (!rt_bug_in_design(bug, o->modes[k]))
 				rt_usage_error("--inject %s cannot fire in design %s: its code is in %s"
 					       " only (--rmaps %s)", bug->name,
-					       rmap_mode_name(o->modes[k]), bug->rmaps, bug->rmaps);
+					       rmap_mode_name(o->modes[k]),
+					       rt_bug_designs(bug, designs, sizeof(designs)), designs);
 	}
 }
 

@@ -134,7 +134,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 	memset(o, 0, sizeof(*o));
 	rt_common_opts_init(&o->common, "explore", explore_usage, 7 * 86400);
 	o->scenario = "mixed32";
-	o->rmap = "ptechain";
+	o->rmap = rmap_mode_name(RMAP_DEFAULT);
 	o->seed = "1";
 	o->k = 2;
 	o->progress = isatty(STDERR_FILENO);
@@ -175,8 +175,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 	if (!wl_find(o->scenario))
 		rt_usage_error("--scenario: unknown scenario '%s' (see 'rmaptorture list')", o->scenario);
 	if (strcmp(o->rmap, "all") && rmap_mode_by_name(o->rmap) < 0)
-		rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)",
-			       o->rmap);
+		rt_usage_error("--rmap: unknown design '%s' (%s, all)", o->rmap, rt_opt_designs(", "));
 	if (o->common.out_dir)
 		rt_opt_out_dir("--out", o->common.out_dir);
 }
@@ -598,12 +597,9 @@ int cmd_explore(int argc, char **argv)
 	out = o.json ? stderr : stdout;
 	if (!strcmp(o.rmap, "all")) {
 		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (!rmap_select((enum rmap_mode)m))
-				modes[nr_modes++] = (enum rmap_mode)m;
+			modes[nr_modes++] = (enum rmap_mode)m;
 	} else {
 		modes[nr_modes++] = (enum rmap_mode)rmap_mode_by_name(o.rmap);
-		if (rmap_select(modes[0]))
-			rt_usage_error("--rmap: design '%s' is not built yet", o.rmap);
 	}
 	nr_pairs = plan_pairs(&o, pairs, &nr_kswapd);
 	prs = rt_calloc((size_t)nr_pairs, sizeof(*prs));

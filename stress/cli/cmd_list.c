@@ -32,8 +32,7 @@ int cmd_list(int argc, char **argv)
 		       wl_scenarios[i]->default_reclaim_threads, wl_scenarios[i]->summary);
 	printf("\nrmap designs:");
 	for (int m = 0; m < RMAP_NR_MODES; m++)
-		printf(" %s%s", rmap_mode_name((enum rmap_mode)m),
-		       rmap_select((enum rmap_mode)m) ? " (not built)" : "");
+		printf(" %s", rmap_mode_name((enum rmap_mode)m));
 	putchar('\n');
 	return RT_EXIT_OK;
 }

@@ -208,7 +208,7 @@ static void row_json(json_t *rows, const struct matrix_row *r)
 		"{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:s, s:f, s:b, s:s, s:s}",
 		"bug", r->bug->name,
 		"scenario", r->bug->scenario,
-		"rmap", r->bug->rmap,
+		"rmap", rmap_mode_name(r->bug->rmap),
 		"sched", r->bug->sched,
 		"build", r->bug->build,
 		"detector", r->bug->detector,
@@ -240,7 +240,8 @@ static void print_table(FILE *f, const struct matrix_row *rows, int nr)
 		if (!r->ran)
 			continue;
 		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s | %s | ", r->bug->name,
-			r->bug->scenario, r->bug->rmap, r->bug->sched, r->bug->build,
+			r->bug->scenario, rmap_mode_name(r->bug->rmap), r->bug->sched,
+			r->bug->build,
 			r->bug->detector, r->detected ? "yes" : "**no**",
 			r->fired[0] ? r->fired : "-");
 		if (r->detected)
@@ -278,7 +279,8 @@ static int run_row(const struct matrix_opts *o, struct matrix_row *r, int b)
 
 	if (!o->common.quiet)
 		fprintf(stderr, "matrix: %s (%s/%s/%s, %s build)...\n", r->bug->name,
-			r->bug->scenario, r->bug->rmap, r->bug->sched, r->bug->build);
+			r->bug->scenario, rmap_mode_name(r->bug->rmap), r->bug->sched,
+			r->bug->build);
 	rc = run_one(o, r, true, b, &res);
 	if (rc == RT_CHILD_INTERRUPTED)
 		return ROW_INTERRUPTED;

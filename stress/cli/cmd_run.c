@@ -353,12 +353,9 @@ int cmd_run(int argc, char **argv)
 	out = o.json ? stderr : stdout;
 	if (o.all_modes) {
 		for (int m = 0; m < RMAP_NR_MODES; m++)
-			if (!rmap_select((enum rmap_mode)m))
-				modes[nr_modes++] = (enum rmap_mode)m;
+			modes[nr_modes++] = (enum rmap_mode)m;
 		all = json_array();
 	} else {
-		if (rmap_select(o.cfg.mode))
-			rt_usage_error("--rmap: design '%s' is not built yet", rmap_mode_name(o.cfg.mode));
 		modes[nr_modes++] = o.cfg.mode;
 	}
 	if (o.out_dir)

@@ -46,10 +46,10 @@ static void usage(FILE *f)
 	      "page scanned by reclaim, and per 1,000 operations). Above the machine's core\n"
 	      "count, speedup measures oversubscription, not scaling: every output says so.\n"
 	      "\n"
-	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n"
-	      "  -r, --rmap MODE     ptechain, objfile, anonvma, mainline8, mainline9 or all\n"
-	      "                      (default all)\n"
-	      "  -k, --repeat K      runs per point, 1..64 (default 5)\n"
+	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n", f);
+	fprintf(f, "  -r, --rmap MODE     %s or all\n"
+		"                      (default all)\n", rt_opt_designs(", "));
+	fputs("  -k, --repeat K      runs per point, 1..64 (default 5)\n"
 	      "  -s, --seconds S     length of each run (default 1)\n"
 	      "      --seed X        seed of repeat 0; repeat k uses X + k (default 1)\n"
 	      "  -o, --out DIR       write scale.json, scale.csv, scale.md and the plots\n"

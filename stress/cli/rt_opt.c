@@ -167,9 +167,17 @@ int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
 		if (!strcmp(arg, "all") || !strcmp(arg, rmap_mode_name((enum rmap_mode)i)))
 			modes[n++] = rmap_mode_name((enum rmap_mode)i);
 	if (!n)
-		rt_usage_error("%s: unknown rmap design '%s' (ptechain, objfile, anonvma, mainline8, "
-			       "mainline9 or all)", opt, arg);
+		rt_usage_error("%s: unknown rmap design '%s' (%s or all)", opt, arg,
+			       rt_opt_designs(", "));
 	return n;
+}
+
+const char *rt_opt_designs(const char *sep)
+{
+	static char list[RMAP_MODE_LIST_LEN];
+
+	rmap_mode_list(RMAP_ALL_MODES, sep, list, sizeof(list));
+	return list;
 }
 
 uint64_t rt_seed_from_clock(void)

@@ -52,6 +52,13 @@ int rt_opt_int_list(const char *opt, const char *arg, long long min, long long m
 int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max);
 
 /*
+ * Every design's name in core's table order, @sep between, for a usage
+ * text or error. Context: the CLI's main thread (one static buffer: the
+ * next call overwrites it). Return: the list.
+ */
+const char *rt_opt_designs(const char *sep);
+
+/*
  * The options the commands share: --out DIR, --budget S, --build-if-missing,
  * --no-build, --quiet, --help. A command's getopt_long table gives them
  * these values (the short forms -o, -b, -q, -h where it has them) and its

@@ -29,10 +29,11 @@ static void run_usage(FILE *f)
 	      "in turn), audit it, and report. Prints the seed first; the same seed and\n"
 	      "options give the same operation streams.\n"
 	      "\n"
-	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n"
-	      "  -r, --rmap MODE         ptechain | objfile | anonvma | mainline8 | mainline9 | all\n"
-	      "                          (default ptechain)\n"
-	      "  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
+	      "  -S, --scenario NAME     scenario (default mixed32; see 'rmaptorture list')\n", f);
+	fprintf(f, "  -r, --rmap MODE         %s | all\n"
+		"                          (default %s)\n", rt_opt_designs(" | "),
+		rmap_mode_name(RMAP_DEFAULT));
+	fputs("  -t, --threads N         worker threads, 1..1024 (default: the scenario's)\n"
 	      "  -R, --reclaim-threads N kswapd threads, 0..64 (default: the scenario's)\n"
 	      "  -s, --seconds S         run time, 0 < S <= 86400 (default 5)\n"
 	      "  -n, --ops N             stop after N operations (with --seconds: whichever first)\n"
@@ -302,7 +303,7 @@ static void opt_rmap(struct run_parse *p, const char *arg)
 	}
 	m = rmap_mode_by_name(arg);
 	if (m < 0)
-		rt_usage_error("--rmap: unknown design '%s' (ptechain, objfile, anonvma, mainline8, mainline9, all)", arg);
+		rt_usage_error("--rmap: unknown design '%s' (%s, all)", arg, rt_opt_designs(", "));
 	p->o->cfg.mode = (enum rmap_mode)m;
 }
 
@@ -490,10 +491,9 @@ static void bug_defaults(struct run_parse *p)
 {
 	const struct rt_bug *bug = p->bug;
 	struct rt_run_opts *o = p->o;
-	int m = rmap_mode_by_name(bug->rmap);
 
 	p->scenario = bug->scenario;
-	o->cfg.mode = (enum rmap_mode)(m >= 0 ? m : RMAP_PTECHAIN);
+	o->cfg.mode = bug->rmap;
 	o->cfg.sched = (enum rt_sched_kind)rt_sched_by_name(bug->sched);
 	if (p->threads < 0)
 		p->threads = bug->threads;
@@ -642,24 +642,26 @@ static void check_inject(struct run_parse *p)
 			continue;
 		for (int m = 0; m < RMAP_NR_MODES; m++) {
 			const char *design = rmap_mode_name((enum rmap_mode)m);
+			char designs[RMAP_MODE_LIST_LEN];
 
 			if ((p->o->all_modes || (enum rmap_mode)m == cfg->mode) &&
-			    !rt_bug_in_design(bug, design))
+			    !rt_bug_in_design(bug, (enum rmap_mode)m))
 				rt_usage_error("--inject %s cannot fire in design %s (--rmap %s%s): its code"
 					       " is in %s only; 'run --inject %s' alone takes its own"
 					       " configuration", bug->name, design,
 					       p->o->all_modes ? "all" : design,
-					       p->rmap_set ? "" : ", the default", bug->rmaps, bug->name);
+					       p->rmap_set ? "" : ", the default",
+					       rt_bug_designs(bug, designs, sizeof(designs)), bug->name);
 		}
 		/* Once a process: explore parses a run's options per pair. */
 		if (!defaults && !inject_noted && (strcmp(cfg->scenario->name, bug->scenario) ||
 						   p->o->all_modes ||
-						   strcmp(rmap_mode_name(cfg->mode), bug->rmap) ||
+						   cfg->mode != bug->rmap ||
 						   strcmp(rt_sched_name(cfg->sched), bug->sched))) {
 			fprintf(stderr, "rmaptorture: note: --inject %s runs outside its own configuration"
 				" (scenario %s, rmap %s, sched %s), which 'run --inject %s' alone takes:"
-				" it may not fire\n", bug->name, bug->scenario, bug->rmap, bug->sched,
-				bug->name);
+				" it may not fire\n", bug->name, bug->scenario, rmap_mode_name(bug->rmap),
+				bug->sched, bug->name);
 			inject_noted = true;
 		}
 	}
@@ -676,7 +678,7 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->argc = argc;
 	o->argv = argv;
-	o->cfg.mode = RMAP_PTECHAIN;
+	o->cfg.mode = RMAP_DEFAULT;
 	o->cfg.seconds = 5;
 	o->cfg.audit_every = 1;
 	o->cfg.watchdog = RT_WATCHDOG_DEFAULT;
