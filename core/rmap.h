@@ -168,7 +168,7 @@ struct rmap_ops {
 	 * the model takes them, @vma_locks_source as the design's source
 	 * did. A bit set only in @vma_locks is a lock the source lacked and
 	 * a reader of this design needs: restoring the source is a seeded
-	 * bug (vma_lock_taken() in core/mmap.c; README "Locks by design").
+	 * bug (vma_lock_taken() in core/mmap.c; docs/model.md "Locks by design").
 	 */
 	unsigned int vma_locks;
 	unsigned int vma_locks_source;

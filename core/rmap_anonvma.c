@@ -43,7 +43,7 @@
  * after it goes back to libc, and it may be a new anon_vma by then.
  * Every pte found is re-checked for this page's pfn as well.
  *
- * Deviations from the RFC (the README lists them too):
+ * Deviations from the RFC (docs/model.md lists them too):
  *
  * (1) The RFC walks the anon_vma list in try_to_unmap_anon() without
  *     anon_vma->lock (it takes only PG_maplock, which does not stop
@@ -65,7 +65,7 @@
  *     (expand_stack, vma_adjust, split_vma: vma_lock_anon_vma()).
  *     split_vma links the new vma before it shrinks the old one, so a
  *     walker never finds the moved range covered by neither.
- * (7) Locks of the vma code (rmap_ops.vma_locks; README "Locks by
+ * (7) Locks of the vma code (rmap_ops.vma_locks; docs/model.md "Locks by
  *     design"). As seed 001, under which the RFC sits, vma_link() and
  *     vma_adjust() take no page_table_lock (no reader of this design
  *     walks the vma list under it). expand_stack() does take it,

@@ -26,7 +26,7 @@
  *                cluster at a time (try_to_unmap_nonlinear()), unmapping
  *                whatever pages it meets there.
  *
- * Where the model departs from both (README "The five designs"):
+ * Where the model departs from both (docs/model.md "The five designs"):
  * (1) PG_anon stays set on an unmapped anonymous page (2.6.8 cleared it
  *     with page->mapping): the model's swap cache and reclaim tell
  *     anonymous pages by PG_anon; 2.6.8's page->as.anon_vma is cleared.

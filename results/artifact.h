@@ -3,7 +3,7 @@
  * Failure artifacts: one JSON file per distinct failure signature in an
  * output directory (a repeat bumps its "count"), loaded back and checked
  * field by field by `replay` and `minimize`. The fields are listed in
- * README "Reproducing a failure".
+ * docs/usage.md "Reproducing a failure".
  */
 #ifndef RT_RESULTS_ARTIFACT_H
 #define RT_RESULTS_ARTIFACT_H
@@ -40,7 +40,7 @@ extern const char *const rt_failure_kinds[];
  * @err, @errlen: receives one line, "artifact NAME: field 'F' must ...",
  *	naming the first bad field (no newline)
  *
- * Checks the fields of README "Reproducing a failure" (the schema of
+ * Checks the fields of docs/usage.md "Reproducing a failure" (the schema of
  * rt_artifact_save()'s callers): presence, type, range and the known
  * values of each required field, "pct_depth" when "sched" is "pct", and
  * the shape of the optional "sites", "held", "stack" and "flight". Fields

@@ -14,7 +14,7 @@
  * line per configuration, a summary, and optionally JUnit XML and a JSON
  * record.
  *
- * The budget rule (README "Gating merges"):
+ * The budget rule (docs/usage.md "Gating merges"):
  *  - The usable budget (the budget less a reserve of 1 s, or 5% below
  *    20 s) is split between the builds: plain 50%, tsan 30%, asan 20%
  *    (renormalised over the builds asked for). A build whose share cannot

@@ -59,7 +59,7 @@ static void usage(FILE *f)
 	      "  -h, --help          this text\n"
 	      "Every other option is passed to each `run` (e.g. --scenario shm --reclaim-threads 2);\n"
 	      "--json and --rmap all inside run are the harness's own business and refused.\n"
-	      "With --sched vtime the runs are in virtual time (README, \"Virtual time\"): threads\n"
+	      "With --sched vtime the runs are in virtual time (docs/usage.md, \"Virtual time\"): threads\n"
 	      "are virtual CPUs, --seconds virtual (default 0.01), ops/s virtual, and each point\n"
 	      "also names the lock class its CPUs waited for most and the real time it took.\n"
 	      "Exit status: 0, 1 when a run found a failure (its directory is kept under\n"

@@ -63,7 +63,7 @@ static void run_usage(FILE *f)
 	      "                          (default 20000)\n"
 	      "      --sched vtime       one thread at a time in virtual time: every CPU has a\n"
 	      "                          clock, the earliest runs; --seconds are virtual\n"
-	      "                          (default 0.01); reports virtual ops/s (README)\n"
+	      "                          (default 0.01); reports virtual ops/s (docs/usage.md)\n"
 	      "      --vtime-cost KIND   vtime: model (calibrated table, deterministic; default)\n"
 	      "                          | measured (thread CPU time between points)\n"
 	      "      --vtime-calibrate F measured: append the segment costs to F\n"
