@@ -61,7 +61,6 @@ const char *const rt_failure_kinds[] = {
 	"tsan", "asan", "ubsan", "lsan", NULL,
 };
 
-static const char *const rmap_names[] = { "ptechain", "objfile", "anonvma", "mainline8", "mainline9", NULL };
 static const char *const sched_names[] = { "free", "random", "pct", "cover", "vtime", "explore", NULL };
 static const char *const build_names[] = { "plain", "tsan", "asan", NULL };
 
@@ -300,7 +299,8 @@ static int check_flight(const struct check *c)
 	return 0;
 }
 
-int rt_artifact_check(const json_t *art, const char *name, char *err, size_t errlen)
+int rt_artifact_check(const json_t *art, const char *name, const char *const designs[],
+		      char *err, size_t errlen)
 {
 	const struct check ck = { art, name, err, errlen }, *c = &ck;
 	const json_t *v;
@@ -324,7 +324,7 @@ int rt_artifact_check(const json_t *art, const char *name, char *err, size_t err
 		return rc;
 	if ((rc = check_string(c, "task", false)) ||
 	    (rc = check_string(c, "scenario", true)) ||
-	    (rc = check_enum(c, "rmap", rmap_names)) ||
+	    (rc = check_enum(c, "rmap", designs)) ||
 	    (rc = check_int(c, "threads", 1, INT32_MAX)) ||
 	    (rc = check_int(c, "reclaim_threads", 0, INT32_MAX)) ||
 	    (rc = check_seed(c)) ||
@@ -368,7 +368,8 @@ int rt_artifact_check(const json_t *art, const char *name, char *err, size_t err
 	return check_flight(c);
 }
 
-json_t *rt_artifact_load(const char *path, char *err, size_t errlen)
+json_t *rt_artifact_load(const char *path, const char *const designs[], char *err,
+			 size_t errlen)
 {
 	json_error_t jerr;
 	struct stat st;
@@ -391,7 +392,7 @@ json_t *rt_artifact_load(const char *path, char *err, size_t errlen)
 				 path, jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
-	if (rt_artifact_check(art, path, err, errlen)) {
+	if (rt_artifact_check(art, path, designs, err, errlen)) {
 		json_decref(art);
 		return NULL;
 	}

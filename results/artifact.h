@@ -37,6 +37,8 @@ extern const char *const rt_failure_kinds[];
  * rt_artifact_check() - check every field of failure artifact @art
  * @art: the parsed artifact
  * @name: how to name it in @err (its path)
+ * @designs: the rmap designs "rmap" may name, NULL-terminated (the
+ *	caller's: results knows nothing of core's design table)
  * @err, @errlen: receives one line, "artifact NAME: field 'F' must ...",
  *	naming the first bad field (no newline)
  *
@@ -49,18 +51,21 @@ extern const char *const rt_failure_kinds[];
  * Context: pure; does not touch the file system.
  * Return: 0 when @art is a valid artifact, -EINVAL otherwise.
  */
-int rt_artifact_check(const json_t *art, const char *name, char *err, size_t errlen);
+int rt_artifact_check(const json_t *art, const char *name, const char *const designs[],
+		      char *err, size_t errlen);
 
 /**
  * rt_artifact_load() - read and check the failure artifact at @path
  * @path: a JSON file written by rt_artifact_save()
+ * @designs: as for rt_artifact_check()
  * @err, @errlen: on failure, one line naming @path and what is wrong
  *	(not a regular file, unreadable, not JSON, or the first bad field)
  *
  * Context: reads @path; no locks.
  * Return: the artifact (caller owns the reference), or NULL with @err set.
  */
-json_t *rt_artifact_load(const char *path, char *err, size_t errlen);
+json_t *rt_artifact_load(const char *path, const char *const designs[], char *err,
+			 size_t errlen);
 
 /**
  * rt_artifact_seed() - the artifact's "seed" as a number

@@ -28,6 +28,7 @@
 #include "record.h"
 #include "rt_check.h"
 #include "rt_cli.h"
+#include "rt_opt.h"
 
 #define FIXTURES RT_SOURCE_ROOT "/tests/data/artifacts"
 
@@ -82,23 +83,23 @@ START_TEST(test_replay_fixtures_load)
 	json_t *art;
 
 	snprintf(path, sizeof(path), "%s/valid.json", FIXTURES);
-	art = rt_artifact_load(path, err, sizeof(err));
+	art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	ck_assert(rt_artifact_seed(art) == UINT64_MAX);
 	json_decref(art);
 	snprintf(path, sizeof(path), "%s/valid-pct.json", FIXTURES);
-	art = rt_artifact_load(path, err, sizeof(err));
+	art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
 	/* The designs and schedules that came later: mainline9 under vtime. */
 	snprintf(path, sizeof(path), "%s/valid-vtime-mainline9.json", FIXTURES);
-	art = rt_artifact_load(path, err, sizeof(err));
+	art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
 	for (size_t i = 0; i < sizeof(bad_artifacts) / sizeof(bad_artifacts[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", FIXTURES, bad_artifacts[i].file);
 		err[0] = '\0';
-		art = rt_artifact_load(path, err, sizeof(err));
+		art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 		ck_assert_msg(art == NULL, "%s was accepted", bad_artifacts[i].file);
 		ck_assert_msg(strstr(err, bad_artifacts[i].needle) && strstr(err, path) &&
 			      !strchr(err, '\n'), "%s: %s", bad_artifacts[i].file, err);
@@ -203,7 +204,7 @@ static void assert_replays_every_time(const char *artifact, int times)
 static json_t *load_ok(const char *path)
 {
 	char err[4096];
-	json_t *art = rt_artifact_load(path, err, sizeof(err));
+	json_t *art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 
 	ck_assert_msg(art != NULL, "%s", err);
 	return art;
@@ -341,7 +342,7 @@ static void write_long_artifact(const char *path)
 	json_object_set_new(art, "git", json_string(rt_git_rev()));
 	ck_assert_int_eq(json_dump_file(art, path, 0), 0);
 	json_decref(art);
-	art = rt_artifact_load(path, err, sizeof(err));
+	art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
 }
@@ -372,7 +373,7 @@ static void write_artifact(const char *path, const char *const *args, const char
 	json_object_set_new(art, "build", json_string(RT_BUILD_KIND));
 	ck_assert_int_eq(json_dump_file(art, path, 0), 0);
 	json_decref(art);
-	art = rt_artifact_load(path, err, sizeof(err));
+	art = rt_artifact_load(path, rt_opt_design_names(), err, sizeof(err));
 	ck_assert_msg(art != NULL, "%s", err);
 	json_decref(art);
 }

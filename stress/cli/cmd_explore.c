@@ -64,9 +64,9 @@ static void explore_usage(FILE *f)
 	      "operations and yield points) is run from that world and audited. A pair\n"
 	      "explored to the end is a proof for that world and K, and no stronger.\n"
 	      "\n"
-	      "  -S, --scenario NAME     the scenario whose operations pair up (default mixed32)\n"
-	      "  -r, --rmap NAME|all     the design (default ptechain)\n"
-	      "      --ops A,B           one ordered pair: CPU 0 runs A, CPU 1 runs B; each\n"
+	      "  -S, --scenario NAME     the scenario whose operations pair up (default mixed32)\n", f);
+	fprintf(f, "  -r, --rmap NAME|all     the design (default %s)\n", rmap_mode_name(RMAP_DEFAULT));
+	fputs("      --ops A,B           one ordered pair: CPU 0 runs A, CPU 1 runs B; each\n"
 	      "                          an operation kind, 'kswapd' (the reclaim step), or\n"
 	      "                          up to 4 of them joined by '+', run in order:\n"
 	      "                          write+munmap,fork. Repeatable: these pairs, in this\n"

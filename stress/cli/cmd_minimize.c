@@ -298,7 +298,7 @@ int cmd_minimize(int argc, char **argv)
 
 	memset(&x, 0, sizeof(x));
 	parse_min_opts(argc, argv, &x.o);
-	input = rt_artifact_load(x.o.artifact, err, sizeof(err));
+	input = rt_artifact_load(x.o.artifact, rt_opt_design_names(), err, sizeof(err));
 	if (!input) {
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;

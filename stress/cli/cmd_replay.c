@@ -103,7 +103,7 @@ static int replay_setup(struct replay *r, char *binary, size_t blen, char *workd
 	const char *sched, *build;
 	char err[4600];
 
-	r->art = rt_artifact_load(r->o.artifact, err, sizeof(err));
+	r->art = rt_artifact_load(r->o.artifact, rt_opt_design_names(), err, sizeof(err));
 	if (!r->art) {
 		fprintf(stderr, "rmaptorture: %s\n", err);
 		return RT_EXIT_USAGE;

@@ -328,7 +328,7 @@ static int try_candidate(struct ctx *x, struct state *cand, const char *what, en
 			const char *path = json_string_value(json_object_get(res.match, "path"));
 			char err[4600];
 
-			if (rt_artifact_check(art, path, err, sizeof(err)))
+			if (rt_artifact_check(art, path, rt_opt_design_names(), err, sizeof(err)))
 				snprintf(why, sizeof(why), "reproduced, but %s", err);
 			else if (!not_larger(art, x->input, err, sizeof(err)) ||
 				 !shrunk(x, art, changed, op, err, sizeof(err)))

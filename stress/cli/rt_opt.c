@@ -180,6 +180,17 @@ const char *rt_opt_designs(const char *sep)
 	return list;
 }
 
+const char *const *rt_opt_design_names(void)
+{
+	static const char *names[RMAP_NR_MODES + 1];
+
+	/* Read-only after the first call, made before any thread starts. */
+	if (!names[0])
+		for (int m = 0; m < RMAP_NR_MODES; m++)
+			names[m] = rmap_mode_name((enum rmap_mode)m);
+	return names;
+}
+
 uint64_t rt_seed_from_clock(void)
 {
 	struct timespec ts;

@@ -59,6 +59,13 @@ int rt_opt_modes(const char *opt, const char *arg, const char *modes[], int max)
 const char *rt_opt_designs(const char *sep);
 
 /*
+ * Every design's name in core's table order, NULL-terminated: what an
+ * artifact's "rmap" may name (rt_artifact_load()). Context: first called
+ * before any thread starts. Return: a static array.
+ */
+const char *const *rt_opt_design_names(void);
+
+/*
  * The options the commands share: --out DIR, --budget S, --build-if-missing,
  * --no-build, --quiet, --help. A command's getopt_long table gives them
  * these values (the short forms -o, -b, -q, -h where it has them) and its
