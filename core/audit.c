@@ -20,6 +20,7 @@
 #include "rmap.h"
 #include "swap.h"
 #include "task.h"
+#include "tlbflush.h"
 
 #define AUDIT_MAX_REPORTS	32
 
@@ -361,6 +362,51 @@ static void audit_mmlist(struct audit *a, struct mm_struct *const *mms, int nr_m
 			  n > live ? "more than " : "", n, live);
 }
 
+struct tlb_audit {
+	struct audit *a;
+	struct mm_struct *const *mms;
+	int nr_mms;
+};
+
+static void audit_tlb_entry(int cpu, int mm_id, unsigned long addr, unsigned long pfn,
+			    bool writable, void *arg)
+{
+	struct tlb_audit *t = arg;
+	struct mm_struct *mm = NULL;
+	pte_t *ptep;
+	pte_t pte;
+
+	for (int i = 0; i < t->nr_mms && !mm; i++)
+		if (t->mms[i]->id == mm_id)
+			mm = t->mms[i];
+	/* An mm that exited: ids are never reused, so no access can use it. */
+	if (!mm)
+		return;
+	ptep = pte_offset(mm->pgd, addr);
+	pte = ptep ? ptep_get(ptep) : 0;
+	if (!pte_present(pte) || pte_pfn(pte) != pfn || (writable && !pte_write(pte)))
+		violation(t->a, AUDIT_STALE_TLB,
+			  "cpu %d caches mm %d address %#lx -> pfn %lu%s, but the pte %s",
+			  cpu, mm_id, addr, pfn, writable ? " writable" : "",
+			  !pte_present(pte) ? "is not present" :
+			  pte_pfn(pte) != pfn ? "maps another page" : "is read-only");
+}
+
+/*
+ * Every translation a CPU still caches is one its pte allows: a pte
+ * cleared, moved to another page or write-protected was followed by a
+ * flush that dropped it (the i386 rule every path of 2.6 keeps, up to
+ * the accessed bit, which page_referenced() clears without one). A path
+ * that forgets its flush is caught here at once, whether or not a later
+ * access happens to use the stale entry.
+ */
+static void audit_tlb(struct audit *a, struct mm_struct *const *mms, int nr_mms)
+{
+	struct tlb_audit t = { a, mms, nr_mms };
+
+	tlb_for_each_entry(audit_tlb_entry, &t);
+}
+
 unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 		       struct address_space *const *files, int nr_files,
 		       struct vm_audit_stats *stats)
@@ -393,6 +439,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 	audit_pages(&a);
 	audit_swap(&a);
 	audit_mmlist(&a, mms, nr_mms);
+	audit_tlb(&a, mms, nr_mms);
 	for (int i = 0; i < nr_files; i++)
 		audit_file(&a, files[i]);
 

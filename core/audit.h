@@ -30,6 +30,7 @@
 #define AUDIT_LRU		"lru"
 #define AUDIT_LEAK		"teardown-leak"
 #define AUDIT_MMLIST		"mmlist"	/* every live mm on the mmlist, once (swapoff) */
+#define AUDIT_STALE_TLB		"stale-tlb"	/* a cached translation its pte no longer allows */
 
 struct vm_audit_stats {
 	unsigned long mms, vmas, ptes_present, ptes_swap, ptes_file;

@@ -434,3 +434,25 @@ void tlb_stats_reset(void)
 			__atomic_store_n(&c->drops[k], 0, __ATOMIC_RELAXED);
 	}
 }
+
+void tlb_for_each_entry(void (*fn)(int cpu, int mm_id, unsigned long addr, unsigned long pfn,
+				   bool writable, void *arg),
+			void *arg)
+{
+	int nr = __atomic_load_n(&tlb_nr_cpus, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < nr; i++) {
+		struct tlb_cpu *c = &tlb_cpus[i];
+		struct tlb_entry copy[TLB_ENTRIES];
+		int mm_id;
+
+		tlb_cpu_lock(c);
+		mm_id = c->mm_id;
+		memcpy(copy, c->tlb, sizeof(copy));
+		tlb_cpu_unlock(c);
+		for (int k = 0; k < TLB_ENTRIES; k++)
+			if (copy[k].tag & TLB_VALID)
+				fn(i, mm_id, copy[k].tag & PAGE_MASK, copy[k].pfn, copy[k].writable,
+				   arg);
+	}
+}

@@ -166,4 +166,15 @@ void tlb_stats_read(struct tlb_stats *st);
  */
 void tlb_stats_reset(void);
 
+/*
+ * tlb_for_each_entry() - call @fn for every valid entry of every CPU slot:
+ * the slot's mm id, the page's address, its pfn and whether it allows a
+ * store. For the audit (a translation a flush should have dropped).
+ * Context: quiescent (no access or flush in flight); takes each slot's
+ * harness lock around its own read.
+ */
+void tlb_for_each_entry(void (*fn)(int cpu, int mm_id, unsigned long addr, unsigned long pfn,
+				   bool writable, void *arg),
+			void *arg);
+
 #endif /* RT_CORE_TLBFLUSH_H */

@@ -11,6 +11,7 @@
 
 #include "fs.h"
 #include "i_mmap.h"
+#include "audit.h"
 #include "inject.h"
 #include "mm-internal.h"
 #include "mm.h"
@@ -139,6 +140,57 @@ START_TEST(test_tlb_fork_truncate_parent_first)
 		mmput(child);
 		mmput(mm);
 		file_destroy(f);
+	});
+}
+END_TEST
+
+/*
+ * The audit's TLB check: after munmap of a page, or mprotect to read-only,
+ * no CPU may still cache a translation the pte no longer allows. With the
+ * flush skipped the entry stays and the audit names it (stale-tlb), with
+ * no access needed to use it; with the flush, the audit is clean.
+ * Return: the audit's violations.
+ */
+static unsigned long stale_tlb_audit(bool mprotect, bool skip_flush)
+{
+	uint64_t saved = inject_mask;
+	struct mm_struct *mm = mm_alloc();
+	long a = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
+	unsigned long v;
+
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_eq(rt_access(mm, (unsigned long)a, true, NULL), ACCESS_OK);
+	if (skip_flush)
+		inject_mask = saved | (1ULL << INJECT_TLB_FLUSH_SKIP);
+	if (mprotect) {
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mprotect(mm, (unsigned long)a, PAGE_SIZE, 0, VM_WRITE), 0);
+		up_write(&mm->mmap_sem);
+	} else {
+		ck_assert_int_eq(rt_munmap(mm, (unsigned long)a, 1), 0);
+	}
+	inject_mask = saved;
+	v = vm_audit(&mm, 1, NULL, 0, NULL);
+	mmput(mm);
+	return v;
+}
+
+START_TEST(test_tlb_audit_names_a_stale_entry)
+{
+	RT_VM_EACH_DESIGN(&vm_small, {
+		struct vm_report r;
+
+		for (int m = 0; m < 2; m++) {
+			ck_assert_uint_eq(stale_tlb_audit(m, false), 0);
+			ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+			ck_assert_uint_eq(stale_tlb_audit(m, true), 1);
+			ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+			ck_assert_str_eq(r.signature, "audit:stale-tlb");
+			ck_assert_msg(strstr(r.message, m ? "is read-only" : "is not present"),
+				      "%s", r.message);
+			rt_reports_release();
+			rt_reports_capture();
+		}
 	});
 }
 END_TEST
@@ -432,6 +484,7 @@ int main(void)
 	const struct rt_tcase tcs[] = {
 		{ "stale", 60, NULL, NULL, .tests = {
 			test_tlb_stale_store_after_skipped_flush_is_caught,
+			test_tlb_audit_names_a_stale_entry,
 		} },
 		{ "fork", 60, NULL, NULL, .tests = {
 			test_tlb_fork_truncate_parent_first,
