@@ -25,25 +25,45 @@ static const struct rt_vm_suite vm_small = RT_VM_AUDITED(RMAP_PTECHAIN, 256, 256
 
 /* ---- stale translations ---- */
 
+/* What takes the translation away after the store (the flush may be skipped). */
+enum tlb_change { UNMAP_ALL, UNMAP_FIRST, PROTECT_FIRST };
+
 /*
- * One CPU (this thread) caches a writable translation of an anonymous
- * page, munmaps it, then stores to the address again. Return: the store's
- * result.
+ * One CPU (this thread) caches a writable translation of the first page of
+ * a new 4-page anonymous mapping (a store), then @change removes or
+ * write-protects it, with its flush skipped if @skip_flush (the seeded bug
+ * tlb-flush-skip). Return: the mm; *@addr the mapping's address.
  */
-static enum mm_access_result store_after_munmap(bool skip_flush)
+static struct mm_struct *cached_store_then(enum tlb_change change, bool skip_flush,
+					   unsigned long *addr)
 {
 	uint64_t saved = inject_mask;
 	struct mm_struct *mm = mm_alloc();
 	long a = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
-	enum mm_access_result r;
 
 	ck_assert_int_gt(a, 0);
-	ck_assert_int_eq(rt_access(mm, (unsigned long)a, true, NULL), ACCESS_OK);
+	*addr = (unsigned long)a;
+	ck_assert_int_eq(rt_access(mm, *addr, true, NULL), ACCESS_OK);
 	if (skip_flush)
 		inject_mask = saved | (1ULL << INJECT_TLB_FLUSH_SKIP);
-	ck_assert_int_eq(rt_munmap(mm, (unsigned long)a, 4), 0);
+	if (change == PROTECT_FIRST) {
+		down_write(&mm->mmap_sem);
+		ck_assert_int_eq(do_mprotect(mm, *addr, PAGE_SIZE, 0, VM_WRITE), 0);
+		up_write(&mm->mmap_sem);
+	} else {
+		ck_assert_int_eq(rt_munmap(mm, *addr, change == UNMAP_ALL ? 4 : 1), 0);
+	}
 	inject_mask = saved;
-	r = rt_access(mm, (unsigned long)a, true, NULL);
+	return mm;
+}
+
+/* A store again after munmap of the whole mapping. Return: its result. */
+static enum mm_access_result store_after_munmap(bool skip_flush)
+{
+	unsigned long a;
+	struct mm_struct *mm = cached_store_then(UNMAP_ALL, skip_flush, &a);
+	enum mm_access_result r = rt_access(mm, a, true, NULL);
+
 	mmput(mm);
 	return r;
 }
@@ -153,23 +173,10 @@ END_TEST
  */
 static unsigned long stale_tlb_audit(bool mprotect, bool skip_flush)
 {
-	uint64_t saved = inject_mask;
-	struct mm_struct *mm = mm_alloc();
-	long a = rt_mmap(mm, NULL, 0, 4, VM_READ | VM_WRITE, 0);
-	unsigned long v;
+	unsigned long a, v;
+	struct mm_struct *mm = cached_store_then(mprotect ? PROTECT_FIRST : UNMAP_FIRST,
+						 skip_flush, &a);
 
-	ck_assert_int_gt(a, 0);
-	ck_assert_int_eq(rt_access(mm, (unsigned long)a, true, NULL), ACCESS_OK);
-	if (skip_flush)
-		inject_mask = saved | (1ULL << INJECT_TLB_FLUSH_SKIP);
-	if (mprotect) {
-		down_write(&mm->mmap_sem);
-		ck_assert_int_eq(do_mprotect(mm, (unsigned long)a, PAGE_SIZE, 0, VM_WRITE), 0);
-		up_write(&mm->mmap_sem);
-	} else {
-		ck_assert_int_eq(rt_munmap(mm, (unsigned long)a, 1), 0);
-	}
-	inject_mask = saved;
 	v = vm_audit(&mm, 1, NULL, 0, NULL);
 	mmput(mm);
 	return v;
