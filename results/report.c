@@ -204,6 +204,9 @@ int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pc
 	if (report_partial(cur) || report_partial(base))
 		fputs("warning: one of the two is PARTIAL (interrupted): fewer samples, some metrics"
 		      " missing\n", out);
+	if (jget(cur, "host") && !jget(base, "host"))
+		fputs("note: the baseline has no host kernel rows: vs_host (model/host rate) not compared\n",
+		      out);
 	fprintf(out, "%-10s %-34s %14s %14s %9s\n", "rmap", "metric", "baseline", "now", "ratio");
 	for (int d = 0; d < nm; d++) {
 		const json_t *c = jget(jget(cur, "designs"), modes[d]);
@@ -244,6 +247,19 @@ int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pc
 					compared++;
 					bad += r;
 				}
+			}
+		}
+		/* model/host rate: the machine's speed divided out (a baseline before issue 27 has none). */
+		json_object_foreach((json_t *)jget(c, "vs_host"), key, v) {
+			char metric[96];
+			int r;
+
+			snprintf(metric, sizeof(metric), "vs_host.%s", key);
+			r = compare_one(out, modes[d], metric, jnum(jget(c, "vs_host"), key),
+					jnum(jget(b, "vs_host"), key), true, threshold_pct);
+			if (r >= 0) {
+				compared++;
+				bad += r;
 			}
 		}
 	}

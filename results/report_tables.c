@@ -381,6 +381,77 @@ static void bench_throughput(const struct bench_md *b)
 	fputc('\n', out);
 }
 
+/* b'. the host kernel's figures and each design's model/host rate (records that have them). */
+static void bench_host(const struct bench_md *b)
+{
+	const json_t *host = jget(b->rec, "host");
+	char a[32];
+
+	if (!host || !isfinite(jnum(host, "anon_faults_per_sec")))
+		return;
+	fputs("### The host kernel as a reference (same run; model/host rate, higher is better)\n\n"
+	      "Real anonymous faults (mmap, one write per page, munmap) and real fork+exit (the child"
+	      " `_exit(0)`s, the parent `waitpid()`s) of this machine's kernel, interleaved with the"
+	      " model's samples; each design's cell is model rate / host rate (= host time / model"
+	      " time per operation).\n\n| operation | host |", b->out);
+	for (int d = 0; d < b->nm; d++)
+		fprintf(b->out, " %s |", b->modes[d]);
+	fputs("\n|---|---:|", b->out);
+	for (int d = 0; d < b->nm; d++)
+		fputs("---:|", b->out);
+	fputc('\n', b->out);
+	for (size_t r = 0; r < sizeof(tput_rows) / sizeof(tput_rows[0]); r++) {
+		const json_t *sp = jget(jget(host, "spread"), tput_rows[r].key);
+
+		if (!isfinite(jnum(host, tput_rows[r].key)))
+			continue;
+		fprintf(b->out, "| %s |", tput_rows[r].label);
+		put_spread(b->out, jnum(host, tput_rows[r].key), jnum(sp, "min"), jnum(sp, "max"));
+		for (int d = 0; d < b->nm; d++)
+			fprintf(b->out, " %sx |", report_fmt(a, sizeof(a),
+				jnum(jget(b->dj[d], "vs_host"), tput_rows[r].key)));
+		fputc('\n', b->out);
+	}
+	fputc('\n', b->out);
+}
+
+/* e. disjoint-mm scaling: ns per operation per CPU by CPUs, ratio to one CPU and verdict. */
+static void bench_scaling(const struct bench_md *b)
+{
+	static const char *const ops[][2] = { { "anon_fault_ns", "anonymous fault+unmap" },
+					      { "fork_exit_ns", "fork+exit, 1,000 pages" } };
+	const char *keys[MAX_POINTS];
+	char a[4][32];
+	int nk = b->dj[0] ? report_numeric_keys(jget(jget(b->dj[0], "disjoint_scaling"), ops[0][0]),
+						keys) : 0;
+
+	if (!nk)
+		return;
+	fprintf(b->out, "### Disjoint-mm scaling (ns per operation per CPU, lower is better; verdict %s)\n\n"
+		"N CPUs, each in its own mm: the cost must not grow with N. Cell: median (min .. max),"
+		" ratio to N=1, FLAG where the cost grew beyond the spread of the repeats.\n\n",
+		jstr(jget(b->rec, "scaling"), "verdict", "?"));
+	for (size_t o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		fprintf(b->out, "%s:\n\n", ops[o][1]);
+		bench_header(b->out, "CPUs", (const char **)b->modes, b->nm, false);
+		for (int k = 0; k < nk; k++) {
+			fprintf(b->out, "| %s |", keys[k]);
+			for (int d = 0; d < b->nm; d++) {
+				const json_t *p = jget(jget(jget(b->dj[d], "disjoint_scaling"), ops[o][0]),
+						       keys[k]);
+
+				fprintf(b->out, " %s (%s .. %s), %sx %s |",
+					report_fmt(a[0], sizeof(a[0]), jnum(p, "median")),
+					report_fmt(a[1], sizeof(a[1]), jnum(p, "min")),
+					report_fmt(a[2], sizeof(a[2]), jnum(p, "max")),
+					report_fmt(a[3], sizeof(a[3]), jnum(p, "ratio")), jstr(p, "verdict", "?"));
+			}
+			fputc('\n', b->out);
+		}
+		fputc('\n', b->out);
+	}
+}
+
 /* One row of a try_to_unmap group: each design's ns and the fastest. */
 static void unmap_row(const struct bench_md *b, const char *grp, const char *key)
 {
@@ -462,8 +533,10 @@ static int bench_markdown(const json_t *rec, FILE *out)
 	put_meta(out, rec);
 	bench_memory(&b);
 	bench_throughput(&b);
+	bench_host(&b);
 	bench_unmap(&b);
 	bench_fallbacks(&b);
+	bench_scaling(&b);
 	return 0;
 }
 

@@ -5,7 +5,9 @@
  * Markdown with its headers, the plots when gnuplot is installed), `bench
  * --compare` flags a regression with exit 1, and bad options are one line
  * naming the option with exit 2. No timed assertion: every number is only
- * checked to be there and finite. Ctrl-C on `scale` or `bench` writes
+ * checked to be there and finite (the host kernel's rows, issue 27, and
+ * the disjoint-mm scaling row too; its verdict is tested on synthetic
+ * figures). Ctrl-C on `scale` or `bench` writes
  * what was measured, marked "interrupted", and exits 130; `bench`'s
  * in-process part stops at the sample where it is asked to.
  */
@@ -20,6 +22,7 @@
 
 #include "bench.h"
 #include "lockdep.h"
+#include "record.h"
 #include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
@@ -177,6 +180,51 @@ START_TEST(test_numbers_scale_output)
 }
 END_TEST
 
+/*
+ * The host kernel's rows of a bench record: positive, with their spread,
+ * and design @d's vs_host is its own rate over the host's (model/host
+ * rate), computed from the two figures of the record.
+ */
+static void check_vs_host(const json_t *rec, const json_t *d, const char *mode)
+{
+	static const char *const keys[] = { "anon_faults_per_sec", "fork_exit_per_sec",
+					    "fork_exit_per_sec_10000" };
+	const json_t *host = json_object_get(rec, "host");
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		double h = json_number_value(json_object_get(host, keys[k]));
+		double m = json_number_value(json_object_get(d, keys[k]));
+		double x = json_number_value(json_object_get(json_object_get(d, "vs_host"), keys[k]));
+
+		ck_assert_msg(finite_num(host, keys[k]) && h > 0, "host %s: %g", keys[k], h);
+		ck_assert_int_ge(json_integer_value(json_object_get(json_object_get(
+			json_object_get(host, "spread"), keys[k]), "n")), 1);
+		ck_assert_msg(fabs(x - m / h) <= 1e-9 * (m / h), "%s %s: vs_host %g, %g / %g", mode,
+			      keys[k], x, m, h);
+	}
+}
+
+/* Design @d's disjoint-mm row: positive costs at one CPU and more, ratio 1 at one CPU. */
+static void check_disjoint_scaling(const json_t *d, const char *mode)
+{
+	static const char *const ops[] = { "anon_fault_ns", "fork_exit_ns" };
+
+	for (size_t o = 0; o < 2; o++) {
+		const json_t *op = json_object_get(json_object_get(d, "disjoint_scaling"), ops[o]);
+		const json_t *one = json_object_get(op, "1"), *p;
+		const char *key;
+
+		ck_assert_msg(json_object_size(op) >= (rt_machine_cores() > 1 ? 2 : 1), "%s %s", mode, ops[o]);
+		ck_assert_msg(fabs(json_number_value(json_object_get(one, "ratio")) - 1) < 1e-9, "%s", mode);
+		json_object_foreach((json_t *)op, key, p) {
+			ck_assert_msg(finite_num(p, "median") &&
+				      json_number_value(json_object_get(p, "median")) > 0, "%s %s N=%s",
+				      mode, ops[o], key);
+			ck_assert(json_is_string(json_object_get(p, "verdict")));
+		}
+	}
+}
+
 START_TEST(test_numbers_bench_output)
 {
 	static const char *const keys[] = {
@@ -202,7 +250,10 @@ START_TEST(test_numbers_bench_output)
 				     "median"));
 		ck_assert(finite_num(json_object_get(json_object_get(d, "trylock_fallbacks_per_scan"), "1"),
 				     "median"));
+		check_vs_host(rec, d, mode);
+		check_disjoint_scaling(d, mode);
 	}
+	ck_assert(json_is_string(json_object_get(json_object_get(rec, "scaling"), "verdict")));
 	json_decref(rec);
 	{
 		char bdir[300];
@@ -466,6 +517,63 @@ START_TEST(test_numbers_bench_vm_stops_where_asked)
 }
 END_TEST
 
+/* The verdict on synthetic figures: the ranges of the repeats decide, and only up to the cores. */
+START_TEST(test_numbers_scaling_verdict)
+{
+	struct rt_bench_scaling_point one = { 1, 100, 90, 120, 5 };
+	struct rt_bench_scaling_point same = { 2, 110, 95, 130, 5 };	/* overlaps: noise */
+	struct rt_bench_scaling_point slower = { 2, 125, 100, 140, 5 };	/* median above, overlaps */
+	struct rt_bench_scaling_point grown = { 2, 200, 121, 260, 5 };	/* beyond the spread */
+	struct rt_bench_scaling_point cheaper = { 2, 60, 50, 70, 5 };
+	struct rt_bench_scaling_point empty = { 2, NAN, NAN, NAN, 0 };
+	struct rt_bench_scaling_point over = { 4, 400, 300, 500, 5 };
+	int cpus[RT_BENCH_MAX_CPUS_LIST];
+	json_t *rec;
+
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &same, 2), RT_SCALING_OK);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &slower, 2), RT_SCALING_OK);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &grown, 2), RT_SCALING_FLAG);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &cheaper, 2), RT_SCALING_OK);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &empty, 2), RT_SCALING_NA);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&empty, &grown, 2), RT_SCALING_NA);
+	/* More CPUs than cores: oversubscription, not scaling. */
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &over, 2), RT_SCALING_NA);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &over, 4), RT_SCALING_FLAG);
+	ck_assert_str_eq(rt_bench_scaling_verdict_name(RT_SCALING_FLAG), "FLAG");
+	ck_assert_int_eq(rt_bench_scaling_cpus(1, cpus), 1);
+	ck_assert_int_eq(cpus[0], 1);
+	ck_assert_int_eq(rt_bench_scaling_cpus(2, cpus), 2);
+	ck_assert_int_eq(cpus[1], 2);
+	ck_assert_int_eq(rt_bench_scaling_cpus(12, cpus), 5);
+	ck_assert(cpus[0] == 1 && cpus[3] == 8 && cpus[4] == 12);
+	ck_assert_int_eq(rt_bench_scaling_cpus(16, cpus), 5);
+	ck_assert_int_eq(cpus[4], 16);
+	/* model/host rate: 7.1x is 7.1 times the host's operations per second. */
+	ck_assert(fabs(rt_bench_host_ratio(710, 100) - 7.1) < 1e-12);
+	/* --check-scaling reads the record's verdict. */
+	rec = json_pack("{s:{s:s}}", "scaling", "verdict", "FLAG");
+	ck_assert(rt_bench_scaling_flagged(rec, stderr));
+	json_object_set_new(json_object_get(rec, "scaling"), "verdict", json_string("ok"));
+	ck_assert(!rt_bench_scaling_flagged(rec, stderr));
+	json_object_del(rec, "scaling");
+	ck_assert(!rt_bench_scaling_flagged(rec, stderr));
+	json_decref(rec);
+}
+END_TEST
+
+/* --check-scaling with one CPU: nothing to flag, exit 0 (the exit-1 path: the test above). */
+START_TEST(test_numbers_check_scaling_one_cpu)
+{
+	const char *const a[] = { "bench", "vm", "--quick", "--repeat", "1", "--scaling-max", "1",
+				  "--check-scaling", NULL };
+	int rc = rt_cli_run(a, out, sizeof(out));
+
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, rt_cli_excerpt(out, 2000));
+	ck_assert_msg(strstr(out, "disjoint-mm scaling: n/a"), "%s", rt_cli_excerpt(out, 2000));
+	ck_assert_msg(strstr(out, "model/host rate"), "%s", rt_cli_excerpt(out, 2000));
+}
+END_TEST
+
 #define BAD(needle, ...) \
 	rt_cli_expect_usage_error((const char *const[]){ __VA_ARGS__, NULL }, needle, out, sizeof(out))
 
@@ -489,6 +597,9 @@ START_TEST(test_numbers_bad_options)
 	BAD("--compare", "bench", "--compare", "/nonexistent/baseline.json");
 	BAD("--results", "bench", "--results", "/nonexistent/x.json");
 	BAD("--bogus", "bench", "--bogus");
+	BAD("--scaling-max", "bench", "--scaling-max", "0");
+	BAD("--scaling-max", "bench", "vm", "--scaling-max", "lots");
+	BAD("--check-scaling", "bench", "--check-scaling", "--compare", "x.json", "--results", "x.json");
 	BAD("files", "report");
 	BAD("/nonexistent/r.json", "report", "/nonexistent/r.json");
 	BAD("--bogus", "report", "--bogus", "x.json");
@@ -505,6 +616,8 @@ START_TEST(test_numbers_help)
 	ck_assert_ptr_nonnull(strstr(out, "oversubscription"));
 	ck_assert_int_eq(rt_cli_run(b, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "--compare BASELINE"));
+	ck_assert_ptr_nonnull(strstr(out, "--check-scaling"));
+	ck_assert_ptr_nonnull(strstr(out, "model/host rate"));
 	ck_assert_ptr_nonnull(strstr(out, "Exit status"));
 	ck_assert_int_eq(rt_cli_run(c, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "--out DIR"));
@@ -556,6 +669,7 @@ int main(void)
 	tcase_add_test(tc, test_numbers_bad_options);
 	tcase_add_test(tc, test_numbers_help);
 	tcase_add_test(tc, test_numbers_workdir_under_tmpdir);
+	tcase_add_test(tc, test_numbers_scaling_verdict);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("outputs");
 	tcase_set_timeout(tc, rt_tmo(120));
@@ -564,6 +678,7 @@ int main(void)
 	tcase_add_test(tc, test_numbers_bench_output);
 	tcase_add_test(tc, test_numbers_report_renders_both);
 	tcase_add_test(tc, test_numbers_compare_flags_regressions);
+	tcase_add_test(tc, test_numbers_check_scaling_one_cpu);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("interrupt");
 	tcase_set_timeout(tc, rt_tmo(240));

@@ -6,7 +6,11 @@
 #include <stdbool.h>
 
 #include "bench.h"
+#include "bench_host-internal.h"
 #include "rmap.h"
+
+struct address_space;
+struct mm_struct;
 
 /* The timed measurements, one row each, in table order. */
 enum {
@@ -26,6 +30,8 @@ struct row {
 	int out_idx;		/* which output of fn */
 	bool same_sample;	/* filled by the previous row's sample */
 	bool lower_better;
+	/* The same operation on the host kernel (bench_host.c), or NULL. */
+	void (*host_fn)(const struct rt_bench_vm_cfg *cfg, long param, double out[2]);
 };
 
 /* 3. rmap metadata in the Oracle case, of one design at one process count. */
@@ -45,9 +51,28 @@ struct vm_results {
 	struct bytes_result br[3][RMAP_NR_MODES];
 	bool br_done[3][RMAP_NR_MODES];
 	bool stopped;					/* cfg->stop() said so */
+	/* The host kernel's figure of the rows with a host_fn (bench_host.c). */
+	double host_med[NR_ROWS], host_mn[NR_ROWS], host_mx[NR_ROWS];
+	int host_n[NR_ROWS];
+	long host_anon_kb;		/* this process's own anonymous memory at the host forks */
+	/* 5. disjoint-mm scaling (bench_scaling.c), per op, design and CPU count */
+	int scal_cpus[RT_BENCH_MAX_CPUS_LIST], nscal;
+	struct rt_bench_scaling_point scal[RT_BENCH_SCALING_OPS][RMAP_NR_MODES][RT_BENCH_MAX_CPUS_LIST];
 	double timer_ns;		/* what rt_now_s() adds to a timed call */
 	unsigned long reclaim_scanned, alloc_fail;	/* during the samples */
 };
+
+/* The model set up for one sample of @mode and torn down after it (bench_vm.c). */
+void bench_env_up(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg);
+void bench_env_down(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg);
+/* rt_mmap(), rt_munmap() and dup_mm() that must succeed (bench_vm.c). */
+long bench_mmap_ok(struct mm_struct *mm, struct address_space *f, unsigned long addr,
+		   unsigned long pages, unsigned long flags, unsigned long pgoff);
+void bench_munmap_ok(struct mm_struct *mm, unsigned long addr, unsigned long pages);
+struct mm_struct *bench_fork_or_die(struct mm_struct *parent, long n);
+
+/* 5. the disjoint-mm scaling samples into @res (bench_scaling.c); @stop polled between samples. */
+void measure_scaling(struct vm_results *res, bool (*stop)(struct vm_results *res));
 
 /* The tables (bench_vm_print.c). */
 void vm_print_tables(const struct vm_results *res, FILE *out);

@@ -18,6 +18,13 @@
  *    rmap lock held), versus the processes sharing it (file and anonymous)
  *    and versus the vmas on the file that do not map it.
  *
+ * 5. Disjoint-mm scaling: the cost per fault and per fork+exit on N CPUs
+ *    each in its own mm (bench_scaling.c).
+ *
+ * Rows 1 and 2 have the host kernel's figure too, the same operations
+ * made for real (bench_host.c), a slot of each repeat's interleaving, so
+ * each design's figure is also given as a ratio to the machine's kernel.
+ *
  * One function per measurement (s_*() and measure_bytes()); the tables
  * and the record are bench_vm_print.c's.
  */
@@ -48,7 +55,7 @@ static struct rt_vm_fixture env_fixture(enum rmap_mode mode, const struct rt_ben
 	return (struct rt_vm_fixture){ mode, cfg->pages, cfg->slots, true };
 }
 
-static void env_up(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
+void bench_env_up(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
 {
 	struct rt_vm_fixture fx = env_fixture(mode, cfg);
 	int r = rt_vm_up(&fx);
@@ -58,7 +65,7 @@ static void env_up(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
 		       cfg->slots, rt_strerror(-r));
 }
 
-static void env_down(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
+void bench_env_down(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
 {
 	struct rt_vm_fixture fx = env_fixture(mode, cfg);
 	struct reclaim_stats rs;
@@ -72,8 +79,7 @@ static void env_down(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
 		rt_die("[%s] teardown: %lu leaks", rmap_mode_name(mode), v);
 }
 
-/* rt_mmap() and rt_munmap() that must succeed. */
-static long mmap_ok(struct mm_struct *mm, struct address_space *f, unsigned long addr,
+long bench_mmap_ok(struct mm_struct *mm, struct address_space *f, unsigned long addr,
 		    unsigned long pages, unsigned long flags, unsigned long pgoff)
 {
 	long r = rt_mmap(mm, f, addr, pages, flags, pgoff);
@@ -83,7 +89,7 @@ static long mmap_ok(struct mm_struct *mm, struct address_space *f, unsigned long
 	return r;
 }
 
-static void munmap_ok(struct mm_struct *mm, unsigned long addr, unsigned long pages)
+void bench_munmap_ok(struct mm_struct *mm, unsigned long addr, unsigned long pages)
 {
 	int r = rt_munmap(mm, addr, pages);
 
@@ -106,11 +112,11 @@ static double fault_rate(const struct rt_bench_vm_cfg *cfg, struct mm_struct *mm
 	double t0 = 0, dt;
 
 	for (int round = 0;; round++) {
-		long a = mmap_ok(mm, f, 0, (unsigned long)n, flags, 0);
+		long a = bench_mmap_ok(mm, f, 0, (unsigned long)n, flags, 0);
 
 		for (long i = 0; i < n; i++)
 			rt_touch(mm, (unsigned long)a + (unsigned long)i * PAGE_SIZE, write);
-		munmap_ok(mm, (unsigned long)a, (unsigned long)n);
+		bench_munmap_ok(mm, (unsigned long)a, (unsigned long)n);
 		if (!round) {
 			t0 = rt_now_s();
 			continue;
@@ -134,7 +140,7 @@ static void s_file_faults(const struct rt_bench_vm_cfg *cfg, long n, double out[
 {
 	struct address_space *f = file_create("bench-file", (unsigned long)n, (unsigned long)n);
 	struct mm_struct *owner = mm_alloc(), *mm = mm_alloc();
-	long a0 = mmap_ok(owner, f, 0, (unsigned long)n, VM_READ | VM_SHARED, 0);
+	long a0 = bench_mmap_ok(owner, f, 0, (unsigned long)n, VM_READ | VM_SHARED, 0);
 
 	/* Into the page cache, and mapped by another process, as a shared library is. */
 	for (long i = 0; i < n; i++)
@@ -147,7 +153,7 @@ static void s_file_faults(const struct rt_bench_vm_cfg *cfg, long n, double out[
 
 /* ---- 2. fork and exit ---- */
 
-static struct mm_struct *fork_or_die(struct mm_struct *parent, long n)
+struct mm_struct *bench_fork_or_die(struct mm_struct *parent, long n)
 {
 	struct mm_struct *child = dup_mm(parent);
 
@@ -160,19 +166,19 @@ static struct mm_struct *fork_or_die(struct mm_struct *parent, long n)
 static void s_fork_exit(const struct rt_bench_vm_cfg *cfg, long n, double out[2])
 {
 	struct mm_struct *parent = mm_alloc();
-	long a = mmap_ok(parent, NULL, 0, (unsigned long)n, VM_READ | VM_WRITE, 0);
+	long a = bench_mmap_ok(parent, NULL, 0, (unsigned long)n, VM_READ | VM_WRITE, 0);
 	double t_fork = 0, t_exit = 0, t0, t1, t2;
 	long iters = 0;
 
 	for (long i = 0; i < n; i++)
 		rt_touch(parent, (unsigned long)a + (unsigned long)i * PAGE_SIZE, true);
 	/* A warm-up fork and exit, untimed. */
-	mmput(fork_or_die(parent, n));
+	mmput(bench_fork_or_die(parent, n));
 	do {
 		struct mm_struct *child;
 
 		t0 = rt_now_s();
-		child = fork_or_die(parent, n);
+		child = bench_fork_or_die(parent, n);
 		t1 = rt_now_s();
 		mmput(child);
 		t2 = rt_now_s();
@@ -244,7 +250,7 @@ static void s_unmap_file_sharers(const struct rt_bench_vm_cfg *cfg, long n, doub
 
 	for (long i = 0; i < n; i++) {
 		mms[i] = mm_alloc();
-		mmap_ok(mms[i], f, addr, 1, VM_READ | VM_SHARED, 0);
+		bench_mmap_ok(mms[i], f, addr, 1, VM_READ | VM_SHARED, 0);
 		rt_touch(mms[i], addr, false);
 	}
 	page = find_get_page(f, 0);
@@ -266,7 +272,7 @@ static void s_unmap_anon_sharers(const struct rt_bench_vm_cfg *cfg, long n, doub
 	struct page *page;
 
 	mms[0] = mm_alloc();
-	addr = (unsigned long)mmap_ok(mms[0], NULL, 0, 1, VM_READ | VM_WRITE, 0);
+	addr = (unsigned long)bench_mmap_ok(mms[0], NULL, 0, 1, VM_READ | VM_WRITE, 0);
 	rt_touch(mms[0], addr, true);
 	for (long i = 1; i < n; i++) {
 		mms[i] = dup_mm(mms[0]);
@@ -303,11 +309,11 @@ static void s_unmap_vmas(const struct rt_bench_vm_cfg *cfg, long n, double out[2
 	struct page *page;
 
 	for (long i = 0; i < n; i++)
-		mmap_ok(others, f, 0x20000000UL + 2 * (unsigned long)i * PAGE_SIZE, 1,
+		bench_mmap_ok(others, f, 0x20000000UL + 2 * (unsigned long)i * PAGE_SIZE, 1,
 			VM_READ | VM_SHARED, 1 + (unsigned long)i);
 	if (others->map_count != n)
 		rt_die("%d vmas instead of %ld (merged?)", others->map_count, n);
-	mmap_ok(mm, f, addr, 1, VM_READ | VM_SHARED, 0);
+	bench_mmap_ok(mm, f, addr, 1, VM_READ | VM_SHARED, 0);
 	rt_touch(mm, addr, false);
 	page = find_get_page(f, 0);
 	if (!page)
@@ -322,11 +328,14 @@ static void s_unmap_vmas(const struct rt_bench_vm_cfg *cfg, long n, double out[2
 /* ---- the rows ---- */
 
 static struct row rows[NR_ROWS] = {
-	[R_ANON_FAULT] = { "anon_faults_per_sec", "anon faults/s", s_anon_faults, 0, 0, false, false },
+	[R_ANON_FAULT] = { "anon_faults_per_sec", "anon faults/s", s_anon_faults, 0, 0, false, false,
+			   host_s_anon_faults },
 	[R_FILE_FAULT] = { "file_faults_per_sec", "file faults/s", s_file_faults, 0, 0, false, false },
-	[R_FORK_SMALL] = { "fork_exit_per_sec", "fork+exit/s", s_fork_exit, 0, 0, false, false },
+	[R_FORK_SMALL] = { "fork_exit_per_sec", "fork+exit/s", s_fork_exit, 0, 0, false, false,
+			   host_s_fork_exit },
 	[R_EXIT_SMALL] = { "exit_per_sec", "exit/s", s_fork_exit, 0, 1, true, false },
-	[R_FORK_LARGE] = { "fork_exit_per_sec_10000", "fork+exit/s", s_fork_exit, 0, 0, false, false },
+	[R_FORK_LARGE] = { "fork_exit_per_sec_10000", "fork+exit/s", s_fork_exit, 0, 0, false, false,
+			   host_s_fork_exit },
 	[R_EXIT_LARGE] = { "exit_per_sec_10000", "exit/s", s_fork_exit, 0, 1, true, false },
 	[R_UNMAP_SH1] = { "1", "file, 1 sharer", s_unmap_file_sharers, 1, 0, false, true },
 	[R_UNMAP_SH10] = { "10", "file, 10 sharers", s_unmap_file_sharers, 10, 0, false, true },
@@ -353,7 +362,7 @@ static void measure_bytes(int procs, unsigned long fpages, struct bytes_result *
 		long a;
 
 		mms[i] = mm_alloc();
-		a = mmap_ok(mms[i], f, 0, fpages, VM_READ | VM_WRITE | VM_SHARED, 0);
+		a = bench_mmap_ok(mms[i], f, 0, fpages, VM_READ | VM_WRITE | VM_SHARED, 0);
 		for (unsigned long j = 0; j < fpages; j++)
 			rt_touch(mms[i], (unsigned long)a + j * PAGE_SIZE, false);
 	}
@@ -430,32 +439,52 @@ static void measure_all_bytes(struct vm_results *res)
 
 	for (int p = 0; p < 3; p++)
 		for (int d = 0; d < res->nd && !stopping(res); d++) {
-			env_up(res->modes[d], cfg);
+			bench_env_up(res->modes[d], cfg);
 			measure_bytes(cfg->bytes_procs[p], cfg->bytes_file_pages, &res->br[p][d]);
-			env_down(res->modes[d], cfg);
+			bench_env_down(res->modes[d], cfg);
 			res->br_done[p][d] = true;
 		}
 }
 
-/* 1, 2, 4: timed, interleaved across designs. */
+/* One sample of row @r on the host kernel, the model down; its value. */
+static double host_sample(struct vm_results *res, int r)
+{
+	double out[2] = { 0, 0 };
+	long kb;
+
+	rows[r].host_fn(res->cfg, rows[r].param, out);
+	if (rows[r].host_fn == host_s_fork_exit && (kb = host_process_anon_kb()) > res->host_anon_kb)
+		res->host_anon_kb = kb;
+	res->host_n[r]++;
+	return out[0];
+}
+
+/* 1, 2, 4: timed, interleaved across designs (and the host kernel, a slot of its own). */
 static void measure_rows(struct vm_results *res)
 {
 	static double val[NR_ROWS][RMAP_NR_MODES][RT_BENCH_MAX_REPEAT];
+	static double host[NR_ROWS][RT_BENCH_MAX_REPEAT];
 	const struct rt_bench_vm_cfg *cfg = res->cfg;
 	int nd = res->nd;
 
 	for (int r = 0; r < NR_ROWS; r++) {
+		int slots = nd + (rows[r].host_fn != NULL);
+
 		if (rows[r].same_sample)
 			continue;
 		for (int k = 0; k < res->repeat; k++)
-			for (int i = 0; i < nd && !stopping(res); i++) {
-				/* A, B, C then C, B, A: no design always runs first. */
-				int d = k % 2 ? nd - 1 - i : i;
+			for (int i = 0; i < slots && !stopping(res); i++) {
+				/* A, B, C, host then host, C, B, A: no design always runs first. */
+				int d = k % 2 ? slots - 1 - i : i;
 				double out[2] = { 0, 0 };
 
-				env_up(res->modes[d], cfg);
+				if (d == nd) {
+					host[r][res->host_n[r]] = host_sample(res, r);
+					continue;
+				}
+				bench_env_up(res->modes[d], cfg);
 				rows[r].fn(cfg, rows[r].param, out);
-				env_down(res->modes[d], cfg);
+				bench_env_down(res->modes[d], cfg);
 				val[r][d][k] = out[rows[r].out_idx];
 				res->n[r][d]++;
 				if (r + 1 < NR_ROWS && rows[r + 1].same_sample) {
@@ -464,16 +493,19 @@ static void measure_rows(struct vm_results *res)
 				}
 			}
 	}
-	for (int r = 0; r < NR_ROWS; r++)
+	for (int r = 0; r < NR_ROWS; r++) {
 		for (int d = 0; d < nd; d++)
 			rt_bench_stats(val[r][d], res->n[r][d], &res->med[r][d], &res->mn[r][d],
 				       &res->mx[r][d]);
+		rt_bench_stats(host[r], res->host_n[r], &res->host_med[r], &res->host_mn[r],
+			       &res->host_mx[r]);
+	}
 }
 
 bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out,
 		 json_t *rec)
 {
-	struct vm_results res = { .cfg = cfg, .rows = rows, .repeat = repeat };
+	struct vm_results res = { .cfg = cfg, .rows = rows, .repeat = repeat, .host_anon_kb = -1 };
 	double t_start;
 
 	rows[R_ANON_FAULT].param = (long)cfg->fault_pages;
@@ -493,6 +525,7 @@ bool rt_bench_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE
 	res.timer_ns = timer_overhead_ns();
 	measure_all_bytes(&res);
 	measure_rows(&res);
+	measure_scaling(&res, stopping);
 	res.reclaim_scanned = env_reclaim_scanned;
 	res.alloc_fail = env_alloc_fail;
 	vm_print_tables(&res, out);

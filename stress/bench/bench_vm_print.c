@@ -6,8 +6,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_vm-internal.h"
+#include "record.h"
 
 /* A table cell of @width: @v with @prec decimals, or "-" for a measurement not taken. */
 static void put_num(FILE *out, int width, int prec, double v)
@@ -95,6 +97,78 @@ static void print_spread(const struct vm_results *res, FILE *out)
 	}
 }
 
+/* The host kernel's rows: its figure, and each design's model/host rate. */
+static void print_host(const struct vm_results *res, FILE *out)
+{
+	fprintf(out, "\nthe host kernel, same run, same statistics (median of %d; real mmap+write+munmap,"
+		" real fork+_exit+waitpid;\n"
+		"this process had %ld kB of anonymous memory of its own at the forks)\n"
+		"ratio = model/host rate = host time / model time per operation (higher is better: 10.00x =\n"
+		"the model makes 10 times the host kernel's operations per second)\n",
+		res->repeat, res->host_anon_kb);
+	fprintf(out, "%-26s %13s %13s", "measurement", "host", "host min..max");
+	for (int d = 0; d < res->nd; d++)
+		fprintf(out, " %13s", rmap_mode_name(res->modes[d]));
+	fputc('\n', out);
+	print_rule(out, res->nd);
+	for (int r = 0; r < NR_ROWS; r++) {
+		char label[64], cell[64];
+
+		if (!res->rows[r].host_fn)
+			continue;
+		snprintf(label, sizeof(label), "%s (%ld pages)", res->rows[r].label, res->rows[r].param);
+		snprintf(cell, sizeof(cell), "%.0f..%.0f", res->host_mn[r], res->host_mx[r]);
+		fprintf(out, "%-26s", label);
+		put_num(out, 13, 0, res->host_med[r]);
+		fprintf(out, " %13s", res->host_n[r] ? cell : "-");
+		for (int d = 0; d < res->nd; d++) {
+			double x = rt_bench_host_ratio(res->med[r][d], res->host_med[r]);
+
+			if (isfinite(x))
+				fprintf(out, " %12.2fx", x);
+			else
+				fprintf(out, " %13s", "-");
+		}
+		fputc('\n', out);
+	}
+}
+
+/* The verdict of point @c of op @op and design @d (n/a at one CPU). */
+static enum rt_bench_scaling_verdict scaling_verdict(const struct vm_results *res, int op, int d,
+						      int c)
+{
+	if (!c)
+		return RT_SCALING_NA;
+	return rt_bench_scaling_verdict(&res->scal[op][d][0], &res->scal[op][d][c],
+					rt_machine_cores());
+}
+
+static const char *const scaling_keys[RT_BENCH_SCALING_OPS] = { "anon_fault_ns", "fork_exit_ns" };
+
+/* 5. the disjoint-mm scaling row, each point's ratio to one CPU and its verdict. */
+static void print_scaling(const struct vm_results *res, FILE *out)
+{
+	static const char *const ops[RT_BENCH_SCALING_OPS] = { "anon fault+unmap", "fork+exit" };
+
+	fprintf(out, "\n5. disjoint mms: ns per operation per CPU, N CPUs each in its own mm (median of %d,"
+		" min..max);\n   ratio to N=1; FLAG: the cost grew beyond the spread of the repeats\n",
+		res->repeat);
+	for (int op = 0; op < RT_BENCH_SCALING_OPS; op++)
+		for (int d = 0; d < res->nd; d++)
+			for (int c = 0; c < res->nscal; c++) {
+				const struct rt_bench_scaling_point *p = &res->scal[op][d][c];
+				const struct rt_bench_scaling_point *one = &res->scal[op][d][0];
+
+				fprintf(out, "%-17s %-10s N=%-3d", ops[op], rmap_mode_name(res->modes[d]),
+					p->cpus);
+				put_num(out, 10, 1, p->med);
+				fprintf(out, " (%.1f .. %.1f)", p->mn, p->mx);
+				put_num(out, 7, 2, p->med / one->med);
+				fprintf(out, "x  %s\n", rt_bench_scaling_verdict_name(
+					scaling_verdict(res, op, d, c)));
+			}
+}
+
 /* 3, and the article's arithmetic at the largest process count. */
 static void print_bytes(const struct vm_results *res, FILE *out)
 {
@@ -139,6 +213,7 @@ void vm_print_tables(const struct vm_results *res, FILE *out)
 		res->repeat);
 	print_header(res, out, "measurement", true);
 	print_medians(res, out, R_ANON_FAULT, R_EXIT_LARGE, true);
+	print_host(res, out);
 	fprintf(out, "\n4. try_to_unmap() of one page, page locked + rmap lock held (ns per call, lower is better;\n"
 		"   median of %d samples of >= 20 calls; includes ~%.0f ns of clock_gettime)\n",
 		res->repeat, res->timer_ns);
@@ -146,6 +221,7 @@ void vm_print_tables(const struct vm_results *res, FILE *out)
 	print_medians(res, out, R_UNMAP_SH1, NR_ROWS - 1, false);
 	print_spread(res, out);
 	print_bytes(res, out);
+	print_scaling(res, out);
 	if (res->reclaim_scanned || res->alloc_fail)
 		fprintf(out, "\nWARNING: reclaim scanned %lu pages, %lu allocations failed: raise --pages\n",
 			res->reclaim_scanned, res->alloc_fail);
@@ -206,6 +282,83 @@ static json_t *bytes_json(const struct vm_results *res, int d)
 	return bytes;
 }
 
+/* Each host row's model/host rate of design @d. */
+static json_t *host_ratio_json(const struct vm_results *res, int d)
+{
+	json_t *o = json_object();
+
+	for (int r = 0; r < NR_ROWS; r++)
+		if (res->rows[r].host_fn)
+			json_object_set_new(o, res->rows[r].key, real_or_null(
+				rt_bench_host_ratio(res->med[r][d], res->host_med[r])));
+	return o;
+}
+
+/* 5 of design @d: op -> CPUs -> statistics, ratio to one CPU, verdict. */
+static json_t *scaling_json(const struct vm_results *res, int d)
+{
+	json_t *o = json_object();
+
+	for (int op = 0; op < RT_BENCH_SCALING_OPS; op++) {
+		json_t *jop = json_object();
+
+		for (int c = 0; c < res->nscal; c++) {
+			const struct rt_bench_scaling_point *p = &res->scal[op][d][c];
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", p->cpus);
+			json_object_set_new(jop, key, json_pack("{s:o, s:o, s:o, s:i, s:o, s:s}",
+				"median", real_or_null(p->med), "min", real_or_null(p->mn),
+				"max", real_or_null(p->mx), "n", p->n,
+				"ratio", real_or_null(p->med / res->scal[op][d][0].med),
+				"verdict", rt_bench_scaling_verdict_name(scaling_verdict(res, op, d, c))));
+		}
+		json_object_set_new(o, scaling_keys[op], jop);
+	}
+	return o;
+}
+
+/* The host kernel's figures (rows with a host_fn) with their spreads. */
+static json_t *host_json(const struct vm_results *res)
+{
+	json_t *o = json_object(), *spread = json_object();
+
+	for (int r = 0; r < NR_ROWS; r++) {
+		if (!res->rows[r].host_fn)
+			continue;
+		json_object_set_new(o, res->rows[r].key, real_or_null(res->host_med[r]));
+		json_object_set_new(spread, res->rows[r].key, json_pack("{s:o, s:o, s:i}",
+			"min", real_or_null(res->host_mn[r]), "max", real_or_null(res->host_mx[r]),
+			"n", res->host_n[r]));
+	}
+	json_object_set_new(o, "spread", spread);
+	json_object_set_new(o, "process_anon_kb", res->host_anon_kb >= 0 ?
+			    json_integer(res->host_anon_kb) : json_null());
+	json_object_set_new(o, "ratio", json_string("each design's vs_host: model rate / host rate"
+						    " (= host time / model time per operation); higher is better"));
+	return o;
+}
+
+/* The scaling row's CPU counts and its verdict: FLAG if any point of any design flagged. */
+static json_t *scaling_summary_json(const struct vm_results *res)
+{
+	json_t *cpus = json_array();
+	int flags = 0, oks = 0;
+
+	for (int c = 0; c < res->nscal; c++)
+		json_array_append_new(cpus, json_integer(res->scal_cpus[c]));
+	for (int op = 0; op < RT_BENCH_SCALING_OPS; op++)
+		for (int d = 0; d < res->nd; d++)
+			for (int c = 1; c < res->nscal; c++) {
+				enum rt_bench_scaling_verdict v = scaling_verdict(res, op, d, c);
+
+				flags += v == RT_SCALING_FLAG;
+				oks += v == RT_SCALING_OK;
+			}
+	return json_pack("{s:o, s:s, s:i}", "cpus", cpus,
+			 "verdict", flags ? "FLAG" : oks ? "ok" : "n/a", "flags", flags);
+}
+
 static json_t *design_json(const struct vm_results *res, int d)
 {
 	json_t *o = medians_json(res, d, 0, R_EXIT_LARGE, json_object());
@@ -225,6 +378,8 @@ static json_t *design_json(const struct vm_results *res, int d)
 	json_object_set_new(o, "rmap_bytes_per_distinct_page",
 			    res->br_done[2][d] ? json_real(res->br[2][d].per_page) : json_null());
 	json_object_set_new(o, "rmap_bytes_by_procs", bytes_json(res, d));
+	json_object_set_new(o, "vs_host", host_ratio_json(res, d));
+	json_object_set_new(o, "disjoint_scaling", scaling_json(res, d));
 	return o;
 }
 
@@ -236,6 +391,8 @@ void vm_record(const struct vm_results *res, bool quick, json_t *rec)
 	for (int d = 0; d < res->nd; d++)
 		json_object_set_new(jd, rmap_mode_name(res->modes[d]), design_json(res, d));
 	json_object_set_new(rec, "designs", jd);
+	json_object_set_new(rec, "host", host_json(res));
+	json_object_set_new(rec, "scaling", scaling_summary_json(res));
 	/* No design is left out now that every one is built; the key stays for readers. */
 	json_object_set_new(rec, "skipped", json_array());
 	json_object_set_new(rec, "repeat", json_integer(res->repeat));
@@ -253,4 +410,14 @@ void vm_record(const struct vm_results *res, bool quick, json_t *rec)
 	json_object_set_new(rec, "modes", jmodes);
 	json_object_set_new(rec, "bytes_procs", json_pack("[i, i, i]", cfg->bytes_procs[0],
 							  cfg->bytes_procs[1], cfg->bytes_procs[2]));
+}
+
+bool rt_bench_scaling_flagged(const json_t *rec, FILE *out)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(rec, "scaling"), "verdict"));
+	bool flag = v && !strcmp(v, "FLAG");
+
+	fprintf(out, "disjoint-mm scaling: %s%s\n", v ? v : "not measured",
+		flag ? ": the cost per operation grew with the CPUs beyond the spread of the repeats" : "");
+	return flag;
 }

@@ -82,4 +82,15 @@ int bench_put_record(json_t *rec, const char *json_path, int rc);
  */
 int bench_run_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE *out, json_t *rec);
 
+/**
+ * bench_check_scaling() - --check-scaling: the disjoint-mm row's verdict
+ * @rec: a record bench_run_vm() filled
+ * @out: the verdict line goes here
+ * @rc: the exit status so far
+ *
+ * Return: @rc, or RT_EXIT_FAILURE in place of RT_EXIT_OK when the row
+ * flagged a cost that grew with the CPUs.
+ */
+int bench_check_scaling(const json_t *rec, FILE *out, int rc);
+
 #endif /* RT_STRESS_CMD_BENCH_INTERNAL_H */

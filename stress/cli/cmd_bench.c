@@ -54,6 +54,11 @@ int bench_run_vm(const struct rt_bench_vm_cfg *cfg, int repeat, bool quick, FILE
 	return clean ? RT_EXIT_OK : RT_EXIT_FAILURE;
 }
 
+int bench_check_scaling(const json_t *rec, FILE *out, int rc)
+{
+	return rt_bench_scaling_flagged(rec, out) && rc == RT_EXIT_OK ? RT_EXIT_FAILURE : rc;
+}
+
 /* ---- `bench`: everything, with child runs for the scenario numbers ---- */
 
 static void bench_all_usage(FILE *f)
@@ -68,10 +73,16 @@ static void bench_all_usage(FILE *f)
 	      "     with the article's arithmetic (2.7 GB per task x 100 and x 700 tasks)\n"
 	      "     extrapolated from the measured bytes per pte;\n"
 	      "  b. anonymous fault, file fault, fork+exit and exit throughput (1 thread);\n"
+	      "     the host kernel's own anonymous faults and fork+exit, measured in the same\n"
+	      "     run, and each design's ratio to them: model/host rate (= host time /\n"
+	      "     model time; 10x: the model makes ten times the host's operations per second);\n"
 	      "  c. try_to_unmap() ns versus the processes sharing the page and versus the\n"
 	      "     vmas of the file that do not map it;\n"
 	      "  d. trylock fallbacks per page scanned by reclaim versus reclaim threads\n"
-	      "     (reclaim-pressure scenario, child runs).\n"
+	      "     (reclaim-pressure scenario, child runs);\n"
+	      "  e. disjoint-mm scaling: ns per anonymous fault and per fork+exit on N CPUs,\n"
+	      "     each in its own mm, N = 1, 2, 4, ... up to the cores, and the ratio to\n"
+	      "     N=1; FLAG where the cost grew beyond the spread of the repeats.\n"
 	      "\n"
 	      "  -r, --repeat K           repeats of everything, 1..64 (default 5; quote >= 5)\n"
 	      "  -p, --pages N            emulated memory of the in-process part (default 65536)\n"
@@ -80,6 +91,8 @@ static void bench_all_usage(FILE *f)
 	      "      --run-threads N      worker threads of each child run (default 4)\n"
 	      "      --procs LIST         shm process counts, 1..16 (default 2,4,8,16)\n"
 	      "      --reclaim-threads LIST  reclaim threads, 1..64 (default 1,2,4,8)\n"
+	      "      --scaling-max N      e.'s most CPUs, 1..1024 (default: the machine's cores)\n"
+	      "      --check-scaling      exit 1 when e. flags a cost that grew with the CPUs\n"
 	      "      --quick              small sizes, short samples, 3 repeats, 0.3 s runs,\n"
 	      "                           --procs 2,8, --reclaim-threads 1,2\n"
 	      "      --json FILE          write the result record to FILE ('-' for stdout)\n"
@@ -91,8 +104,8 @@ static void bench_all_usage(FILE *f)
 	      "      --results FILE       with --compare: compare FILE instead of measuring\n"
 	      "  -h, --help               this text\n"
 	      "\n"
-	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare) or a child\n"
-	      "run found a failure; 2 bad usage, or a baseline that is not a bench record;\n"
+	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare), a child\n"
+	      "run found a failure, or a scaling FLAG (--check-scaling); 2 bad usage, or a baseline that is not a bench record;\n"
 	      "3 internal error (a child run crashed or timed out); 130 interrupted (what was\n"
 	      "measured is written all the same, marked \"interrupted\"; no --compare).\n", f);
 }
@@ -105,7 +118,7 @@ struct bench_all_args {
 	struct sweep *shm, *fbs;
 	const char *json_path, *out_dir, *compare, *results;
 	double threshold;
-	bool quick, no_plots;
+	bool quick, no_plots, check_scaling;
 };
 
 static double parse_threshold(const char *arg)
@@ -136,6 +149,8 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		{ "compare", required_argument, NULL, 'c' },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "results", required_argument, NULL, 'i' },
+		{ "scaling-max", required_argument, NULL, 'M' },
+		{ "check-scaling", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -159,6 +174,8 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		case 'c': a->compare = optarg; break;
 		case 't': a->threshold = parse_threshold(optarg); break;
 		case 'i': a->results = optarg; break;
+		case 'M': a->cfg.scaling_max = (int)rt_opt_int("--scaling-max", optarg, 1, RT_BENCH_SCALING_MAX); break;
+		case 'C': a->check_scaling = true; break;
 		case 'h': bench_all_usage(stdout); return RT_EXIT_OK;
 		default: rt_opt_bad("bench", optopt, argv[optind - 1]);
 		}
@@ -168,6 +185,8 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 			       argv[optind]);
 	if (a->results && !a->compare)
 		rt_usage_error("--results: only with --compare BASELINE");
+	if (a->results && a->check_scaling)
+		rt_usage_error("--check-scaling: measures; not with --results");
 	if (a->out_dir && !*a->out_dir)
 		rt_usage_error("--out: empty directory name");
 	if (a->out_dir && !a->no_plots && !a->results && !rt_plot_available())
@@ -404,6 +423,8 @@ static int bench_all(int argc, char **argv)
 		}
 		if (bench_all_write(&a, rec) != RT_EXIT_OK && rc != RT_EXIT_INTERRUPTED)
 			rc = RT_EXIT_INTERNAL;
+		if (a.check_scaling && rc != RT_EXIT_INTERRUPTED)
+			rc = bench_check_scaling(rec, stdout, rc);
 	}
 	if (base && rc == RT_EXIT_INTERRUPTED) {
 		printf("\ninterrupted: no comparison with the baseline (the record is partial)\n");
