@@ -96,7 +96,7 @@ static void *scal_cpu_main(void *arg)
 	struct scal_cpu *c = arg;
 	const struct rt_bench_vm_cfg *cfg = c->s->cfg;
 	struct mm_struct *mm;
-	double t0, t = 0;
+	double t0, t;
 
 	rt_task_attach("bench-cpu");
 	mm = mm_alloc();
@@ -110,19 +110,20 @@ static void *scal_cpu_main(void *arg)
 	(void)(c->s->op ? op_fork_exit(mm, (long)cfg->fork_small) : op_faults(mm, (long)cfg->fault_pages));
 	barrier_wait(&c->s->start);
 	t0 = rt_now_s();
-	/* Pairs with the release store of run_sample(). */
-	while (!atomic_load_explicit(&c->s->stop, memory_order_acquire)) {
+	/* One operation at least, however late this CPU got to run. */
+	do {
 		c->ops += c->s->op ? op_fork_exit(mm, (long)cfg->fork_small) :
 				     op_faults(mm, (long)cfg->fault_pages);
 		t = rt_now_s();
-	}
-	c->busy_s = t > t0 ? t - t0 : 0;
+		/* Pairs with the release store of run_sample(). */
+	} while (!atomic_load_explicit(&c->s->stop, memory_order_acquire));
+	c->busy_s = t - t0;
 	mmput(mm);
 	rt_task_detach();
 	return NULL;
 }
 
-/* ns per operation per CPU of @nr CPUs doing @op for one sample (NaN: none done). */
+/* ns per operation per CPU of @nr CPUs doing @op for one sample (each does one at least). */
 static double run_sample(const struct rt_bench_vm_cfg *cfg, int op, int nr)
 {
 	struct scal_sample s = { .cfg = cfg, .op = op };

@@ -455,7 +455,6 @@ static double host_sample(struct vm_results *res, int r)
 	rows[r].host_fn(res->cfg, rows[r].param, out);
 	if (rows[r].host_fn == host_s_fork_exit && (kb = host_process_anon_kb()) > res->host_anon_kb)
 		res->host_anon_kb = kb;
-	res->host_n[r]++;
 	return out[0];
 }
 
@@ -479,7 +478,9 @@ static void measure_rows(struct vm_results *res)
 				double out[2] = { 0, 0 };
 
 				if (d == nd) {
-					host[r][res->host_n[r]] = host_sample(res, r);
+					double v = host_sample(res, r);
+
+					host[r][res->host_n[r]++] = v;
 					continue;
 				}
 				bench_env_up(res->modes[d], cfg);
