@@ -2,10 +2,11 @@
 /*
  * 5. Disjoint-mm scaling: one operation on N emulated CPUs (threads
  * attached as tasks), each CPU in an mm of its own, for N = 1, 2, 4, ...
- * up to the machine's cores. CPUs that share no mm share no lock of the
- * model's either, as on 2.6 (beyond the zone's and the caches', which
- * 2.6 made per-CPU): if their cost per operation grows with N, a harness
- * or model write to a shared cache line is on the operation's path. The
+ * up to the machine's cores. CPUs that share no mm share no mm, vma or
+ * page table; what they do share, the zone (free lists, LRU) and the slab
+ * caches, 2.6 made per-CPU or batched: if their cost per operation grows
+ * with N, a harness or model write to a shared cache line is on the
+ * operation's path. The
  * verdict (rt_bench_scaling_verdict()) flags a growth beyond the spread
  * of the repeats; `bench --check-scaling` exits 1 on it.
  *
