@@ -13,7 +13,7 @@
  *
  * Life of an object:
  *
- *   libc --ctor--> ACTIVE <--alloc/free--> FREE in the task's array (owner, no lock)
+ *   libc --refill--> FREE in the task's array (owner, no lock) <--alloc/free--> ACTIVE
  *                                            |  ^ cache_flusharray() / cache_alloc_refill():
  *                                            v  |   batchcount objects under cache->lock
  *                                          FREE on the cache's list (cache->lock)
@@ -24,14 +24,15 @@
  *
  * A free object of a cache without SLAB_DESTROY_BY_RCU is dead: poisoned
  * (ASan-poisoned in the ASan build, filled with 0x6b otherwise, as 2.6's
- * SLAB_POISON), and constructed again when it is handed out. One of a
- * SLAB_DESTROY_BY_RCU cache stays constructed and readable.
+ * SLAB_POISON), and constructed when it is handed out. One of a
+ * SLAB_DESTROY_BY_RCU cache is constructed when it comes from libc and
+ * stays constructed and readable.
  *
  * Departures from 2.6.9:
  * (1) No slabs: the cache's lists are one LIFO list of free objects
- *     (2.6's slabs_partial/slabs_free and the shared array in one), and
- *     a refill that finds it empty takes one object from libc (2.6
- *     grows the cache by a slab and refills from it).
+ *     (2.6's slabs_partial/slabs_free and the shared array in one); a
+ *     refill takes from libc what the list lacks of a batch (2.6 grows
+ *     the cache by a slab and refills from it).
  * (2) Arrays exist for at most TASK_SLAB_ARRAYS caches at once; a cache
  *     created beyond that has none and works on its list alone.
  * (3) No cache_reap(): arrays are drained when their task detaches and
@@ -71,6 +72,7 @@
 enum slab_obj_state {
 	OBJ_ACTIVE = 0x5ab1,	/* handed out */
 	OBJ_FREE,		/* in an array or on the cache's list */
+	OBJ_NEW,		/* the same, never handed out yet */
 	OBJ_RCU,		/* queued for libc after a grace period */
 	OBJ_LIBC,		/* going back to libc now */
 };
@@ -345,7 +347,10 @@ static void slab_obj_revive(struct kmem_cache *c, struct array_cache *ac, struct
 	}
 }
 
-/* A new object from libc, constructed; NULL when libc fails. */
+/*
+ * A new free object from libc (OBJ_NEW): constructed in a
+ * SLAB_DESTROY_BY_RCU cache, poisoned otherwise; NULL when libc fails.
+ */
 static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache *ac)
 {
 	struct slab_obj *hdr;
@@ -362,11 +367,13 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache
 	hdr = (struct slab_obj *)(void *)((char *)block + c->hdr_off);
 	hdr->cache = c;
 	hdr->next = NULL;
-	__atomic_store_n(&hdr->state, OBJ_ACTIVE, __ATOMIC_RELAXED);
+	__atomic_store_n(&hdr->state, OBJ_NEW, __ATOMIC_RELAXED);
 	stat_add(&c->nr_libc_alloc, 1);
 	stat_add_peak(&c->total, &c->peak_total, 1);
 	stat_add_peak(&c->held, &c->peak_active, 1);
-	if (c->ctor) {
+	if (slab_poisons(c)) {
+		slab_obj_kill(c, hdr);
+	} else if (c->ctor) {
 		c->ctor(hdr_to_obj(c, hdr));
 		SLAB_STAT(c, ac, nr_ctor, 1);
 	}
@@ -416,7 +423,7 @@ static void slab_release_list(struct kmem_cache *c, struct slab_obj *list)
 		list = hdr->next;
 		old = __atomic_exchange_n(&hdr->state, rcu ? OBJ_RCU : OBJ_LIBC,
 					  __ATOMIC_RELAXED);
-		BUG_ON(old != OBJ_FREE);
+		BUG_ON(old != OBJ_FREE && old != OBJ_NEW);
 		if (rcu) {
 			stat_add(&c->rcu_pending, 1);
 			call_rcu(&hdr->rcu, slab_rcu_free);
@@ -505,9 +512,12 @@ static void __slab_list_push(struct kmem_cache *c, struct slab_obj **objs, unsig
 /*
  * Mirrors mm/slab.c:cache_alloc_refill(): the array is empty; move up to
  * batchcount objects, the most recently freed, from the cache's list
- * into it under the cache lock, and take one. A cache without arrays
- * takes one object from the list.
- * Return: a free object (state OBJ_FREE), or NULL when the list was empty.
+ * into it under the cache lock, then (2.6's cache_grow()) fill it up to
+ * batchcount from libc, and take one. A cache without arrays takes one
+ * object. Always a full batch: so when a task takes the lock next is a
+ * function of its own allocations and frees, never of what other tasks
+ * left on the list (deterministic schedules depend on it).
+ * Return: a free object (OBJ_FREE or OBJ_NEW), or NULL when libc failed.
  * Context: takes c->lock.
  */
 static struct slab_obj *cache_alloc_refill(struct kmem_cache *c, struct array_cache *ac)
@@ -535,6 +545,13 @@ static struct slab_obj *cache_alloc_refill(struct kmem_cache *c, struct array_ca
 	}
 	spin_unlock(&c->lock);
 
+	while (n < batchcount) {
+		struct slab_obj *hdr = slab_libc_alloc(c, ac);
+
+		if (!hdr)
+			break;
+		got[n++] = hdr;
+	}
 	if (!n)
 		return NULL;
 	if (!ac)
@@ -555,7 +572,7 @@ void *kmem_cache_alloc(struct kmem_cache *c, gfp_t gfp)
 {
 	struct array_cache *ac;
 	struct slab_obj *hdr;
-	unsigned int every;
+	unsigned int every, old;
 
 	if (gfp & __GFP_WAIT)
 		might_sleep("kmem_cache_alloc(GFP_KERNEL)");
@@ -575,20 +592,15 @@ void *kmem_cache_alloc(struct kmem_cache *c, gfp_t gfp)
 		__atomic_store_n(&ac->avail, avail, __ATOMIC_RELAXED);
 	} else {
 		hdr = cache_alloc_refill(c, ac);
-	}
-	if (hdr) {
-		unsigned int old = __atomic_exchange_n(&hdr->state, OBJ_ACTIVE,
-						       __ATOMIC_RELAXED);
-
-		BUG_ON(old != OBJ_FREE);
-		SLAB_STAT(c, ac, nr_reused, 1);
-		if (slab_poisons(c))
-			slab_obj_revive(c, ac, hdr);
-	} else {
-		hdr = slab_libc_alloc(c, ac);
 		if (!hdr)
 			goto fail;
 	}
+	old = __atomic_exchange_n(&hdr->state, OBJ_ACTIVE, __ATOMIC_RELAXED);
+	BUG_ON(old != OBJ_FREE && old != OBJ_NEW);
+	if (old == OBJ_FREE)
+		SLAB_STAT(c, ac, nr_reused, 1);
+	if (slab_poisons(c))
+		slab_obj_revive(c, ac, hdr);
 	SLAB_STAT(c, ac, active, 1);
 	SLAB_STAT(c, ac, nr_alloc, 1);
 	return hdr_to_obj(c, hdr);
