@@ -16,10 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if RT_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
-
 #include "bug.h"
 #include "compiler.h"
 #include "die.h"
@@ -30,6 +26,10 @@
 #include "slab-internal.h"
 #include "slab.h"
 #include "spinlock.h"
+
+#if RT_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define NR_THREADS	32
 #define NR_SLOTS	16
