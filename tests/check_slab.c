@@ -708,7 +708,7 @@ START_TEST(test_slab_destroy_frees_live_arrays)
 		ck_assert_no_worker_failure();
 		/* Once per object from libc with the flag, at each handing out without. */
 		ck_assert_uint_eq(__atomic_load_n(&nr_ctor_calls, __ATOMIC_RELAXED),
-				  flags[i] ? l.nr_libc_alloc : 2 * NR_LIVE);
+				  (flags[i] ? l.nr_libc_alloc : 2 * NR_LIVE));
 	}
 }
 END_TEST
