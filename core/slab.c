@@ -316,21 +316,58 @@ static inline bool slab_poisons(const struct kmem_cache *c)
 	return !(c->flags & SLAB_DESTROY_BY_RCU);
 }
 
-/*
- * A freed object of a cache without SLAB_DESTROY_BY_RCU dies: the
- * coverage forgets it (its address is handed out again as a new object)
- * and it is poisoned until it is handed out again.
- */
-static void slab_obj_kill(struct kmem_cache *c, struct slab_obj *hdr)
+/* Make a dead object's memory unusable until it is handed out again. */
+static void slab_obj_poison(struct kmem_cache *c, struct slab_obj *hdr)
 {
 	void *obj = hdr_to_obj(c, hdr);
 
-	cover_forget(obj);
 #if RT_ASAN
 	ASAN_POISON_MEMORY_REGION(obj, c->size);
 #else
 	memset(obj, SLAB_POISON_BYTE, c->size);
 #endif
+}
+
+static void *slab_block_alloc(struct kmem_cache *c)
+{
+	void *block;
+
+	if (c->align > alignof(max_align_t))
+		return posix_memalign(&block, c->align, c->block) ? NULL : block;
+	return malloc(c->block);
+}
+
+/*
+ * A freed object of a cache without SLAB_DESTROY_BY_RCU dies: the
+ * coverage forgets it (its address is handed out again as a new object)
+ * and it is poisoned until it is handed out again.
+ *
+ * TSan forgets the locks and accesses of memory only when libc frees it:
+ * reused in place, a dead object's spinlocks would keep their lock-order
+ * history (false inversions between two mms' page_table_locks). So in
+ * the TSan build its memory goes back to libc now and a new block takes
+ * its place: the arrays and lists, and so every lock the slab takes, are
+ * the same as in the other builds.
+ *
+ * Return: the header to keep (@hdr, or its replacement in the TSan build).
+ */
+static struct slab_obj *slab_obj_kill(struct kmem_cache *c, struct slab_obj *hdr)
+{
+	cover_forget(hdr_to_obj(c, hdr));
+#if RT_TSAN
+	void *block;
+
+	free(hdr_to_block(c, hdr));
+	block = slab_block_alloc(c);
+	if (!block)
+		rt_die("%s: out of memory", c->name);
+	hdr = (struct slab_obj *)(void *)((char *)block + c->hdr_off);
+	hdr->cache = c;
+	hdr->next = NULL;
+	__atomic_store_n(&hdr->state, OBJ_FREE, __ATOMIC_RELAXED);
+#endif
+	slab_obj_poison(c, hdr);
+	return hdr;
 }
 
 /* Hand a dead object out again: unpoisoned and constructed anew (2.6's SLAB_POISON). */
@@ -354,16 +391,10 @@ static void slab_obj_revive(struct kmem_cache *c, struct array_cache *ac, struct
 static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache *ac)
 {
 	struct slab_obj *hdr;
-	void *block;
+	void *block = slab_block_alloc(c);
 
-	if (c->align > alignof(max_align_t)) {
-		if (posix_memalign(&block, c->align, c->block))
-			return NULL;
-	} else {
-		block = malloc(c->block);
-		if (!block)
-			return NULL;
-	}
+	if (!block)
+		return NULL;
 	hdr = (struct slab_obj *)(void *)((char *)block + c->hdr_off);
 	hdr->cache = c;
 	hdr->next = NULL;
@@ -372,7 +403,7 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache
 	stat_add_peak(&c->total, &c->peak_total, 1);
 	stat_add_peak(&c->held, &c->peak_active, 1);
 	if (slab_poisons(c)) {
-		slab_obj_kill(c, hdr);
+		slab_obj_poison(c, hdr);
 	} else if (c->ctor) {
 		c->ctor(hdr_to_obj(c, hdr));
 		SLAB_STAT(c, ac, nr_ctor, 1);
@@ -660,7 +691,7 @@ void kmem_cache_free(struct kmem_cache *c, void *objp)
 	old = __atomic_exchange_n(&hdr->state, OBJ_FREE, __ATOMIC_RELAXED);
 	BUG_ON(old != OBJ_ACTIVE);	/* double free */
 	if (slab_poisons(c))
-		slab_obj_kill(c, hdr);
+		hdr = slab_obj_kill(c, hdr);
 
 	if (unlikely(!current_task)) {
 		/* Not a task (an RCU callback): no array, and not made one. */
