@@ -283,10 +283,14 @@ struct kmem_cache *kmem_cache_create(const char *name, size_t size,
 static struct array_cache *slab_array_create(struct task_struct *t, struct kmem_cache *c)
 {
 	struct array_cache *ac;
+	size_t bytes = sizeof(*ac) + c->limit * sizeof(ac->entry[0]);
 
 	if (c->id < 0)
 		return NULL;
-	ac = rt_calloc(1, sizeof(*ac) + c->limit * sizeof(ac->entry[0]));
+	/* Lines of its own: another task's array is never beside it. */
+	bytes = (bytes + SMP_CACHE_BYTES - 1) & ~(size_t)(SMP_CACHE_BYTES - 1);
+	ac = rt_aligned_alloc(SMP_CACHE_BYTES, bytes);
+	memset(ac, 0, bytes);
 	ac->limit = c->limit;
 	ac->batchcount = c->batchcount;
 	ac->cache = c;
