@@ -9,11 +9,13 @@
  */
 #include "pgtable.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "die.h"
+#include "slab.h"
 
 /* Global accounting, lock-free; read as snapshots. */
 static unsigned long pgtable_bytes;		/* atomic */
@@ -54,10 +56,33 @@ unsigned long ptep_to_address(const pte_t *ptep)
 	return t->base + (unsigned long)(ptep - t->pte) * PAGE_SIZE;
 }
 
+/*
+ * Page tables come from object caches, as 2.6 i386's pgd_cache (and
+ * pmd_cache) slabs did; its pte pages came from the page allocator, but
+ * here they stay off the model's zone (core/page_alloc.c) as they always
+ * were, so that the memory-pressure figures (free pages, reclaim, OOM)
+ * do not change. Both are zeroed at allocation, as rt_calloc() did.
+ */
+static struct kmem_cache *pgd_cachep, *pte_cachep;
+static pthread_once_t pgtable_caches_once = PTHREAD_ONCE_INIT;
+
+static void pgtable_caches_init(void)
+{
+	pgd_cachep = kmem_cache_create("pgd", sizeof(pgd_t), 0, NULL);
+	/* Aligned to its size: ptep_table() finds a slot's table. */
+	pte_cachep = kmem_cache_create_aligned("pte", sizeof(struct pte_table),
+					       PTE_TABLE_BYTES, 0, NULL);
+}
+
 pgd_t *pgd_alloc(void *owner)
 {
-	pgd_t *pgd = rt_calloc(1, sizeof(*pgd));
+	pgd_t *pgd;
 
+	RT_PTHREAD(pthread_once(&pgtable_caches_once, pgtable_caches_init));
+	pgd = kmem_cache_alloc(pgd_cachep, GFP_ATOMIC);
+	if (!pgd)
+		rt_die("pgd_alloc: out of memory");
+	memset(pgd, 0, sizeof(*pgd));
 	pgd->owner = owner;
 	pgtable_account((long)sizeof(*pgd));
 	return pgd;
@@ -80,7 +105,7 @@ void pgd_free(pgd_t *pgd)
 		__atomic_store_n(&pgd->table[i], NULL, __ATOMIC_RELAXED);
 		pte_free(table);
 	}
-	free(pgd);
+	kmem_cache_free(pgd_cachep, pgd);
 	pgtable_account(-(long)sizeof(*pgd));
 }
 
@@ -106,7 +131,7 @@ pte_t *pgd_clear(pgd_t *pgd, unsigned long index)
 void pte_free(pte_t *table)
 {
 	BUG_ON(!table || table != ptep_table(table)->pte);
-	free(ptep_table(table));
+	kmem_cache_free(pte_cachep, ptep_table(table));
 	__atomic_fetch_add(&pgtable_nr_free, 1, __ATOMIC_RELAXED);
 	pgtable_account(-(long)PTE_TABLE_BYTES);
 }
@@ -146,7 +171,10 @@ pte_t *pte_alloc(pgd_t *pgd, unsigned long addr)
 	if (likely(table))
 		return &table[pte_index(addr)];
 
-	t = rt_aligned_alloc(PTE_TABLE_BYTES, sizeof(*t));
+	RT_PTHREAD(pthread_once(&pgtable_caches_once, pgtable_caches_init));
+	t = kmem_cache_alloc(pte_cachep, GFP_ATOMIC);
+	if (!t)
+		return NULL;
 	memset(t, 0, sizeof(*t));
 	t->pgd = pgd;
 	t->base = addr & PGDIR_MASK;
@@ -163,7 +191,7 @@ pte_t *pte_alloc(pgd_t *pgd, unsigned long addr)
 		table = new;
 	} else {
 		/* Lost the race: @table is the winner's. */
-		free(new);
+		kmem_cache_free(pte_cachep, t);
 	}
 	return &table[pte_index(addr)];
 }

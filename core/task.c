@@ -14,6 +14,7 @@
 #include "die.h"
 #include "lockdep.h"
 #include "rcu.h"
+#include "slab.h"
 #include "tlbflush.h"
 
 _Thread_local struct task_struct *current_task
@@ -90,6 +91,7 @@ static void task_detach(struct task_struct *t)
 {
 	BUG_ON(t->lockdep_depth != 0);
 	BUG_ON(t->preempt_count != 0);
+	slab_task_exit(t);	/* before leaving RCU: it may call_rcu() */
 	if (t->rcu_registered) {
 		BUG_ON(rcu_read_lock_held());
 		rt_rcu_unregister_thread();

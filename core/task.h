@@ -20,9 +20,12 @@
 #include "lockdep.h"
 
 #define TASK_COMM_LEN	24
+#define TASK_SLAB_ARRAYS	16	/* caches with per-task arrays at once (slab.c) */
 
 /* task_struct.flags, as 2.6's current->flags. */
 #define PF_MEMALLOC	0x1u	/* reclaiming: its allocations do not reclaim again */
+
+struct array_cache;
 
 struct task_struct {
 	/* Written only by the owning thread; read by reports and the watchdog. */
@@ -37,6 +40,8 @@ struct task_struct {
 	int sched_slot;			/* owner: deterministic scheduler slot, -1 none */
 	unsigned int flags;		/* owner: PF_MEMALLOC */
 	int tlb_cpu;			/* owner: its slot in tlbflush.c, -1 before its first access */
+	/* slab.c: this task's array cache of each cache id (2.6's cachep->array[cpu]) */
+	struct array_cache *slab_array[TASK_SLAB_ARRAYS];	/* owner; slab.c's slab_arrays_lock */
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;
@@ -77,7 +82,8 @@ struct task_struct *rt_task_attach(const char *name);
 /**
  * rt_task_detach() - undo rt_task_attach() before the thread exits
  *
- * Folds the task's lock statistics into the exited totals. BUGs if the task
+ * Folds the task's lock statistics into the exited totals and moves its
+ * slab arrays to their caches (slab_task_exit()). BUGs if the task
  * still holds a lock or is inside an RCU read-side section.
  *
  * Context: holds no emulated lock. May sleep.
