@@ -32,6 +32,9 @@ enum rt_pcpu_item {
 	PCPU_NR_VMAS,
 	PCPU_NR_MMS,
 	PCPU_NR_FILES,
+	/* rcu.c: call_rcu()s, and those of them handed to liburcu */
+	PCPU_RCU_QUEUED,
+	PCPU_RCU_LIB_QUEUED,
 	/* pgtable.c */
 	PCPU_PGTABLE_BYTES,
 	PCPU_PGTABLE_ALLOC,
