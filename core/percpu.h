@@ -47,10 +47,7 @@ enum rt_pcpu_item {
 	PCPU_RMAP_FALLBACKS,
 	/* vmscan.c: struct reclaim_stats, field by field */
 	PCPU_RECLAIM = PCPU_RMAP_FALLBACKS + RT_PCPU_FALLBACK_SITES,
-	/* rmap.c: bytes not yet folded into the global count, and their high mark */
-	PCPU_RMAP_BYTES = PCPU_RECLAIM + RT_PCPU_RECLAIM_STATS,
-	PCPU_RMAP_BYTES_HIGH = PCPU_RMAP_BYTES + 3,
-	NR_PCPU_ITEMS = PCPU_RMAP_BYTES_HIGH + 3,
+	NR_PCPU_ITEMS = PCPU_RECLAIM + RT_PCPU_RECLAIM_STATS,
 };
 
 /* Unique ids handed out in per-task batches. */
@@ -163,20 +160,9 @@ void rt_pcpu_reset(enum rt_pcpu_item first, int nr);
  * rt_pcpu_task_exit() - fold @t's counters into the exited totals
  * @t: the detaching task
  *
- * Items from PCPU_RMAP_BYTES_HIGH on are high marks, not counts: dropped.
- * Context: rt_task_detach(), under the task list lock.
+ * Context: rt_task_detach(), by the detaching task, under the task list lock.
  */
 void rt_pcpu_task_exit(struct task_struct *t);
-
-/**
- * rt_pcpu_for_each_task() - call @fn with each live task's counters
- * @fn: called under the task list lock
- * @arg: passed to @fn
- *
- * For readers that fold more than one item at a time (rmap bytes).
- * Context: takes the task list lock.
- */
-void rt_pcpu_for_each_task(void (*fn)(struct rt_pcpu *p, void *arg), void *arg);
 
 /**
  * rt_pcpu_id_refill() - a new batch of @nr ids from @global

@@ -342,49 +342,31 @@ void rmap_fallback_reset(void)
 
 /* ---- rmap memory ---- */
 
-/*
- * Bytes now and at peak. Each task accounts in its own counters
- * (percpu.h: PCPU_RMAP_BYTES + which, and the high mark it reached since
- * its last fold, PCPU_RMAP_BYTES_HIGH + which) and folds into the global
- * count once its own share passes RMAP_BYTES_BATCH either way, as 2.6's
- * percpu_counter_mod() (lib/percpu_counter.c). The peak is exact for one
- * task, and may run over the true one by less than RMAP_BYTES_BATCH per
- * task: a fold or a read counts each task at its own high mark.
- */
-enum { RB_PTE_CHAIN, RB_ANON_VMA, RB_VMA_EXTRA, NR_RB };
-#define RMAP_BYTES_BATCH	8192L
-
+/* Bytes now and at peak: relaxed atomics, statistics only. */
 struct rmap_bytes_counter {
-	long now;	/* atomic: the folded shares */
-	long peak;	/* atomic: CAS to raise */
+	unsigned long now;
+	unsigned long peak;
 };
 
-static struct rmap_bytes_counter rmap_bytes_global[NR_RB];
+static struct rmap_bytes_counter pte_chain_bytes;
+static struct rmap_bytes_counter anon_vma_bytes;
+static struct rmap_bytes_counter vma_extra_bytes;
 
-static void rmap_bytes_raise_peak(struct rmap_bytes_counter *c, long v)
+static void rmap_bytes_add(struct rmap_bytes_counter *c, long delta)
 {
-	long peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+	unsigned long old, now, peak;
 
-	while (v > peak &&
-	       !__atomic_compare_exchange_n(&c->peak, &peak, v, true,
+	old = __atomic_fetch_add(&c->now, (unsigned long)delta, __ATOMIC_RELAXED);
+	/* More freed than allocated: an accounting bug. */
+	BUG_ON(delta < 0 && old < (unsigned long)-delta);
+	now = old + (unsigned long)delta;
+	if (delta <= 0)
+		return;
+	peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+	while (now > peak &&
+	       !__atomic_compare_exchange_n(&c->peak, &peak, now, true,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-}
-
-static void rmap_bytes_add(int which, long delta)
-{
-	struct rt_pcpu *p = rt_pcpu_counters();
-	long *high = &p->count[PCPU_RMAP_BYTES_HIGH + which];
-	long l = rt_pcpu_mod(PCPU_RMAP_BYTES + which, delta), old;
-
-	if (l > __atomic_load_n(high, __ATOMIC_RELAXED))
-		__rt_pcpu_store(high, l);
-	if (l < RMAP_BYTES_BATCH && l > -RMAP_BYTES_BATCH)
-		return;
-	old = __atomic_fetch_add(&rmap_bytes_global[which].now, l, __ATOMIC_RELAXED);
-	rmap_bytes_raise_peak(&rmap_bytes_global[which], old + *high);
-	rt_pcpu_mod(PCPU_RMAP_BYTES + which, -l);
-	__rt_pcpu_store(high, 0);
 }
 
 /**
@@ -395,7 +377,7 @@ static void rmap_bytes_add(int which, long delta)
  */
 void rmap_account_pte_chain(long delta_bytes)
 {
-	rmap_bytes_add(RB_PTE_CHAIN, delta_bytes);
+	rmap_bytes_add(&pte_chain_bytes, delta_bytes);
 }
 
 /**
@@ -406,7 +388,7 @@ void rmap_account_pte_chain(long delta_bytes)
  */
 void rmap_account_anon_vma(long delta_bytes)
 {
-	rmap_bytes_add(RB_ANON_VMA, delta_bytes);
+	rmap_bytes_add(&anon_vma_bytes, delta_bytes);
 }
 
 /**
@@ -417,83 +399,39 @@ void rmap_account_anon_vma(long delta_bytes)
  */
 void rmap_account_vma_extra(long delta_bytes)
 {
-	rmap_bytes_add(RB_VMA_EXTRA, delta_bytes);
-}
-
-struct rmap_bytes_live {
-	long local[NR_RB], high[NR_RB];
-	bool reset;
-};
-
-/* rt_pcpu_for_each_task(): the live tasks' shares and high marks. */
-static void rmap_bytes_task(struct rt_pcpu *p, void *arg)
-{
-	struct rmap_bytes_live *live = arg;
-
-	for (int i = 0; i < NR_RB; i++) {
-		long l = __atomic_load_n(&p->count[PCPU_RMAP_BYTES + i], __ATOMIC_RELAXED);
-
-		if (live->reset) {
-			/* Racy with the owner: a reset may lose to its add. */
-			__atomic_store_n(&p->count[PCPU_RMAP_BYTES_HIGH + i], l, __ATOMIC_RELAXED);
-			continue;
-		}
-		live->local[i] += l;
-		live->high[i] += __atomic_load_n(&p->count[PCPU_RMAP_BYTES_HIGH + i],
-						 __ATOMIC_RELAXED);
-	}
-}
-
-/* Bytes now of @which, and at peak (the global peak, or the tasks' high marks). */
-static void rmap_bytes_sum(int which, const struct rmap_bytes_live *live,
-			   unsigned long *now, unsigned long *peak)
-{
-	const struct rmap_bytes_counter *c = &rmap_bytes_global[which];
-	long n = __atomic_load_n(&c->now, __ATOMIC_RELAXED) +
-		 rt_pcpu_sum(PCPU_RMAP_BYTES + which);
-	long p = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
-
-	if (n + live->high[which] - live->local[which] > p)
-		p = n + live->high[which] - live->local[which];
-	if (n > p)
-		p = n;
-	*now = (unsigned long)n;
-	*peak = (unsigned long)p;
+	rmap_bytes_add(&vma_extra_bytes, delta_bytes);
 }
 
 /**
  * rmap_bytes_read() - a snapshot of the rmap memory counters
  * @out: filled in
  *
- * Context: takes the task list lock; exact when no task accounts.
+ * Context: any; each counter is read atomically, the set is not.
  */
 void rmap_bytes_read(struct rmap_bytes *out)
 {
-	struct rmap_bytes_live live = { 0 };
-
-	rt_pcpu_for_each_task(rmap_bytes_task, &live);
-	rmap_bytes_sum(RB_PTE_CHAIN, &live, &out->pte_chain_now, &out->pte_chain_peak);
-	rmap_bytes_sum(RB_ANON_VMA, &live, &out->anon_vma_now, &out->anon_vma_peak);
-	rmap_bytes_sum(RB_VMA_EXTRA, &live, &out->vma_extra_now, &out->vma_extra_peak);
+	out->pte_chain_now = __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED);
+	out->pte_chain_peak = __atomic_load_n(&pte_chain_bytes.peak, __ATOMIC_RELAXED);
+	out->anon_vma_now = __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED);
+	out->anon_vma_peak = __atomic_load_n(&anon_vma_bytes.peak, __ATOMIC_RELAXED);
+	out->vma_extra_now = __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED);
+	out->vma_extra_peak = __atomic_load_n(&vma_extra_bytes.peak, __ATOMIC_RELAXED);
 }
 
 /**
  * rmap_bytes_reset_peak() - start measuring peaks afresh from now
  *
- * Context: takes the task list lock; best effort against concurrent
- * accounting.
+ * Context: any; best effort against concurrent accounting.
  */
 void rmap_bytes_reset_peak(void)
 {
-	struct rmap_bytes_live live = { .reset = true };
-	struct rmap_bytes b;
-
-	rt_pcpu_for_each_task(rmap_bytes_task, &live);
-	rmap_bytes_read(&b);
-	__atomic_store_n(&rmap_bytes_global[RB_PTE_CHAIN].peak, (long)b.pte_chain_now,
+	__atomic_store_n(&pte_chain_bytes.peak,
+			 __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&rmap_bytes_global[RB_ANON_VMA].peak, (long)b.anon_vma_now,
+	__atomic_store_n(&anon_vma_bytes.peak,
+			 __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
-	__atomic_store_n(&rmap_bytes_global[RB_VMA_EXTRA].peak, (long)b.vma_extra_now,
+	__atomic_store_n(&vma_extra_bytes.peak,
+			 __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
 }

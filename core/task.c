@@ -231,7 +231,7 @@ void _might_sleep(const char *what, const char *file, int line)
 
 void rt_pcpu_task_exit(struct task_struct *t)
 {
-	for (int i = 0; i < PCPU_RMAP_BYTES_HIGH; i++)
+	for (int i = 0; i < NR_PCPU_ITEMS; i++)
 		exited_pcpu[i] += t->pcpu.count[i];
 	/* The owner (detaching itself) is going: its next use finds its new task. */
 	if (rt_pcpu_this == &t->pcpu)
@@ -260,14 +260,6 @@ void rt_pcpu_reset(enum rt_pcpu_item first, int nr)
 			sum += __atomic_load_n(&t->pcpu.count[i], __ATOMIC_RELAXED);
 		pcpu_base[i] = sum;
 	}
-	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
-}
-
-void rt_pcpu_for_each_task(void (*fn)(struct rt_pcpu *p, void *arg), void *arg)
-{
-	RT_PTHREAD(pthread_mutex_lock(&task_list_lock));
-	for (struct task_struct *t = task_list; t; t = t->next)
-		fn(&t->pcpu, arg);
 	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
 }
 
