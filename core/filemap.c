@@ -24,6 +24,7 @@
 #include "cover.h"
 #include "fs.h"
 #include "inject.h"
+#include "percpu.h"
 #include "perturb.h"
 
 #include <errno.h>
@@ -44,7 +45,9 @@
 #include "spinlock.h"
 #include "task.h"
 
-static int file_next_id;		/* atomic */
+/* Atomic; taken in per-task batches (percpu.h). */
+static unsigned long file_next_id;
+#define FILE_ID_BATCH	16
 
 /*
  * Every live file, for the audit: the super block's inode list. A
@@ -53,7 +56,7 @@ static int file_next_id;		/* atomic */
  */
 static pthread_mutex_t file_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static LIST_HEAD(file_list);		/* file_list_lock */
-static unsigned long nr_files_live;	/* atomic */
+/* Live files: the per-task gauge PCPU_NR_FILES. */
 
 /**
  * file_create() - a file of @size pages that may grow to @max_pages
@@ -92,13 +95,13 @@ struct address_space *file_create(const char *name, unsigned long size,
 	INIT_LIST_HEAD(&mapping->i_mmap_nonlinear);
 	INIT_PRIO_TREE_ROOT(&mapping->i_mmap_tree);
 	spin_lock_init(&mapping->i_mmap_lock, LOCK_CLASS_I_MMAP_LOCK);
-	mapping->id = __atomic_fetch_add(&file_next_id, 1, __ATOMIC_RELAXED);
+	mapping->id = (int)rt_pcpu_id(PCPU_ID_FILE, &file_next_id, FILE_ID_BATCH);
 	snprintf(mapping->name, sizeof(mapping->name), "%s", name ? name : "file");
 	mapping->i_count = 1;		/* the name's */
 	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
 	list_add_tail(&mapping->i_list, &file_list);
 	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));
-	__atomic_fetch_add(&nr_files_live, 1, __ATOMIC_RELAXED);
+	rt_pcpu_inc(PCPU_NR_FILES);
 	return mapping;
 }
 
@@ -598,7 +601,7 @@ static void generic_delete_inode(struct address_space *mapping)
 	RT_PTHREAD(pthread_mutex_lock(&file_list_lock));
 	list_del(&mapping->i_list);
 	RT_PTHREAD(pthread_mutex_unlock(&file_list_lock));
-	__atomic_fetch_sub(&nr_files_live, 1, __ATOMIC_RELAXED);
+	rt_pcpu_dec(PCPU_NR_FILES);
 	if (injected(INJECT_FILE_FREE_NOW))
 		file_free(mapping);	/* seeded bug: no grace period */
 	else
@@ -718,7 +721,7 @@ struct address_space *file_lookup(struct address_space **slot)
 
 unsigned long file_count_live(void)
 {
-	return __atomic_load_n(&nr_files_live, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_NR_FILES);
 }
 
 struct address_space **file_list_snapshot(int *nr)

@@ -1251,7 +1251,7 @@ enum mm_access_result mm_access(struct mm_struct *mm, unsigned long address,
 
 /* ---- direct I/O through get_user_pages() pins (the data oracle's side) ---- */
 
-uint64_t shadow_reset_seq[SHADOW_RESET_HASH];
+uint64_t shadow_reset_seq[SHADOW_RESET_HASH] ____cacheline_aligned;
 
 /*
  * The shadow word the data of @page answers to at @address of @vma, as

@@ -24,6 +24,7 @@
 #include "inject.h"
 #include "i_mmap.h"
 #include "mm-internal.h"
+#include "percpu.h"
 #include "perturb.h"
 
 #include <errno.h>
@@ -52,10 +53,12 @@ static bool vma_lock_taken(unsigned int lock, enum inject_bug bug)
 static struct kmem_cache *vm_area_cachep;
 static struct kmem_cache *mm_cachep;
 static pthread_once_t caches_once = PTHREAD_ONCE_INIT;
-static int next_mm_id;		/* atomic */
-static int next_vma_id;		/* atomic */
-static unsigned long nr_vmas;	/* atomic: live vmas */
-static unsigned long nr_mms;	/* atomic: live mms */
+/* Atomic; taken in per-task batches (percpu.h), so each line moves once a batch. */
+static unsigned long next_mm_id;
+static unsigned long next_vma_id;
+#define MM_ID_BATCH	16
+#define VMA_ID_BATCH	64
+/* Live vmas and mms: per-task gauges, PCPU_NR_VMAS and PCPU_NR_MMS. */
 
 static void caches_init(void)
 {
@@ -72,12 +75,12 @@ static void ensure_caches(void)
 
 unsigned long vm_area_count(void)
 {
-	return __atomic_load_n(&nr_vmas, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_NR_VMAS);
 }
 
 unsigned long mm_count_live(void)
 {
-	return __atomic_load_n(&nr_mms, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_NR_MMS);
 }
 
 struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
@@ -92,8 +95,8 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 	vma->vm_mm = mm;
 	INIT_LIST_HEAD(&vma->shared);
 	INIT_LIST_HEAD(&vma->anon_vma_node);
-	vma->id = __atomic_fetch_add(&next_vma_id, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&nr_vmas, 1, __ATOMIC_RELAXED);
+	vma->id = (int)rt_pcpu_id(PCPU_ID_VMA, &next_vma_id, VMA_ID_BATCH);
+	rt_pcpu_inc(PCPU_NR_VMAS);
 	return vma;
 }
 
@@ -105,7 +108,7 @@ struct vm_area_struct *vm_area_alloc(struct mm_struct *mm)
 void vm_area_free(struct vm_area_struct *vma)
 {
 	iput(vma->vm_file);
-	__atomic_fetch_sub(&nr_vmas, 1, __ATOMIC_RELAXED);
+	rt_pcpu_dec(PCPU_NR_VMAS);
 	kmem_cache_free(vm_area_cachep, vma);
 }
 
@@ -133,8 +136,8 @@ struct mm_struct *__mm_alloc(void)
 	spin_lock_init(&mm->page_table_lock, LOCK_CLASS_PAGE_TABLE_LOCK);
 	INIT_LIST_HEAD(&mm->mmlist);
 	__atomic_store_n(&mm->mm_users, 1, __ATOMIC_RELAXED);
-	mm->id = __atomic_fetch_add(&next_mm_id, 1, __ATOMIC_RELAXED) + 1;
-	__atomic_fetch_add(&nr_mms, 1, __ATOMIC_RELAXED);
+	mm->id = (int)rt_pcpu_id(PCPU_ID_MM, &next_mm_id, MM_ID_BATCH) + 1;
+	rt_pcpu_inc(PCPU_NR_MMS);
 	return mm;
 }
 
@@ -241,7 +244,7 @@ void mmput(struct mm_struct *mm)
 	pgd_free(mm->pgd);
 	pgd_free(mm->shadow);
 	mm->pgd = mm->shadow = NULL;
-	__atomic_fetch_sub(&nr_mms, 1, __ATOMIC_RELAXED);
+	rt_pcpu_dec(PCPU_NR_MMS);
 	/* Lookups under rcu_read_lock() may still look at mm_users. */
 	call_rcu(&mm->rcu, mm_free_rcu);
 }

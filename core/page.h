@@ -292,12 +292,24 @@ static inline uint64_t shadow_read_pair(uint64_t *w, const struct page *page,
  * in the low 32 bits, ended in the high 32. Harness side, no emulated
  * lock, like the pair protocol above.
  */
-#define SHADOW_RESET_HASH	4096
+#define SHADOW_RESET_GROUP	1024	/* words: a pte table's worth */
+#define SHADOW_RESET_GROUPS	64
+#define SHADOW_RESET_HASH	(SHADOW_RESET_GROUP * SHADOW_RESET_GROUPS)
 extern uint64_t shadow_reset_seq[SHADOW_RESET_HASH];
 
+/*
+ * A word's count: its slot in its (shadow) table keeps neighbours on one
+ * line, and a hash of the table picks the group. Every mm maps the same
+ * addresses at the same slots, so without the table in the hash two CPUs
+ * zapping two mms would bump the same lines.
+ */
 static inline uint64_t *shadow_reset_count(const uint64_t *w)
 {
-	return &shadow_reset_seq[((uintptr_t)w / sizeof(*w)) % SHADOW_RESET_HASH];
+	uintptr_t a = (uintptr_t)w / sizeof(*w);
+	uint64_t table = (uint64_t)(a / SHADOW_RESET_GROUP);
+	size_t group = (size_t)((table * 0x9e3779b97f4a7c15ULL) >> 58);
+
+	return &shadow_reset_seq[group * SHADOW_RESET_GROUP + a % SHADOW_RESET_GROUP];
 }
 
 /* Before the reset's store to @w: a reader that sees the store sees this. */

@@ -15,16 +15,16 @@
 #include <string.h>
 
 #include "die.h"
+#include "percpu.h"
 #include "slab.h"
 
-/* Global accounting, lock-free; read as snapshots. */
-static unsigned long pgtable_bytes;		/* atomic */
-static unsigned long pgtable_nr_alloc;		/* atomic */
-static unsigned long pgtable_nr_free;		/* atomic */
-
+/*
+ * Accounting: bytes live, tables allocated and freed, as per-task
+ * counters (percpu.h) summed when read: no shared line per table.
+ */
 static void pgtable_account(long bytes)
 {
-	__atomic_fetch_add(&pgtable_bytes, (unsigned long)bytes, __ATOMIC_RELAXED);
+	rt_pcpu_mod(PCPU_PGTABLE_BYTES, bytes);
 }
 
 /*
@@ -132,7 +132,7 @@ void pte_free(pte_t *table)
 {
 	BUG_ON(!table || table != ptep_table(table)->pte);
 	kmem_cache_free(pte_cachep, ptep_table(table));
-	__atomic_fetch_add(&pgtable_nr_free, 1, __ATOMIC_RELAXED);
+	rt_pcpu_inc(PCPU_PGTABLE_FREE);
 	pgtable_account(-(long)PTE_TABLE_BYTES);
 }
 
@@ -186,7 +186,7 @@ pte_t *pte_alloc(pgd_t *pgd, unsigned long addr)
 	 */
 	if (__atomic_compare_exchange_n(&pgd->table[pgd_index(addr)], &table, new,
 					false, __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {
-		__atomic_fetch_add(&pgtable_nr_alloc, 1, __ATOMIC_RELAXED);
+		rt_pcpu_inc(PCPU_PGTABLE_ALLOC);
 		pgtable_account((long)PTE_TABLE_BYTES);
 		table = new;
 	} else {
@@ -240,15 +240,15 @@ unsigned long pgtable_nr_tables(pgd_t *pgd)
 
 unsigned long pgtable_bytes_in_use(void)
 {
-	return __atomic_load_n(&pgtable_bytes, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_PGTABLE_BYTES);
 }
 
 unsigned long pgtable_tables_allocated(void)
 {
-	return __atomic_load_n(&pgtable_nr_alloc, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_PGTABLE_ALLOC);
 }
 
 unsigned long pgtable_tables_freed(void)
 {
-	return __atomic_load_n(&pgtable_nr_free, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_PGTABLE_FREE);
 }

@@ -39,6 +39,7 @@
 #include "bug.h"
 #include "compiler.h"
 #include "die.h"
+#include "percpu.h"
 #include "task.h"
 
 _Static_assert(sizeof(struct urcu_lib_rcu_head) <= sizeof(((struct rcu_head *)0)->__urcu),
@@ -59,15 +60,21 @@ static _Thread_local bool rcu_in_callback;
 static char rcu_gp_token;
 static char rcu_cb_token;
 
-/* Statistics: relaxed atomics. */
+/*
+ * Statistics: relaxed atomics. Callbacks queued, and those handed to
+ * liburcu, are counted by the queuing task in its own counters
+ * (percpu.h: PCPU_RCU_QUEUED, PCPU_RCU_LIB_QUEUED): every call_rcu() of
+ * every CPU would otherwise bump one line. The invoked counts are bumped
+ * by liburcu's call_rcu thread, on a line of their own.
+ */
 static unsigned long nr_grace_periods;
-static unsigned long nr_callbacks_queued;
-static unsigned long nr_callbacks_invoked;
 static unsigned long nr_barriers;
 static unsigned long nr_registered;
-/* Callbacks handed to liburcu, and those of them that have returned. */
-static unsigned long nr_lib_queued;
-static unsigned long nr_lib_invoked;
+static struct {
+	unsigned long callbacks;
+	/* Callbacks handed to liburcu that have returned. */
+	unsigned long lib;
+} nr_invoked ____cacheline_aligned;
 
 /*
  * Local callbacks (rt_rcu_set_local_callbacks()): while rcu_local is set,
@@ -137,9 +144,9 @@ static void rcu_callback_trampoline(struct urcu_lib_rcu_head *lh)
 	BUG_ON(rcu_read_lock_held());
 	/* Pairs with the acquire in rcu_barrier(). */
 	tsan_release(&rcu_cb_token);
-	stat_inc(&nr_callbacks_invoked);
+	stat_inc(&nr_invoked.callbacks);
 	/* Pairs with the acquire in lib_pending(): func's accesses. */
-	__atomic_fetch_add(&nr_lib_invoked, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&nr_invoked.lib, 1, __ATOMIC_RELEASE);
 }
 
 void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
@@ -147,7 +154,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	bool tmp_registered = false;
 
 	head->func = func;
-	stat_inc(&nr_callbacks_queued);
+	rt_pcpu_inc(PCPU_RCU_QUEUED);
 	/* Pairs with the acquire in rcu_callback_trampoline(). */
 	tsan_release(head);
 	/* Pairs with the release in rt_rcu_set_local_callbacks(). */
@@ -159,7 +166,7 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 		RT_PTHREAD(pthread_mutex_unlock(&rcu_local_lock));
 		return;
 	}
-	__atomic_fetch_add(&nr_lib_queued, 1, __ATOMIC_RELAXED);
+	rt_pcpu_inc(PCPU_RCU_LIB_QUEUED);
 	/*
 	 * liburcu's call_rcu() enters a read-side section of its own to pick
 	 * the per-thread/per-CPU queue, so it needs a registered thread.
@@ -180,9 +187,9 @@ void call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
  */
 static bool lib_pending(void)
 {
-	unsigned long queued = __atomic_load_n(&nr_lib_queued, __ATOMIC_RELAXED);
+	unsigned long queued = (unsigned long)rt_pcpu_sum(PCPU_RCU_LIB_QUEUED);
 
-	return __atomic_load_n(&nr_lib_invoked, __ATOMIC_ACQUIRE) != queued;
+	return __atomic_load_n(&nr_invoked.lib, __ATOMIC_ACQUIRE) != queued;
 }
 
 /*
@@ -219,7 +226,7 @@ static bool flush_local_once(void)
 		head->func(head);
 		rcu_in_callback = false;
 		BUG_ON(rcu_read_lock_held());
-		stat_inc(&nr_callbacks_invoked);
+		stat_inc(&nr_invoked.callbacks);
 	}
 	if (tmp_registered) {
 		urcu_memb_unregister_thread();
@@ -279,8 +286,8 @@ void rt_rcu_unregister_thread(void)
 void rcu_stats(struct rcu_stats *out)
 {
 	out->grace_periods = __atomic_load_n(&nr_grace_periods, __ATOMIC_RELAXED);
-	out->callbacks_queued = __atomic_load_n(&nr_callbacks_queued, __ATOMIC_RELAXED);
-	out->callbacks_invoked = __atomic_load_n(&nr_callbacks_invoked, __ATOMIC_RELAXED);
+	out->callbacks_queued = (unsigned long)rt_pcpu_sum(PCPU_RCU_QUEUED);
+	out->callbacks_invoked = __atomic_load_n(&nr_invoked.callbacks, __ATOMIC_RELAXED);
 	out->barriers = __atomic_load_n(&nr_barriers, __ATOMIC_RELAXED);
 	out->registered_threads = __atomic_load_n(&nr_registered, __ATOMIC_RELAXED);
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lockdep.h"
+#include "percpu.h"
 #include "swap.h"
 #include "tlbflush.h"
 
@@ -286,8 +287,8 @@ static const char *const rmap_fallback_names[FB_NR_SITES] = {
 	[FB_TRY_TO_UNMAP_CLUSTER_PTL] = "try_to_unmap_cluster:page_table_lock",
 };
 
-/* Relaxed atomics: statistics, ordered by nothing. */
-static unsigned long rmap_fallbacks[FB_NR_SITES];
+/* Per-task counters (percpu.h), from PCPU_RMAP_FALLBACKS on. */
+_Static_assert(FB_NR_SITES <= RT_PCPU_FALLBACK_SITES, "percpu.h: RT_PCPU_FALLBACK_SITES");
 
 /**
  * rmap_fallback() - count one failed trylock at @site
@@ -298,20 +299,20 @@ static unsigned long rmap_fallbacks[FB_NR_SITES];
 void rmap_fallback(enum rmap_fallback_site site)
 {
 	BUG_ON((unsigned int)site >= FB_NR_SITES);
-	__atomic_fetch_add(&rmap_fallbacks[site], 1, __ATOMIC_RELAXED);
+	rt_pcpu_inc(PCPU_RMAP_FALLBACKS + site);
 }
 
 /**
  * rmap_fallback_count() - failed trylocks at @site since the last reset
  * @site: the fallback site
  *
- * Context: any; exact only when no reclaim runs.
+ * Context: takes the task list lock; exact only when no reclaim runs.
  * Return: the count.
  */
 unsigned long rmap_fallback_count(enum rmap_fallback_site site)
 {
 	BUG_ON((unsigned int)site >= FB_NR_SITES);
-	return __atomic_load_n(&rmap_fallbacks[site], __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_RMAP_FALLBACKS + site);
 }
 
 /**
@@ -331,12 +332,12 @@ const char *rmap_fallback_name(enum rmap_fallback_site site)
 /**
  * rmap_fallback_reset() - zero every fallback counter
  *
- * Context: any; counts racing with the reset may be lost.
+ * Context: takes the task list lock; a count racing the reset lands
+ * either side of it.
  */
 void rmap_fallback_reset(void)
 {
-	for (int s = 0; s < FB_NR_SITES; s++)
-		__atomic_store_n(&rmap_fallbacks[s], 0, __ATOMIC_RELAXED);
+	rt_pcpu_reset(PCPU_RMAP_FALLBACKS, FB_NR_SITES);
 }
 
 /* ---- rmap memory ---- */

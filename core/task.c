@@ -26,6 +26,8 @@ static struct task_struct *task_list;		/* task_list_lock */
 static int next_task_id;			/* task_list_lock */
 /* Statistics of detached tasks: task_list_lock. */
 static struct lock_class_stats exited_stats[LOCK_CLASS_MAX];
+/* Per-CPU counters of detached tasks, and the bases of resets: task_list_lock. */
+static long exited_pcpu[NR_PCPU_ITEMS], pcpu_base[NR_PCPU_ITEMS];
 
 static pthread_key_t lazy_key;
 static pthread_once_t lazy_key_once = PTHREAD_ONCE_INIT;
@@ -58,6 +60,7 @@ static void task_free(struct task_struct *t)
 		exited_stats[c].try_attempts += READ_ONCE(t->stats[c].try_attempts);
 		exited_stats[c].try_failures += READ_ONCE(t->stats[c].try_failures);
 	}
+	rt_pcpu_task_exit(t);
 	if (t->prev)
 		t->prev->next = t->next;
 	else
@@ -226,6 +229,40 @@ void _might_sleep(const char *what, const char *file, int line)
 		snprintf(r.message + n, sizeof(r.message) - (size_t)n,
 			 " no lock known to lockdep");
 	vm_report_emit(&r);
+}
+
+void rt_pcpu_task_exit(struct task_struct *t)
+{
+	for (int i = 0; i < NR_PCPU_ITEMS; i++)
+		exited_pcpu[i] += t->pcpu.count[i];
+	/* The owner (detaching itself) is going: its next use finds its new task. */
+	if (rt_pcpu_this == &t->pcpu)
+		rt_pcpu_this = NULL;
+}
+
+long rt_pcpu_sum(enum rt_pcpu_item item)
+{
+	long sum;
+
+	RT_PTHREAD(pthread_mutex_lock(&task_list_lock));
+	sum = exited_pcpu[item] - pcpu_base[item];
+	for (struct task_struct *t = task_list; t; t = t->next)
+		sum += __atomic_load_n(&t->pcpu.count[item], __ATOMIC_RELAXED);
+	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
+	return sum;
+}
+
+void rt_pcpu_reset(enum rt_pcpu_item first, int nr)
+{
+	RT_PTHREAD(pthread_mutex_lock(&task_list_lock));
+	for (int i = (int)first; i < (int)first + nr; i++) {
+		long sum = exited_pcpu[i];
+
+		for (struct task_struct *t = task_list; t; t = t->next)
+			sum += __atomic_load_n(&t->pcpu.count[i], __ATOMIC_RELAXED);
+		pcpu_base[i] = sum;
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&task_list_lock));
 }
 
 #if RT_TSAN

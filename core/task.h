@@ -18,6 +18,7 @@
 #include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
+#include "percpu.h"
 
 #define TASK_COMM_LEN	24
 #define TASK_SLAB_ARRAYS	16	/* caches with per-task arrays at once (slab.c) */
@@ -48,6 +49,9 @@ struct task_struct {
 
 	/* Owner increments with relaxed atomics; lock_stats_read() sums. */
 	struct lock_class_stats stats[LOCK_CLASS_MAX] ____cacheline_aligned;
+
+	/* Owner stores, relaxed; rt_pcpu_sum() folds (percpu.h). */
+	struct rt_pcpu pcpu ____cacheline_aligned;
 
 	/* task_list_lock (a pthread mutex of the harness) */
 	struct task_struct *next, *prev;

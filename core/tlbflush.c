@@ -129,6 +129,7 @@
 #include "perturb.h"
 #include "pgtable.h"
 #include "spinlock.h"
+#include "percpu.h"
 #include "task.h"
 
 #include <sched.h>
@@ -149,15 +150,18 @@ struct tlb_cpu {
 	int mm_id;		/* lock (writers); flushers peek relaxed: whose entries */
 	unsigned long flush_seq;			/* lock: flushes that visited */
 	struct tlb_entry tlb[TLB_ENTRIES];		/* lock */
-	/* Relaxed statistics: the owner counts hits and misses, flushers drops. */
-	unsigned long hits, misses, drops[TLB_FLUSH_NR_KINDS];
+	/* Relaxed statistics: the owner counts hits and misses. */
+	unsigned long hits, misses;
 } ____cacheline_aligned;
 
 static struct tlb_cpu tlb_cpus[NR_TLB_CPUS];
 /* atomic: slots [0, tlb_nr_cpus) have been claimed at least once */
 static int tlb_nr_cpus;
-/* relaxed statistics */
-static unsigned long tlb_flushes[TLB_FLUSH_NR_KINDS], tlb_flush_waits;
+/*
+ * Flushes, drops (counted by the flusher) and waits: the flushing task's
+ * own counters (percpu.h), PCPU_TLB_*.
+ */
+_Static_assert(TLB_FLUSH_NR_KINDS <= RT_PCPU_TLB_KINDS, "percpu.h: RT_PCPU_TLB_KINDS");
 
 /* The slot's lock: a few instructions of its owner or one flusher. */
 static void tlb_cpu_lock(struct tlb_cpu *c)
@@ -321,7 +325,7 @@ static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned l
 {
 	int nr;
 
-	__atomic_fetch_add(&tlb_flushes[kind], 1, __ATOMIC_RELAXED);
+	rt_pcpu_inc(PCPU_TLB_FLUSHES + kind);
 	/* F2: pairs with A2/A3 in tlb_access_begin(). */
 	memory_fence(__ATOMIC_SEQ_CST);
 	if (injected(INJECT_TLB_FLUSH_SKIP)) {
@@ -347,7 +351,7 @@ static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned l
 			c->flush_seq++;
 			tlb_cpu_unlock(c);
 			if (n)
-				__atomic_fetch_add(&c->drops[kind], 1, __ATOMIC_RELAXED);
+				rt_pcpu_inc(PCPU_TLB_DROPS + kind);
 		}
 		/* F3: acquire pairs with the release at A2/A6. */
 		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
@@ -355,7 +359,7 @@ static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned l
 			continue;
 		/* Our own thread is never inside an access here. */
 		BUG_ON(current->tlb_cpu == i);
-		__atomic_fetch_add(&tlb_flush_waits, 1, __ATOMIC_RELAXED);
+		rt_pcpu_inc(PCPU_TLB_FLUSH_WAITS);
 		while (__atomic_load_n(&c->gen, __ATOMIC_ACQUIRE) == g)
 			lock_wait_relax(&w);
 	}
@@ -394,13 +398,13 @@ unsigned long tlb_flush_count(void)
 	unsigned long n = 0;
 
 	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
-		n += __atomic_load_n(&tlb_flushes[k], __ATOMIC_RELAXED);
+		n += (unsigned long)rt_pcpu_sum(PCPU_TLB_FLUSHES + k);
 	return n;
 }
 
 unsigned long tlb_flush_wait_count(void)
 {
-	return __atomic_load_n(&tlb_flush_waits, __ATOMIC_RELAXED);
+	return (unsigned long)rt_pcpu_sum(PCPU_TLB_FLUSH_WAITS);
 }
 
 void tlb_stats_read(struct tlb_stats *st)
@@ -408,30 +412,26 @@ void tlb_stats_read(struct tlb_stats *st)
 	int nr = __atomic_load_n(&tlb_nr_cpus, __ATOMIC_ACQUIRE);
 
 	memset(st, 0, sizeof(*st));
-	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
-		st->flushes[k] = __atomic_load_n(&tlb_flushes[k], __ATOMIC_RELAXED);
+	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++) {
+		st->flushes[k] = (unsigned long)rt_pcpu_sum(PCPU_TLB_FLUSHES + k);
+		st->drops[k] = (unsigned long)rt_pcpu_sum(PCPU_TLB_DROPS + k);
+	}
 	for (int i = 0; i < nr; i++) {
 		const struct tlb_cpu *c = &tlb_cpus[i];
 
 		st->hits += __atomic_load_n(&c->hits, __ATOMIC_RELAXED);
 		st->misses += __atomic_load_n(&c->misses, __ATOMIC_RELAXED);
-		for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
-			st->drops[k] += __atomic_load_n(&c->drops[k], __ATOMIC_RELAXED);
 	}
 }
 
 void tlb_stats_reset(void)
 {
-	for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
-		__atomic_store_n(&tlb_flushes[k], 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&tlb_flush_waits, 0, __ATOMIC_RELAXED);
+	rt_pcpu_reset(PCPU_TLB_FLUSHES, PCPU_TLB_FLUSH_WAITS + 1 - PCPU_TLB_FLUSHES);
 	for (int i = 0; i < NR_TLB_CPUS; i++) {
 		struct tlb_cpu *c = &tlb_cpus[i];
 
 		__atomic_store_n(&c->hits, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->misses, 0, __ATOMIC_RELAXED);
-		for (int k = 0; k < TLB_FLUSH_NR_KINDS; k++)
-			__atomic_store_n(&c->drops[k], 0, __ATOMIC_RELAXED);
 	}
 }
 

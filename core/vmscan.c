@@ -50,11 +50,14 @@
 #include "cover.h"
 #include "vmscan.h"
 
+#include <stddef.h>
+
 #include "bug.h"
 #include "fs.h"
 #include "list.h"
 #include "page.h"
 #include "page_alloc.h"
+#include "percpu.h"
 #include "perturb.h"
 #include "rcu.h"
 #include "rmap.h"
@@ -65,65 +68,42 @@
 /* Pages isolated per lru_lock round trip, as 2.6's SWAP_CLUSTER_MAX. */
 #define SWAP_CLUSTER_MAX	32UL
 
-/* Relaxed atomics: statistics, ordered by nothing. */
-static struct reclaim_stats stats;
-
-static inline void stat_inc(unsigned long *counter)
-{
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
-}
+/*
+ * The counters of struct reclaim_stats, field by field, are per-task
+ * counters (percpu.h) from PCPU_RECLAIM on: the reclaiming task counts
+ * in its own lines.
+ */
+#define NR_RECLAIM_STATS	(sizeof(struct reclaim_stats) / sizeof(unsigned long))
+_Static_assert(NR_RECLAIM_STATS <= RT_PCPU_RECLAIM_STATS, "percpu.h: RT_PCPU_RECLAIM_STATS");
+#define stat_add(field, n)						\
+	rt_pcpu_mod(PCPU_RECLAIM +					\
+		    offsetof(struct reclaim_stats, field) / sizeof(unsigned long), (long)(n))
+#define stat_inc(field)	stat_add(field, 1)
 
 /**
  * reclaim_stats_read() - a snapshot of the reclaim counters
  * @out: filled with the counters (each read on its own: exact only when
  *	reclaim is quiescent)
  *
- * Context: any; lock-free.
+ * Context: takes the task list lock.
  */
 void reclaim_stats_read(struct reclaim_stats *out)
 {
-	out->scanned = READ_ONCE(stats.scanned);
-	out->locked_skip = READ_ONCE(stats.locked_skip);
-	out->referenced = READ_ONCE(stats.referenced);
-	out->swap_full = READ_ONCE(stats.swap_full);
-	out->unmap_again = READ_ONCE(stats.unmap_again);
-	out->unmap_fail = READ_ONCE(stats.unmap_fail);
-	out->swapped_out = READ_ONCE(stats.swapped_out);
-	out->file_dropped = READ_ONCE(stats.file_dropped);
-	out->file_written = READ_ONCE(stats.file_written);
-	out->busy = READ_ONCE(stats.busy);
-	out->freed = READ_ONCE(stats.freed);
-	out->refilled = READ_ONCE(stats.refilled);
-	out->mapped_scanned = READ_ONCE(stats.mapped_scanned);
-	out->unmap_tried = READ_ONCE(stats.unmap_tried);
-	out->direct_calls = READ_ONCE(stats.direct_calls);
-	out->direct_freed = READ_ONCE(stats.direct_freed);
+	unsigned long *field = (unsigned long *)out;
+
+	for (size_t i = 0; i < NR_RECLAIM_STATS; i++)
+		field[i] = (unsigned long)rt_pcpu_sum(PCPU_RECLAIM + (int)i);
 }
 
 /**
  * reclaim_stats_reset() - zero the reclaim counters
  *
- * Context: any; lock-free (a concurrent reclaim may land an increment
- * either side of the reset).
+ * Context: takes the task list lock; an increment racing the reset may
+ * land either side of it.
  */
 void reclaim_stats_reset(void)
 {
-	WRITE_ONCE(stats.scanned, 0UL);
-	WRITE_ONCE(stats.locked_skip, 0UL);
-	WRITE_ONCE(stats.referenced, 0UL);
-	WRITE_ONCE(stats.swap_full, 0UL);
-	WRITE_ONCE(stats.unmap_again, 0UL);
-	WRITE_ONCE(stats.unmap_fail, 0UL);
-	WRITE_ONCE(stats.swapped_out, 0UL);
-	WRITE_ONCE(stats.file_dropped, 0UL);
-	WRITE_ONCE(stats.file_written, 0UL);
-	WRITE_ONCE(stats.busy, 0UL);
-	WRITE_ONCE(stats.freed, 0UL);
-	WRITE_ONCE(stats.refilled, 0UL);
-	WRITE_ONCE(stats.mapped_scanned, 0UL);
-	WRITE_ONCE(stats.unmap_tried, 0UL);
-	WRITE_ONCE(stats.direct_calls, 0UL);
-	WRITE_ONCE(stats.direct_freed, 0UL);
+	rt_pcpu_reset(PCPU_RECLAIM, (int)NR_RECLAIM_STATS);
 }
 
 /*
@@ -265,7 +245,7 @@ bool shrink_page(struct page *page)
 
 	if (TestSetPageLocked(page)) {
 		rmap_fallback(FB_SHRINK_LIST_PAGE_LOCKED);
-		stat_inc(&stats.locked_skip);
+		stat_inc(locked_skip);
 		putback_page(page, false);
 		return false;
 	}
@@ -275,14 +255,14 @@ bool shrink_page(struct page *page)
 	mapped = rmap->page_mapped(page);
 	/* A failed trylock inside counts as referenced (seed 001). */
 	if (mapped) {
-		stat_inc(&stats.mapped_scanned);
+		stat_inc(mapped_scanned);
 		referenced = rmap->page_referenced(page);
 	}
 	if (TestClearPageReferenced(page))
 		referenced++;
 	if (referenced && mapped) {
 		rmap_unlock(page);
-		stat_inc(&stats.referenced);
+		stat_inc(referenced);
 		goto activate_locked;
 	}
 
@@ -301,7 +281,7 @@ bool shrink_page(struct page *page)
 		if (!mapped)
 			goto keep_locked;
 		if (!add_to_swap(page)) {
-			stat_inc(&stats.swap_full);
+			stat_inc(swap_full);
 			goto activate_locked;
 		}
 		rmap_lock(page);
@@ -315,15 +295,15 @@ bool shrink_page(struct page *page)
 	 */
 	yield_point_on("shrink_page:referenced", page, COVER_PAGE);
 	if (mapped) {
-		stat_inc(&stats.unmap_tried);
+		stat_inc(unmap_tried);
 		switch (rmap->try_to_unmap(page)) {
 		case SWAP_FAIL:
 			rmap_unlock(page);
-			stat_inc(&stats.unmap_fail);
+			stat_inc(unmap_fail);
 			goto activate_locked;
 		case SWAP_AGAIN:
 			rmap_unlock(page);
-			stat_inc(&stats.unmap_again);
+			stat_inc(unmap_again);
 			goto keep_locked;
 		case SWAP_SUCCESS:
 			break;
@@ -356,11 +336,11 @@ bool shrink_page(struct page *page)
 		rmap_unlock(page);
 		if (mapped || __atomic_load_n(&page->count, __ATOMIC_ACQUIRE) != 2 ||
 		    PageDirty(page)) {
-			stat_inc(&stats.busy);
+			stat_inc(busy);
 			goto activate_locked;
 		}
 		delete_from_swap_cache(page);
-		stat_inc(&stats.swapped_out);
+		stat_inc(swapped_out);
 		goto free_it;
 	}
 
@@ -371,18 +351,18 @@ bool shrink_page(struct page *page)
 	}
 	if (PageDirty(page)) {
 		writeback_page(page);
-		stat_inc(&stats.file_written);
+		stat_inc(file_written);
 	}
 	if (!remove_mapping(mapping, page)) {
-		stat_inc(&stats.busy);
+		stat_inc(busy);
 		goto activate_locked;
 	}
-	stat_inc(&stats.file_dropped);
+	stat_inc(file_dropped);
 
 free_it:
 	unlock_page(page);
 	put_page(page);		/* the isolation reference: the last one */
-	stat_inc(&stats.freed);
+	stat_inc(freed);
 	return true;
 
 activate_locked:
@@ -497,7 +477,7 @@ static void refill_inactive_zone(struct zone *zone, unsigned long nr_pages)
 			}
 		}
 		spin_unlock(&zone->lru_lock);
-		__atomic_fetch_add(&stats.refilled, refilled, __ATOMIC_RELAXED);
+		stat_add(refilled, refilled);
 
 		/* Outside lru_lock: a last put_page() takes it. */
 		for (unsigned long i = 0; i < n; i++)
@@ -541,7 +521,7 @@ unsigned long shrink_zone(struct zone *zone, unsigned long nr_to_scan)
 		nr_to_scan -= want;
 		if (!n)
 			break;
-		__atomic_fetch_add(&stats.scanned, n, __ATOMIC_RELAXED);
+		stat_add(scanned, n);
 		for (unsigned long i = 0; i < n; i++)
 			freed += shrink_page(batch[i]);
 	}
@@ -583,7 +563,7 @@ unsigned long try_to_free_pages(struct zone *zone, gfp_t gfp)
 	BUG_ON(tsk->flags & PF_MEMALLOC);
 	BUG_ON(in_atomic());
 	tsk->flags |= PF_MEMALLOC;
-	stat_inc(&stats.direct_calls);
+	stat_inc(direct_calls);
 	for (int priority = DEF_PRIORITY; priority >= 0 && freed < SWAP_CLUSTER_MAX; priority--) {
 		unsigned long scan = READ_ONCE(zone->nr_inactive) >> priority;
 
@@ -592,6 +572,6 @@ unsigned long try_to_free_pages(struct zone *zone, gfp_t gfp)
 		freed += shrink_zone(zone, scan);
 	}
 	tsk->flags &= ~PF_MEMALLOC;
-	__atomic_fetch_add(&stats.direct_freed, freed, __ATOMIC_RELAXED);
+	stat_add(direct_freed, freed);
 	return freed;
 }

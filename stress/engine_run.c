@@ -6,6 +6,7 @@
  * collects the result, and ends the run: cleanly (join, final audit,
  * teardown) or, after a hang or an oops, by abandoning the model.
  */
+#include <malloc.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -560,12 +561,31 @@ static int finish(struct engine *e)
 	       res->teardown_violations ? 1 : 0;
 }
 
+/*
+ * glibc gives a freed heap top back to the host (madvise(MADV_DONTNEED))
+ * once it passes the trim threshold: with the model's tables and objects
+ * coming and going by the megabyte, each give-back is a host TLB
+ * shootdown that interrupts every other worker, a cross-CPU cost that no
+ * operation of 2.6 has. The harness keeps what it freed instead.
+ */
+#define RT_MALLOC_TRIM_THRESHOLD	(256 << 20)
+
+static pthread_once_t malloc_tune_once = PTHREAD_ONCE_INIT;
+
+static void malloc_tune(void)
+{
+	/* Best effort: an allocator without the knob (a sanitizer's) keeps its own policy. */
+	(void)mallopt(M_TRIM_THRESHOLD, RT_MALLOC_TRIM_THRESHOLD);
+}
+
 int rt_run(const struct rt_run_config *cfg, struct rt_run_result *res)
 {
-	struct engine *e = rt_calloc(1, sizeof(*e));
+	struct engine *e;
 	double start;
 	int rc;
 
+	RT_PTHREAD(pthread_once(&malloc_tune_once, malloc_tune));
+	e = rt_calloc(1, sizeof(*e));
 	memset(res, 0, sizeof(*res));
 	e->cfg = cfg;
 	e->res = res;

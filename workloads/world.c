@@ -35,26 +35,29 @@ struct wl_world {
 	const struct rt_scenario *s;
 	struct wl_params p;
 	unsigned int weight_total;
-	unsigned long swapoff_calls;		/* atomic: WL_SWAPOFF draws */
 	/* RCU-published; writers under slot_lock (a harness mutex). */
 	struct mm_struct **procs;
-	int nr_procs;				/* slot_lock */
-	pthread_mutex_t slot_lock;
 	struct address_space **libs;		/* read-only after create */
 	/* RCU-published; writers (unlink) under slot_lock. */
 	struct address_space **files;
-	unsigned long file_generation;		/* slot_lock */
 	bool shared_targets;			/* set before any worker runs */
+	/* Written by fork, exit, exec and unlink: off the lines every op reads. */
+	pthread_mutex_t slot_lock ____cacheline_aligned;
+	int nr_procs;				/* slot_lock */
+	unsigned long file_generation;		/* slot_lock */
+	unsigned long swapoff_calls;		/* atomic: WL_SWAPOFF draws */
 	/* Shared targets: the first fork's parent and child slots, or -1. */
 	int family[2];				/* slot_lock; read RCU */
 	/*
 	 * The user's side of direct I/O (WL_GUP), per mm hashed by id: the
 	 * transfers in flight and the layout changes (munmap, mprotect,
 	 * mlock, mremap, fork) in flight, each backing off from the other
-	 * (user_busy_enter()). Atomics, seq_cst.
+	 * (user_busy_enter()). Atomics, seq_cst. A line per hash: two CPUs
+	 * working on two mms do not bump the same line.
 	 */
-	int dio[WL_DIO_HASH];
-	int layout[WL_DIO_HASH];
+	struct wl_user_busy {
+		int dio, layout;
+	} ____cacheline_aligned busy[WL_DIO_HASH];
 };
 
 static const char *const op_names[WL_NR_OPS] = {
@@ -133,10 +136,11 @@ static struct mm_struct *new_image(struct wl_world *w)
 struct wl_world *wl_world_create(const struct rt_scenario *s,
 				 const struct wl_params *params, uint64_t seed)
 {
-	struct wl_world *w = rt_calloc(1, sizeof(*w));
+	struct wl_world *w = rt_aligned_alloc(SMP_CACHE_BYTES, sizeof(*w));
 	char name[32];
 
 	(void)seed;
+	memset(w, 0, sizeof(*w));
 	w->s = s;
 	w->p = *params;
 	for (int i = 0; i < WL_NR_OPS; i++)
@@ -332,12 +336,12 @@ static int dio_hash(const struct mm_struct *mm)
 /* A layout change of @mm may run: false while a direct I/O of it is in flight. */
 static bool layout_enter(struct wl_world *w, const struct mm_struct *mm)
 {
-	return user_busy_enter(&w->layout[dio_hash(mm)], &w->dio[dio_hash(mm)]);
+	return user_busy_enter(&w->busy[dio_hash(mm)].layout, &w->busy[dio_hash(mm)].dio);
 }
 
 static void layout_exit(struct wl_world *w, const struct mm_struct *mm)
 {
-	user_busy_exit(&w->layout[dio_hash(mm)]);
+	user_busy_exit(&w->busy[dio_hash(mm)].layout);
 }
 
 static enum wl_result op_access(const struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
@@ -761,14 +765,14 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 	bool write = rt_rand(rng) & 1;
 	int n;
 
-	if (!user_busy_enter(&w->dio[dio_hash(mm)], &w->layout[dio_hash(mm)]))
+	if (!user_busy_enter(&w->busy[dio_hash(mm)].dio, &w->busy[dio_hash(mm)].layout))
 		return WL_SKIPPED;
 	down_read(&mm->mmap_sem);
 	v = pick_vma(w, mm, rng, write ? VM_WRITE | (gup_pin_keeps_mapping() ? 0 : VM_LOCKED) : 0,
 		     write ? VM_SHARED : 0);
 	if (!v || (write && v->vm_file)) {
 		up_read(&mm->mmap_sem);
-		user_busy_exit(&w->dio[dio_hash(mm)]);
+		user_busy_exit(&w->busy[dio_hash(mm)].dio);
 		return WL_SKIPPED;
 	}
 	start = pick_page(v, rng);
@@ -790,7 +794,7 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 			r = WL_CORRUPT;
 	}
 	if (n <= 0) {
-		user_busy_exit(&w->dio[dio_hash(mm)]);
+		user_busy_exit(&w->busy[dio_hash(mm)].dio);
 		return n == -ENOMEM ? WL_OOM : WL_SKIPPED;
 	}
 	for (int i = 0; i < n; i++) {
@@ -802,7 +806,7 @@ static enum wl_result op_gup(struct wl_world *w, struct mm_struct *mm, uint64_t 
 			r = WL_CORRUPT;
 		put_page(pages[i]);
 	}
-	user_busy_exit(&w->dio[dio_hash(mm)]);
+	user_busy_exit(&w->busy[dio_hash(mm)].dio);
 	return r;
 }
 
