@@ -90,6 +90,16 @@ struct task_struct *rt_task_attach(const char *name)
 	return t;
 }
 
+void rt_task_offline(void)
+{
+	struct task_struct *t = current_task;
+
+	if (!t)
+		return;
+	BUG_ON(t->lockdep_depth != 0);
+	slab_task_exit(t);
+}
+
 static void task_detach(struct task_struct *t)
 {
 	BUG_ON(t->lockdep_depth != 0);

@@ -94,6 +94,20 @@ struct task_struct *rt_task_attach(const char *name);
  */
 void rt_task_detach(void);
 
+/**
+ * rt_task_offline() - the calling task's CPU goes offline
+ *
+ * Gives back what the task caches per CPU (its slab arrays), as 2.6's
+ * CPU_DEAD notifiers did, taking the locks that takes. rt_task_detach()
+ * does the same for whatever is left; a scheduler calls this before a
+ * thread leaves a deterministic schedule, so that those lock operations
+ * are decisions of the schedule rather than events from outside it
+ * (which would make the rest of the schedule depend on timing).
+ *
+ * Context: an attached task holding no emulated lock. May sleep.
+ */
+void rt_task_offline(void);
+
 /* Call @fn on every attached task, under the task list lock. */
 void rt_task_for_each(void (*fn)(struct task_struct *t, void *arg), void *arg);
 /* The same, unless the task list lock is busy: then false (report hooks). */

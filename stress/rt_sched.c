@@ -614,6 +614,8 @@ void rt_sched_exit(void)
 
 	if (me < 0)
 		return;
+	/* Its drains' lock operations: still decisions of the schedule. */
+	rt_task_offline();
 	if (S.cfg.kind == RT_SCHED_VTIME)
 		rt_vtime_exit(me);
 	/* Release: what this thread did happens before any later audit. */
