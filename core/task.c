@@ -13,6 +13,7 @@
 #include "bug.h"
 #include "die.h"
 #include "lockdep.h"
+#include "page_alloc.h"
 #include "rcu.h"
 #include "tlbflush.h"
 
@@ -95,6 +96,7 @@ static void task_detach(struct task_struct *t)
 		rt_rcu_unregister_thread();
 		t->rcu_registered = false;
 	}
+	page_alloc_task_exit(t);
 	tlb_task_exit(t);
 	current_task = NULL;
 	task_free(t);

@@ -18,6 +18,7 @@
 #include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
+#include "pageset.h"
 
 #define TASK_COMM_LEN	24
 
@@ -40,6 +41,9 @@ struct task_struct {
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;
+
+	/* Owner, no lock: page_alloc.c's per-CPU page lists (pageset.h). */
+	struct per_cpu_pageset pageset ____cacheline_aligned;
 
 	/* Owner increments with relaxed atomics; lock_stats_read() sums. */
 	struct lock_class_stats stats[LOCK_CLASS_MAX] ____cacheline_aligned;
@@ -77,8 +81,9 @@ struct task_struct *rt_task_attach(const char *name);
 /**
  * rt_task_detach() - undo rt_task_attach() before the thread exits
  *
- * Folds the task's lock statistics into the exited totals. BUGs if the task
- * still holds a lock or is inside an RCU read-side section.
+ * Folds the task's lock statistics into the exited totals and gives its
+ * per-CPU pages back to the zone. BUGs if the task still holds a lock or
+ * is inside an RCU read-side section.
  *
  * Context: holds no emulated lock. May sleep.
  */

@@ -23,10 +23,15 @@
 /* Memory only: no swap, no mapping (the design is the default one). */
 static const struct rt_vm_suite mem_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
 
-static unsigned long zstat(const unsigned long *counter)
+/* One of the allocator's statistics, folded over every task. */
+static struct zone_stats zstats(void)
 {
-	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+	struct zone_stats zs;
+
+	zone_stats_read(&contig_zone, &zs);
+	return zs;
 }
+#define zstat(field)	(zstats().field)
 
 /* Allocate every page there is into @out (room for max_mapnr); the count. */
 static unsigned long alloc_all(struct page **out, gfp_t gfp)
@@ -103,17 +108,17 @@ START_TEST(test_page_alloc_exhaustion_returns_null)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
 	bool *seen = calloc(max_mapnr, sizeof(*seen));
-	unsigned long n, fails0 = zstat(&contig_zone.nr_alloc_fail);
+	unsigned long n, fails0 = zstat(nr_alloc_fail);
 
 	ck_assert_ptr_nonnull(pages);
 	ck_assert_ptr_nonnull(seen);
 	n = alloc_all(pages, GFP_KERNEL);
 	ck_assert_uint_eq(n, max_mapnr - 1);
 	ck_assert_uint_eq(nr_free_pages(), 0);
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 1);
+	ck_assert_uint_eq(zstat(nr_alloc_fail), fails0 + 1);
 	/* Failing again is just as clean. */
 	ck_assert_ptr_null(alloc_page(GFP_ATOMIC));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 2);
+	ck_assert_uint_eq(zstat(nr_alloc_fail), fails0 + 2);
 
 	for (unsigned long i = 0; i < n; i++) {
 		unsigned long pfn = page_to_pfn(pages[i]);
@@ -137,8 +142,8 @@ END_TEST
 START_TEST(test_page_alloc_refill_after_free_all)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
-	unsigned long alloc0 = zstat(&contig_zone.nr_alloc);
-	unsigned long free0 = zstat(&contig_zone.nr_free);
+	unsigned long alloc0 = zstat(nr_alloc);
+	unsigned long free0 = zstat(nr_free);
 
 	ck_assert_ptr_nonnull(pages);
 	for (int round = 0; round < 3; round++) {
@@ -153,8 +158,8 @@ START_TEST(test_page_alloc_refill_after_free_all)
 		}
 		ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
 	}
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, 3 * (max_mapnr - 1));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, 3 * (max_mapnr - 1));
+	ck_assert_uint_eq(zstat(nr_alloc) - alloc0, 3 * (max_mapnr - 1));
+	ck_assert_uint_eq(zstat(nr_free) - free0, 3 * (max_mapnr - 1));
 	free(pages);
 }
 END_TEST
@@ -240,7 +245,7 @@ START_TEST(test_page_alloc_low_hook_fires_below_pages_low)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
 	struct hook_state h = { 0 };
-	unsigned long n = 0, wake0 = zstat(&contig_zone.nr_low_wakeups);
+	unsigned long n = 0, wake0 = zstat(nr_low_wakeups);
 	unsigned long low = contig_zone.pages_low;
 
 	ck_assert_ptr_nonnull(pages);
@@ -268,7 +273,7 @@ START_TEST(test_page_alloc_low_hook_fires_below_pages_low)
 	ck_assert_uint_eq(n, max_mapnr - 1);
 	ck_assert_uint_eq(h.calls, 2 + (low - 2) + 1);
 	ck_assert(!h.lock_held_seen);	/* called outside zone->lock */
-	ck_assert_uint_eq(zstat(&contig_zone.nr_low_wakeups) - wake0, h.calls);
+	ck_assert_uint_eq(zstat(nr_low_wakeups) - wake0, h.calls);
 
 	/* Freeing back above pages_low: allocation is quiet again. */
 	for (unsigned long i = 0; i < n; i++)
@@ -526,8 +531,8 @@ START_TEST(test_page_alloc_storm_32_threads)
 	ck_assert_int_eq(mem_init(STORM_PAGES), 0);
 	st.hook.threaded = true;
 	zone_set_low_hook(&contig_zone, count_hook, &st.hook);
-	alloc0 = zstat(&contig_zone.nr_alloc);
-	free0 = zstat(&contig_zone.nr_free);
+	alloc0 = zstat(nr_alloc);
+	free0 = zstat(nr_free);
 	rt_failure_reset();
 
 	rt_run_threads(STORM_THREADS, storm_worker, &st);
@@ -538,8 +543,8 @@ START_TEST(test_page_alloc_storm_32_threads)
 	ck_assert_uint_eq(contig_zone.nr_inactive, 0);
 	ck_assert(list_empty(&contig_zone.active_list));
 	ck_assert(list_empty(&contig_zone.inactive_list));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, st.allocs);
-	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, st.allocs);
+	ck_assert_uint_eq(zstat(nr_alloc) - alloc0, st.allocs);
+	ck_assert_uint_eq(zstat(nr_free) - free0, st.allocs);
 	ck_assert(!st.hook.lock_held_seen);
 	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
 		ck_assert_uint_eq(pfn_to_page(pfn)->flags, page_flag_mask(PG_buddy));
