@@ -287,30 +287,50 @@ static int free_pages_bulk(struct zone *zone, int count, struct list_head *list)
 	return freed;
 }
 
+/* The head of the owner's @pcp, or NULL when it is empty. */
+static struct page *pcp_take(struct per_cpu_pages *pcp)
+{
+	struct page *page;
+
+	if (!pcp->count)
+		return NULL;
+	page = list_first_entry(&pcp->list, struct page, lru);
+	list_del(&page->lru);
+	pcp_set_count(pcp, pcp->count - 1);
+	return page;
+}
+
 /*
  * A free page for the calling task: the head of its hot or cold list,
  * refilled with a batch from the zone first when down to its low mark.
  * Mirrors mm/page_alloc.c:buffered_rmqueue() for order 0.
+ *
+ * Departure: when the zone has nothing left either, 2.6.9 failed even
+ * with pages on the CPU's other list; the model takes the head of the
+ * task's other list first. Test memories are a few hundred pages, where
+ * a page just freed hot must serve a cold allocation ("one page back,
+ * the fault succeeds"); later kernels reach the same by draining the
+ * per-CPU lists when an allocation fails after direct reclaim
+ * (drain_all_pages()).
+ * Other tasks' lists stay out of reach: their owners use them unlocked.
  */
 static struct page *buffered_rmqueue(struct zone *zone, gfp_t gfp)
 {
-	struct per_cpu_pages *pcp = task_pcp(zone, !!(gfp & __GFP_COLD));
-	struct page *page = NULL;
-	int count = pcp->count;
+	int cold = !!(gfp & __GFP_COLD);
+	struct per_cpu_pages *pcp = task_pcp(zone, cold);
+	struct page *page;
 
-	if (count <= pcp->low)
-		count += rmqueue_bulk(zone, pcp->batch, &pcp->list);
-	if (count) {
-		page = list_first_entry(&pcp->list, struct page, lru);
-		list_del(&page->lru);
-		count--;
-	}
-	pcp_set_count(pcp, count);
+	if (pcp->count <= pcp->low)
+		pcp_set_count(pcp, pcp->count +
+			      rmqueue_bulk(zone, pcp->batch, &pcp->list));
+	page = pcp_take(pcp);
 	if (unlikely(!page)) {
 		spin_lock(&zone->lock);
 		page = __rmqueue(zone);
 		spin_unlock(&zone->lock);
 	}
+	if (unlikely(!page))
+		page = pcp_take(&current->pageset.pcp[!cold]);
 	return page;
 }
 
