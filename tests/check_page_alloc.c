@@ -626,6 +626,15 @@ static int pcp_count(int cold)
 	return current->pageset.pcp[cold].count;
 }
 
+/* zone->lock acquisitions so far, as lockdep's statistics count them. */
+static unsigned long zone_lock_taken(void)
+{
+	struct lock_class_stats st;
+
+	lock_stats_read(LOCK_CLASS_ZONE_LOCK, &st);
+	return st.acquired;
+}
+
 START_TEST(test_page_alloc_pcp_batch_follows_zone_size)
 {
 	/* 2.6.9: present/1024 pages, capped at 256 KiB, a quarter, at least 1. */
@@ -693,12 +702,15 @@ START_TEST(test_page_alloc_pcp_refill_takes_batch_at_low)
 	for (int i = 0; i < PCP_RUN; i++) {
 		int before = pcp_count(0);
 		unsigned long zone_before = zone_free_pages(&contig_zone);
+		unsigned long locked_before = zone_lock_taken();
 		bool refill = before <= PCP_HOT_LOW;
 
 		pages[i] = alloc_page(GFP_KERNEL);
 		ck_assert_ptr_nonnull(pages[i]);
 		ck_assert_uint_eq(zone_before - zone_free_pages(&contig_zone),
 				  refill ? PCP_BATCH : 0);
+		/* zone->lock, seen by lockdep, once per batch and only then. */
+		ck_assert_uint_eq(zone_lock_taken() - locked_before, refill ? 1 : 0);
 		ck_assert_int_eq(pcp_count(0), before + (refill ? PCP_BATCH : 0) - 1);
 		/* The zone's list is FIFO and a refill joins the list's tail. */
 		ck_assert_uint_eq(page_to_pfn(pages[i]), (unsigned long)i + 1);
@@ -726,6 +738,7 @@ START_TEST(test_page_alloc_pcp_free_at_high_gives_batch_from_tail)
 	for (int i = 0; i < PCP_RUN; i++) {
 		int before = pcp_count(0);
 		unsigned long zone_before = zone_free_pages(&contig_zone);
+		unsigned long locked_before = zone_lock_taken();
 		struct page *tail[PCP_BATCH];
 		struct list_head *p = hot->list.prev;
 
@@ -735,6 +748,7 @@ START_TEST(test_page_alloc_pcp_free_at_high_gives_batch_from_tail)
 		put_page(pages[i]);
 		ck_assert_ptr_eq(list_first_entry(&hot->list, struct page, lru), pages[i]);
 		ck_assert_int_le(pcp_count(0), PCP_HOT_HIGH);
+		ck_assert_uint_eq(zone_lock_taken() - locked_before, before < PCP_HOT_HIGH ? 0 : 1);
 		if (before < PCP_HOT_HIGH) {
 			ck_assert_uint_eq(zone_free_pages(&contig_zone), zone_before);
 			ck_assert_int_eq(pcp_count(0), before + 1);
