@@ -5,11 +5,14 @@
  * stands (vma, index, file offset, data); one pass over mem_map compares
  * those counts with what the selected rmap records and with what its full
  * walk finds (must-find-all); one pass over the swap area and the files
- * checks slot counts and page caches. Reclaim's trylock walks tolerate a
- * missing pte; this walk takes every lock and tolerates nothing.
+ * checks slot counts and page caches; one pass over the zone's free list
+ * and every task's per-CPU lists accounts for each free page. Reclaim's
+ * trylock walks tolerate a missing pte; this walk takes every lock and
+ * tolerates nothing.
  */
 #include "audit.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +300,118 @@ static void audit_pages(struct audit *a)
 	}
 }
 
+/*
+ * Where the free pages are: the zone's free list or some task's per-CPU
+ * list (page_alloc.c). Filled under zone->lock, then the task list lock.
+ */
+#define FREE_LISTS_MAX_BAD	4
+struct free_lists {
+	unsigned char *on;		/* per pfn: free lists holding it, saturating */
+	unsigned long zone, pcp;	/* pages found on the zone's list, on tasks' */
+	unsigned long stray;		/* links to outside mem_map */
+	int nr_bad;
+	struct {
+		char comm[TASK_COMM_LEN];
+		int cold, count;
+		unsigned long walked;
+	} bad[FREE_LISTS_MAX_BAD];	/* per-CPU lists whose count is wrong */
+};
+
+/* Mark the pages of @head in @f; at most max_mapnr, so a cycle ends. */
+static unsigned long free_list_walk(struct free_lists *f, struct list_head *head)
+{
+	unsigned long n = 0;
+
+	for (struct list_head *p = head->next; p != head && n < max_mapnr; p = p->next) {
+		struct page *page = list_entry(p, struct page, lru);
+
+		if (page < mem_map || page >= mem_map + max_mapnr) {
+			f->stray++;
+			break;
+		}
+		n++;
+		if (f->on[page_to_pfn(page)] < UCHAR_MAX)
+			f->on[page_to_pfn(page)]++;
+	}
+	return n;
+}
+
+/* rt_task_for_each(): walk @t's lists. Reports wait for the lock's release. */
+static void free_lists_task(struct task_struct *t, void *arg)
+{
+	struct free_lists *f = arg;
+
+	for (int cold = 0; cold < 2; cold++) {
+		struct per_cpu_pages *pcp = &t->pageset.pcp[cold];
+		int count = __atomic_load_n(&pcp->count, __ATOMIC_RELAXED);
+		/* A list not set up (batch 0) has no head to walk: it must be empty. */
+		unsigned long n = pcp->batch ?
+			free_list_walk(f, &pcp->list) : 0;
+
+		f->pcp += n;
+		if (n != (unsigned long)count && f->nr_bad < FREE_LISTS_MAX_BAD) {
+			snprintf(f->bad[f->nr_bad].comm, TASK_COMM_LEN, "%s", t->comm);
+			f->bad[f->nr_bad].cold = cold;
+			f->bad[f->nr_bad].count = count;
+			f->bad[f->nr_bad].walked = n;
+			f->nr_bad++;
+		}
+	}
+}
+
+/*
+ * Every page is the zero page, in use, or on exactly one free list: the
+ * zone's, or one task's hot or cold list, and a page on a free list is
+ * free (PG_buddy: audit_pages() checks count 0 and no other flag). The
+ * lists' own counts (zone->free_pages, each pcp->count) must match them.
+ * A page on two lists, or free on none (lost), is reported by pfn.
+ */
+static void audit_free_lists(struct audit *a)
+{
+	struct zone *zone = &contig_zone;
+	struct free_lists f = { 0 };
+	unsigned long free_pages, in_use = 0;
+
+	if (!mem_map)
+		return;
+	f.on = rt_calloc(max_mapnr, 1);
+	spin_lock(&zone->lock);
+	f.zone = free_list_walk(&f, &zone->free_list);
+	free_pages = zone->free_pages;
+	spin_unlock(&zone->lock);
+	if (f.zone != free_pages)
+		violation(a, AUDIT_FREE_LIST, "the zone's free list holds %lu pages, free_pages says %lu",
+			  f.zone, free_pages);
+	rt_task_for_each(free_lists_task, &f);
+	for (int i = 0; i < f.nr_bad; i++)
+		violation(a, AUDIT_FREE_LIST, "task %s: its %s list holds %lu pages, its count says %d",
+			  f.bad[i].comm, f.bad[i].cold ? "cold" : "hot", f.bad[i].walked,
+			  f.bad[i].count);
+	if (f.stray)
+		violation(a, AUDIT_FREE_LIST, "%lu free lists link a page outside mem_map", f.stray);
+	if (f.on[ZERO_PAGE_PFN])
+		violation(a, AUDIT_FREE_LIST, "the zero page is on a free list");
+	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
+		const struct page *page = pfn_to_page(pfn);
+		bool buddy = PageBuddy(page);
+
+		if (f.on[pfn] > 1)
+			violation(a, AUDIT_FREE_LIST, "pfn %lu is on %u free lists", pfn, f.on[pfn]);
+		else if (f.on[pfn] && !buddy)
+			violation(a, AUDIT_FREE_LIST, "pfn %lu is on a free list but in use (count %d, flags %#lx)",
+				  pfn, page_count(page), READ_ONCE(page->flags));
+		else if (!f.on[pfn] && buddy)
+			violation(a, AUDIT_FREE_LIST, "free pfn %lu is on no free list: lost", pfn);
+		if (!buddy)
+			in_use++;
+	}
+	if (1 + in_use + f.zone + f.pcp != max_mapnr)
+		violation(a, AUDIT_FREE_LIST,
+			  "the zero page, %lu in use, %lu on the zone's free list and %lu on per-CPU lists make %lu, not %lu",
+			  in_use, f.zone, f.pcp, 1 + in_use + f.zone + f.pcp, max_mapnr);
+	free(f.on);
+}
+
 static void audit_swap(struct audit *a)
 {
 	unsigned int *counts = rt_calloc(a->nr_swap ? a->nr_swap : 1, sizeof(*counts));
@@ -436,6 +551,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 					violation(&a, AUDIT_ANON_VMA, "mm %d vma %d [%#lx, %#lx)",
 						  mm->id, v->id, v->vm_start, v->vm_end);
 	}
+	audit_free_lists(&a);
 	audit_pages(&a);
 	audit_swap(&a);
 	audit_mmlist(&a, mms, nr_mms);
@@ -459,6 +575,7 @@ unsigned long vm_teardown_check(void)
 	if (nr_free_pages() != max_mapnr - 1)
 		violation(&a, AUDIT_LEAK, "%lu of %lu pages not free",
 			  max_mapnr - 1 - nr_free_pages(), max_mapnr - 1);
+	audit_free_lists(&a);
 	rmap_bytes_read(&rb);
 	if (rb.pte_chain_now || rb.anon_vma_now)
 		violation(&a, AUDIT_LEAK, "rmap metadata left: %lu bytes of pte_chains, %lu of anon_vmas",

@@ -21,6 +21,7 @@
 #define AUDIT_NO_MAPPING	"mapped-without-owner"
 #define AUDIT_RSS		"rss"
 #define AUDIT_FREE_PAGE		"free-page"	/* free pages unmapped, count 0 */
+#define AUDIT_FREE_LIST		"free-list"	/* each free page on one free list, counts agree */
 #define AUDIT_PAGE_COUNT	"page-count"	/* references == ptes + caches */
 #define AUDIT_STRAY_PTE		"stray-pte"	/* a pte outside every vma */
 #define AUDIT_SWAP_COUNT	"swap-count"	/* slot count == swap ptes + cache */
@@ -49,8 +50,9 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 
 /**
  * vm_teardown_check() - after every mm exited and every file was
- * destroyed: all pages free, no pte_chain, anon_vma, vma, mm or swap slot
- * left. Return: the number of violations (each reported).
+ * destroyed: all pages free (and each on one free list), no pte_chain,
+ * anon_vma, vma, mm or swap slot left. Return: the number of violations
+ * (each reported).
  */
 unsigned long vm_teardown_check(void);
 

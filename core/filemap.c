@@ -291,7 +291,8 @@ retry:
 		return page;
 	}
 
-	page = alloc_page(GFP_KERNEL);
+	/* page_cache_alloc_cold(): the read fills it, not the CPU. */
+	page = alloc_page(GFP_KERNEL | __GFP_COLD);
 	if (!page)
 		return NULL;
 	/*

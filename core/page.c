@@ -135,7 +135,7 @@ void _unlock_page(struct page *page, const char *file, int line)
  *
  * Mirrors mm/swap.c:__page_cache_release().
  */
-static void __page_cache_release(struct page *page)
+static void __page_cache_release(struct page *page, bool cold)
 {
 	struct zone *zone = page_zone(page);
 
@@ -146,7 +146,10 @@ static void __page_cache_release(struct page *page)
 			del_page_from_lru(zone, page);
 		spin_unlock(&zone->lru_lock);
 	}
-	__free_page(page);
+	if (cold)
+		free_cold_page(page);
+	else
+		__free_page(page);
 }
 
 /**
@@ -177,5 +180,30 @@ void put_page(struct page *page)
 	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
 	if (old == 1)
-		__page_cache_release(page);
+		__page_cache_release(page, false);
+}
+
+/**
+ * put_page_cold() - put_page(), freeing to the task's cold per-CPU list
+ * @page: a page the caller holds a reference to
+ *
+ * For reclaim's freed pages, which 2.6's shrink_list() gathered in a cold
+ * pagevec: nobody will touch them soon, so they go where allocations that
+ * want a cache-hot page do not look first.
+ *
+ * Mirrors mm/swap.c:__pagevec_release_nonlru() on a cold pagevec.
+ *
+ * Context: as put_page().
+ */
+void put_page_cold(struct page *page)
+{
+	int old;
+
+	if (PageReserved(page))
+		return;
+	/* As put_page(). */
+	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(old <= 0);
+	if (old == 1)
+		__page_cache_release(page, true);
 }

@@ -147,6 +147,8 @@ static inline void get_page(struct page *page)
  * Context: any; may take zone->lru_lock and zone->lock.
  */
 void put_page(struct page *page);
+/* put_page() whose last reference frees to the cold list (reclaim). */
+void put_page_cold(struct page *page);
 
 /* ---- PG_locked: the sleeping page lock ---- */
 

@@ -3,10 +3,23 @@
  * mem_map, the one zone, its free list and its LRU lists.
  *
  * There is no buddy allocator: the model allocates single pages, so the
- * zone keeps one free list. It is FIFO (freed pages go to the tail, pages
- * are taken from the head): a freed page stays free for as long as
+ * zone keeps one free list. It is FIFO (pages given back go to the tail,
+ * pages are taken from the head): a freed page stays free for as long as
  * possible, so a stale reference to it meets PG_buddy and count 0 (which
  * the audit and the inline checks see) rather than its next owner.
+ *
+ * In front of it, as in 2.6, each CPU (here: each task, pageset.h) keeps
+ * a hot and a cold list of free pages, touched without zone->lock.
+ * buffered_rmqueue() refills a list with a batch from the zone when it is
+ * down to its low mark and takes the head; free_hot_cold_page() adds at
+ * the head and, at its high mark, first gives a batch back from the tail.
+ * zone->lock is taken only for those batches. The per-CPU lists are LIFO
+ * (a page freed is the next one its task gets, still hot in its cache),
+ * so a task's own stale reference may meet its own next page: the pages
+ * reach the FIFO zone list, and other tasks, only a batch at a time.
+ * Batch, low and high are 2.6.9's, from zone_batchsize(); at most
+ * 6 + 2 batches stay with a task. rt_task_detach() drains a task's lists
+ * (2.6's CPU_DEAD notifier), mem_exit() forgets them.
  *
  * Allocation never aborts: an empty free list returns NULL and the caller
  * takes the VM_FAULT_OOM path. Falling below pages_low (and failing) calls
@@ -18,11 +31,13 @@
 #include "page_alloc.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "die.h"
 #include "lockdep.h"
+#include "pgtable.h"
 #include "task.h"
 #include "vmscan.h"
 
@@ -30,15 +45,38 @@ struct page *mem_map;
 unsigned long max_mapnr;
 struct zone contig_zone;
 
+/* Statistics of exited tasks, and the folding of them: a harness mutex. */
+static pthread_mutex_t zone_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct zone_stats exited_zone_stats;	/* zone_stats_lock */
+
+/* The task's own statistics: single writer, relaxed (pageset.h). */
 static inline void zone_stat_inc(unsigned long *counter)
 {
-	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
 }
 
 /* zone->lock held; nr_free_pages() reads it without the lock. */
 static inline void zone_set_free_pages(struct zone *zone, unsigned long v)
 {
 	__atomic_store_n(&zone->free_pages, v, __ATOMIC_RELAXED);
+}
+
+/*
+ * About a thousandth of the zone, at most 256 KiB, a quarter of that
+ * (low and high are multiples), at least 1. Mirrors 2.6.9's
+ * free_area_init_core().
+ */
+static int zone_batchsize(unsigned long present_pages)
+{
+	unsigned long batch = present_pages / 1024;
+
+	if (batch * PAGE_SIZE > 256 * 1024)
+		batch = (256 * 1024) / PAGE_SIZE;
+	batch /= 4;
+	if (batch < 1)
+		batch = 1;
+	return (int)batch;
 }
 
 /**
@@ -49,9 +87,10 @@ static inline void zone_set_free_pages(struct zone *zone, unsigned long v)
  * Every other page starts free (PG_buddy, count 0). The watermarks are
  * fractions of memory with a floor: pages_min = max(nr/128, 4),
  * pages_low = 2 * pages_min, pages_high = 3 * pages_min. The low hook is
- * cleared.
+ * cleared. The per-CPU batch is zone_batchsize()'s; each task sets up its
+ * lists with it at its first allocation or free.
  *
- * Mirrors mm/page_alloc.c:free_area_init() and setup_per_zone_pages_min().
+ * Mirrors mm/page_alloc.c:free_area_init_core() and setup_per_zone_pages_min().
  *
  * Context: before any thread uses the model.
  * Return: 0; -EINVAL when @nr_pages is outside [MEM_MIN_PAGES,
@@ -80,6 +119,7 @@ int mem_init(unsigned long nr_pages)
 	zone->pages_min = min;
 	zone->pages_low = 2 * min;
 	zone->pages_high = 3 * min;
+	zone->pcp_batch = zone_batchsize(nr_pages);
 
 	mem_map = rt_calloc(nr_pages, sizeof(*mem_map));
 	max_mapnr = nr_pages;
@@ -98,16 +138,31 @@ int mem_init(unsigned long nr_pages)
 	return 0;
 }
 
+/* rt_task_for_each(): drop @t's per-CPU lists with mem_map. */
+static void pageset_forget(struct task_struct *t, void *arg)
+{
+	(void)arg;
+	for (int cold = 0; cold < 2; cold++) {
+		struct per_cpu_pages *pcp = &t->pageset.pcp[cold];
+
+		__atomic_store_n(&pcp->count, 0, __ATOMIC_RELAXED);
+		pcp->batch = 0;
+		INIT_LIST_HEAD(&pcp->list);
+	}
+}
+
 /**
  * mem_exit() - release mem_map and reset the zone
  *
  * Pages still allocated are simply forgotten: the audit, not this
- * function, reports leaks.
+ * function, reports leaks. So are the pages on every task's per-CPU
+ * lists: the lists are emptied, and set up again from the next zone.
  *
  * Context: after every thread that used the model has stopped.
  */
 void mem_exit(void)
 {
+	rt_task_for_each(pageset_forget, NULL);
 	if (mem_map) {
 		/* TSan reports destroying a lock that is still held. */
 		tsan_mutex_destroy(&contig_zone.lock, 0);
@@ -146,25 +201,234 @@ static void wakeup_low_hook(struct zone *zone)
 
 	if (!fn)
 		return;
-	zone_stat_inc(&zone->nr_low_wakeups);
+	zone_stat_inc(&current->pageset.stats.nr_low_wakeups);
 	fn(zone, READ_ONCE(zone->low_hook_arg));
+}
+
+/* ---- the per-CPU lists ---- */
+
+/* The owner's count; relaxed, since nr_free_pages() reads it from afar. */
+static inline void pcp_set_count(struct per_cpu_pages *pcp, int count)
+{
+	__atomic_store_n(&pcp->count, count, __ATOMIC_RELAXED);
+}
+
+/*
+ * The calling task's hot (0) or cold (1) list, set up from @zone at its
+ * first use: 2.6.9's free_area_init_core() did it for every CPU at boot.
+ */
+static struct per_cpu_pages *task_pcp(struct zone *zone, int cold)
+{
+	struct per_cpu_pageset *ps = &current->pageset;
+	int batch = zone->pcp_batch;
+
+	if (unlikely(!ps->pcp[0].batch)) {
+		ps->pcp[0] = (struct per_cpu_pages){
+			.low = 2 * batch, .high = 6 * batch, .batch = batch };
+		ps->pcp[1] = (struct per_cpu_pages){
+			.low = 0, .high = 2 * batch, .batch = batch };
+		INIT_LIST_HEAD(&ps->pcp[0].list);
+		INIT_LIST_HEAD(&ps->pcp[1].list);
+	}
+	return &ps->pcp[cold];
+}
+
+/* zone->lock held: the head of the free list, or NULL. Mirrors __rmqueue(). */
+static struct page *__rmqueue(struct zone *zone)
+{
+	struct page *page;
+
+	assert_spin_locked(&zone->lock);
+	if (list_empty(&zone->free_list))
+		return NULL;
+	page = list_first_entry(&zone->free_list, struct page, lru);
+	list_del(&page->lru);
+	BUG_ON(zone->free_pages == 0);
+	zone_set_free_pages(zone, zone->free_pages - 1);
+	BUG_ON(__atomic_load_n(&page->flags, __ATOMIC_RELAXED) != page_flag_mask(PG_buddy));
+	return page;
+}
+
+/*
+ * Move up to @count pages from the head of the zone's free list to the
+ * tail of @list, under zone->lock; they stay free (PG_buddy, count 0).
+ * Return: how many. Mirrors mm/page_alloc.c:rmqueue_bulk() for order 0.
+ */
+static int rmqueue_bulk(struct zone *zone, int count, struct list_head *list)
+{
+	int allocated = 0;
+	struct page *page;
+
+	spin_lock(&zone->lock);
+	while (allocated < count && (page = __rmqueue(zone)) != NULL) {
+		list_add_tail(&page->lru, list);
+		allocated++;
+	}
+	spin_unlock(&zone->lock);
+	return allocated;
+}
+
+/*
+ * Give up to @count pages from the tail of @list (the coldest) to the
+ * tail of the zone's free list, under zone->lock. Return: how many.
+ * Mirrors mm/page_alloc.c:free_pages_bulk() for order 0.
+ */
+static int free_pages_bulk(struct zone *zone, int count, struct list_head *list)
+{
+	int freed = 0;
+
+	spin_lock(&zone->lock);
+	while (freed < count && !list_empty(list)) {
+		list_move_tail(list->prev, &zone->free_list);
+		freed++;
+	}
+	zone_set_free_pages(zone, zone->free_pages + (unsigned long)freed);
+	spin_unlock(&zone->lock);
+	return freed;
+}
+
+/* The head of the owner's @pcp, or NULL when it is empty. */
+static struct page *pcp_take(struct per_cpu_pages *pcp)
+{
+	struct page *page;
+
+	if (!pcp->count)
+		return NULL;
+	page = list_first_entry(&pcp->list, struct page, lru);
+	list_del(&page->lru);
+	pcp_set_count(pcp, pcp->count - 1);
+	return page;
+}
+
+/*
+ * A free page for the calling task: the head of its hot or cold list,
+ * refilled with a batch from the zone first when down to its low mark.
+ * Mirrors mm/page_alloc.c:buffered_rmqueue() for order 0.
+ *
+ * Departure: when the zone has nothing left either, 2.6.9 failed even
+ * with pages on the CPU's other list; the model takes the head of the
+ * task's other list first. Test memories are a few hundred pages, where
+ * a page just freed hot must serve a cold allocation ("one page back,
+ * the fault succeeds"); later kernels reach the same by draining the
+ * per-CPU lists when an allocation fails after direct reclaim
+ * (drain_all_pages()).
+ * Other tasks' lists stay out of reach: their owners use them unlocked.
+ */
+static struct page *buffered_rmqueue(struct zone *zone, gfp_t gfp)
+{
+	int cold = !!(gfp & __GFP_COLD);
+	struct per_cpu_pages *pcp = task_pcp(zone, cold);
+	struct page *page;
+
+	if (pcp->count <= pcp->low)
+		pcp_set_count(pcp, pcp->count +
+			      rmqueue_bulk(zone, pcp->batch, &pcp->list));
+	page = pcp_take(pcp);
+	if (unlikely(!page)) {
+		spin_lock(&zone->lock);
+		page = __rmqueue(zone);
+		spin_unlock(&zone->lock);
+	}
+	if (unlikely(!page))
+		page = pcp_take(&current->pageset.pcp[!cold]);
+	return page;
+}
+
+/**
+ * page_alloc_task_exit() - give a task's per-CPU pages back to the zone
+ * @t: the exiting task, which must be current
+ *
+ * Empties both lists, coldest first, to the tail of the zone's free list
+ * under zone->lock, and folds the task's statistics into the exited
+ * totals (so that zone_stats_read() counts them once).
+ *
+ * Mirrors mm/page_alloc.c:page_alloc_cpu_notify() (CPU_DEAD) and
+ * __drain_pages().
+ *
+ * Context: rt_task_detach(); holds no emulated lock; takes zone->lock.
+ */
+void page_alloc_task_exit(struct task_struct *t)
+{
+	struct per_cpu_pageset *ps = &t->pageset;
+	struct zone_stats *s = &ps->stats;
+
+	BUG_ON(t != current_task);
+	for (int cold = 0; cold < 2; cold++) {
+		struct per_cpu_pages *pcp = &ps->pcp[cold];
+
+		/* A count means a list set up from the live zone (mem_exit() forgets). */
+		if (pcp->count)
+			pcp_set_count(pcp, pcp->count -
+				      free_pages_bulk(&contig_zone, pcp->count, &pcp->list));
+		BUG_ON(pcp->count != 0);
+	}
+	RT_PTHREAD(pthread_mutex_lock(&zone_stats_lock));
+	exited_zone_stats.nr_alloc += s->nr_alloc;
+	exited_zone_stats.nr_alloc_fail += s->nr_alloc_fail;
+	exited_zone_stats.nr_free += s->nr_free;
+	exited_zone_stats.nr_low_wakeups += s->nr_low_wakeups;
+	__atomic_store_n(&s->nr_alloc, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->nr_alloc_fail, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->nr_free, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->nr_low_wakeups, 0, __ATOMIC_RELAXED);
+	RT_PTHREAD(pthread_mutex_unlock(&zone_stats_lock));
+}
+
+static void pcp_count_add(struct task_struct *t, void *arg)
+{
+	unsigned long *sum = arg;
+
+	for (int cold = 0; cold < 2; cold++)
+		*sum += (unsigned long)__atomic_load_n(&t->pageset.pcp[cold].count,
+						       __ATOMIC_RELAXED);
+}
+
+unsigned long nr_free_pages(void)
+{
+	unsigned long sum = zone_free_pages(&contig_zone);
+
+	rt_task_for_each(pcp_count_add, &sum);
+	return sum;
+}
+
+static void zone_stats_add(struct task_struct *t, void *arg)
+{
+	const struct zone_stats *s = &t->pageset.stats;
+	struct zone_stats *out = arg;
+
+	out->nr_alloc += __atomic_load_n(&s->nr_alloc, __ATOMIC_RELAXED);
+	out->nr_alloc_fail += __atomic_load_n(&s->nr_alloc_fail, __ATOMIC_RELAXED);
+	out->nr_free += __atomic_load_n(&s->nr_free, __ATOMIC_RELAXED);
+	out->nr_low_wakeups += __atomic_load_n(&s->nr_low_wakeups, __ATOMIC_RELAXED);
+}
+
+void zone_stats_read(struct zone *zone, struct zone_stats *out)
+{
+	(void)zone;	/* one zone: the statistics are the machine's */
+	RT_PTHREAD(pthread_mutex_lock(&zone_stats_lock));
+	*out = exited_zone_stats;
+	rt_task_for_each(zone_stats_add, out);
+	RT_PTHREAD(pthread_mutex_unlock(&zone_stats_lock));
 }
 
 /**
  * _alloc_page() - take a free page, count 1, flags clear
  * @gfp: GFP_KERNEL (may sleep: reported in atomic context) or GFP_ATOMIC;
- *	__GFP_ZERO is accepted and changes nothing
+ *	__GFP_ZERO is accepted and changes nothing; __GFP_COLD takes the
+ *	page from the task's cold list
  * @file, @line: the caller's site, for the atomic-sleep report
  *
  * The page comes back with count 1, no flag set, as/index/pte/private
  * zeroed, off every list, and its data word 0: every new page reads as
  * zeroes, with or without __GFP_ZERO, so a stale data stamp never leaks
- * from one owner to the next. When free pages are below pages_low after
- * the allocation, or none was left, the low hook runs (outside
- * zone->lock) and nr_low_wakeups counts it.
+ * from one owner to the next. It comes from the task's per-CPU list,
+ * refilled from the zone a batch at a time (buffered_rmqueue()). When the
+ * zone's free list is below pages_low after the allocation, or no page
+ * was left, the low hook runs (outside zone->lock) and nr_low_wakeups
+ * counts it.
  *
- * Direct reclaim: when free pages are at or below pages_min, an
- * allocation that may sleep (__GFP_WAIT, not in atomic context) and is
+ * Direct reclaim: when the zone's free pages are at or below pages_min,
+ * an allocation that may sleep (__GFP_WAIT, not in atomic context) and is
  * not itself made by reclaim (PF_MEMALLOC) first wakes kswapd and then
  * reclaims a batch itself with try_to_free_pages(), holding whatever
  * its caller holds, and takes a page afterwards. GFP_ATOMIC allocations
@@ -172,21 +436,22 @@ static void wakeup_low_hook(struct zone *zone)
  * the minimum, as 2.6's reserves let them. After one round of direct
  * reclaim the allocation takes whatever is left (2.6 would retry, and
  * at the end kill a process: the model fails with NULL instead, and the
- * caller takes the VM_FAULT_OOM path).
+ * caller takes the VM_FAULT_OOM path). Pages on other tasks' per-CPU
+ * lists are not reachable, as in 2.6.9 (which drained no other CPU's).
  *
  * Mirrors mm/page_alloc.c:__alloc_pages() for order 0.
  *
  * Context: any when !__GFP_WAIT; process context with __GFP_WAIT (the
  * model reports the call in atomic context as the kernel's might_sleep()
- * does, and then does not reclaim). Takes zone->lock; with __GFP_WAIT
- * below pages_min, the locks of try_to_free_pages().
+ * does, and then does not reclaim). Takes zone->lock when the task's list
+ * needs a refill; with __GFP_WAIT below pages_min, the locks of
+ * try_to_free_pages().
  * Return: the page, or NULL when memory is exhausted (nr_alloc_fail).
  */
 struct page *_alloc_page(gfp_t gfp, const char *file, int line)
 {
 	struct zone *zone = &contig_zone;
-	struct page *page = NULL;
-	unsigned long free;
+	struct page *page;
 	bool may_reclaim = gfp & __GFP_WAIT;
 
 	if ((gfp & __GFP_WAIT) && unlikely(in_atomic())) {
@@ -195,46 +460,80 @@ struct page *_alloc_page(gfp_t gfp, const char *file, int line)
 	}
 	if (may_reclaim && (current->flags & PF_MEMALLOC))
 		may_reclaim = false;
-	if (may_reclaim && nr_free_pages() <= zone->pages_min) {
+	if (may_reclaim && zone_free_pages(zone) <= zone->pages_min) {
 		wakeup_low_hook(zone);
 		try_to_free_pages(zone, gfp);
 	}
 
-	spin_lock(&zone->lock);
-	free = zone->free_pages;
-	if (likely(!list_empty(&zone->free_list))) {
-		page = list_first_entry(&zone->free_list, struct page, lru);
-		list_del(&page->lru);
-		BUG_ON(free == 0);
-		zone_set_free_pages(zone, --free);
-		BUG_ON(__atomic_load_n(&page->flags, __ATOMIC_RELAXED) !=
-		       page_flag_mask(PG_buddy));
-		__atomic_store_n(&page->flags, 0UL, __ATOMIC_RELAXED);
-	}
-	spin_unlock(&zone->lock);
-
+	page = buffered_rmqueue(zone, gfp);
 	if (unlikely(!page)) {
-		zone_stat_inc(&zone->nr_alloc_fail);
+		zone_stat_inc(&current->pageset.stats.nr_alloc_fail);
 		wakeup_low_hook(zone);
 		return NULL;
 	}
 
+	/* prep_new_page(): free until now, whichever list it came from. */
+	BUG_ON(__atomic_load_n(&page->flags, __ATOMIC_RELAXED) != page_flag_mask(PG_buddy));
 	BUG_ON(page_count(page) != 0);
+	__atomic_store_n(&page->flags, 0UL, __ATOMIC_RELAXED);
 	page->as.mapping = NULL;
 	page->index = 0;
 	page->pte.chain = NULL;
 	page->private = 0;
 	page_data_write(page, 0);
 	/*
-	 * The page is ours alone: zone->lock ordered its free before this.
-	 * The caller publishes it under its own locks.
+	 * The page is ours alone: zone->lock, or our own earlier free,
+	 * ordered its free before this. The caller publishes it under its
+	 * own locks.
 	 */
 	__atomic_store_n(&page->count, 1, __ATOMIC_RELAXED);
-	zone_stat_inc(&zone->nr_alloc);
+	zone_stat_inc(&current->pageset.stats.nr_alloc);
 
-	if (free < zone->pages_low)
+	if (zone_free_pages(zone) < zone->pages_low)
 		wakeup_low_hook(zone);
 	return page;
+}
+
+/*
+ * BUGs on what 2.6's free_pages_check() calls a bad page; see
+ * __free_page(). Then the page is free: PG_buddy alone.
+ */
+static void free_pages_check(struct page *page)
+{
+	BUG_ON(page < mem_map || page >= mem_map + max_mapnr);
+	BUG_ON(page_count(page) != 0);
+	BUG_ON(PageBuddy(page));	/* double free */
+	BUG_ON(PageReserved(page));
+	BUG_ON(PageLRU(page));
+	BUG_ON(PageLocked(page));
+	BUG_ON(test_page_flag(page, PG_chainlock));
+	BUG_ON(test_page_flag(page, PG_maplock));
+	BUG_ON(PageSwapCache(page));
+	BUG_ON(PageWriteback(page));
+	BUG_ON(page->pte.chain != NULL);	/* mapped: mapcount, chain or direct */
+	BUG_ON(!PageAnon(page) && page->as.mapping != NULL);
+	__atomic_store_n(&page->flags, page_flag_mask(PG_buddy), __ATOMIC_RELAXED);
+}
+
+/*
+ * Free onto the calling task's hot or cold list, giving a batch back to
+ * the zone first when the list is at its high mark.
+ * Mirrors mm/page_alloc.c:free_hot_cold_page().
+ */
+static void free_hot_cold_page(struct page *page, int cold)
+{
+	struct zone *zone = page_zone(page);
+	struct per_cpu_pages *pcp;
+	int count;
+
+	free_pages_check(page);
+	pcp = task_pcp(zone, cold);
+	count = pcp->count;
+	if (count >= pcp->high)
+		count -= free_pages_bulk(zone, pcp->batch, &pcp->list);
+	list_add(&page->lru, &pcp->list);
+	pcp_set_count(pcp, count + 1);
+	zone_stat_inc(&current->pageset.stats.nr_free);
 }
 
 /**
@@ -248,35 +547,28 @@ struct page *_alloc_page(gfp_t gfp, const char *file, int line)
  * pte union, not clear), or a file page still in a page cache (mapping
  * set; an anonymous page's as.anon_vma/as.vma may be left behind, as the
  * kernel clears PageAnon mappings on free). The flags are then reset to
- * PG_buddy alone and the page goes to the tail of the free list.
+ * PG_buddy alone and the page goes to the head of the task's hot list.
  *
- * Mirrors mm/page_alloc.c:free_hot_cold_page() / __free_pages_ok().
+ * Mirrors mm/page_alloc.c:free_hot_page().
  *
- * Context: any; takes zone->lock.
+ * Context: any; takes zone->lock when the list is at its high mark.
  */
 void __free_page(struct page *page)
 {
-	struct zone *zone = page_zone(page);
+	free_hot_cold_page(page, 0);
+}
 
-	BUG_ON(page < mem_map || page >= mem_map + max_mapnr);
-	BUG_ON(page_count(page) != 0);
-	BUG_ON(PageBuddy(page));	/* double free */
-	BUG_ON(PageReserved(page));
-	BUG_ON(PageLRU(page));
-	BUG_ON(PageLocked(page));
-	BUG_ON(test_page_flag(page, PG_chainlock));
-	BUG_ON(test_page_flag(page, PG_maplock));
-	BUG_ON(PageSwapCache(page));
-	BUG_ON(PageWriteback(page));
-	BUG_ON(page->pte.chain != NULL);	/* mapped: mapcount, chain or direct */
-	BUG_ON(!PageAnon(page) && page->as.mapping != NULL);
-
-	spin_lock(&zone->lock);
-	__atomic_store_n(&page->flags, page_flag_mask(PG_buddy), __ATOMIC_RELAXED);
-	list_add_tail(&page->lru, &zone->free_list);
-	zone_set_free_pages(zone, zone->free_pages + 1);
-	spin_unlock(&zone->lock);
-	zone_stat_inc(&zone->nr_free);
+/**
+ * free_cold_page() - __free_page() onto the task's cold list
+ * @page: the page; the caller's reference was the last
+ *
+ * Mirrors mm/page_alloc.c:free_cold_page().
+ *
+ * Context: any; takes zone->lock when the list is at its high mark.
+ */
+void free_cold_page(struct page *page)
+{
+	free_hot_cold_page(page, 1);
 }
 
 /* ---- LRU ---- */

@@ -1,10 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mem_map and the one zone: a free list under zone->lock, active and
+ * mem_map and the one zone: a free list under zone->lock, each task's
+ * hot and cold per-CPU page lists in front of it (pageset.h), active and
  * inactive LRU lists under zone->lru_lock, watermarks, and a hook that
  * wakes reclaim when free memory falls below pages_low. Allocation fails
  * cleanly (NULL) when memory is exhausted: the caller takes the OOM path.
  * Mirrors mm/page_alloc.c and mm/swap.c of 2.6.
+ *
+ * What "free" means. A page on a per-CPU list is free to every check
+ * (PG_buddy, count 0), but zone->free_pages counts the zone's free list
+ * only, as 2.6's did. The watermarks see zone_free_pages(), as 2.6's
+ * __alloc_pages() and kswapd did: the direct-reclaim check against
+ * pages_min, the low hook below pages_low, kswapd's pages_high. The
+ * model departs from 2.6 in nr_free_pages(): 2.6 summed zone->free_pages
+ * alone; the model adds every task's per-CPU lists, so that a leak check
+ * or a test's exact figure ("every page is free again") does not depend
+ * on how many pages the tasks happen to hold in their lists. It is exact
+ * only when the tasks that allocate are quiescent.
  */
 #ifndef RT_CORE_PAGE_ALLOC_H
 #define RT_CORE_PAGE_ALLOC_H
@@ -14,14 +26,17 @@
 
 #include "list.h"
 #include "page.h"
+#include "pageset.h"
 #include "spinlock.h"
 
 typedef unsigned int gfp_t;
 #define __GFP_WAIT	0x1u	/* may sleep: reported in atomic context */
 #define __GFP_ZERO	0x2u	/* data word starts at 0 */
+#define __GFP_COLD	0x4u	/* from the cold per-CPU list (page_cache_alloc_cold()) */
 #define GFP_ATOMIC	0u
 #define GFP_KERNEL	__GFP_WAIT
 
+struct task_struct;
 struct zone;
 typedef void (*zone_low_hook_fn)(struct zone *zone, void *arg);
 
@@ -29,6 +44,7 @@ struct zone {
 	spinlock_t lock;
 	struct list_head free_list;	/* zone->lock */
 	unsigned long free_pages;	/* zone->lock; READ_ONCE for watermarks */
+	int pcp_batch;			/* set at init: zone_batchsize() */
 
 	unsigned long pages_min, pages_low, pages_high;	/* set at init */
 
@@ -40,12 +56,7 @@ struct zone {
 
 	zone_low_hook_fn low_hook;	/* set before threads start */
 	void *low_hook_arg;
-
-	/* Statistics: relaxed atomics. */
-	unsigned long nr_alloc;
-	unsigned long nr_alloc_fail;
-	unsigned long nr_free;
-	unsigned long nr_low_wakeups;
+	/* Statistics are per task: task->pageset.stats, zone_stats_read(). */
 };
 
 extern struct page *mem_map;		/* set by mem_init(), read-only after */
@@ -109,13 +120,55 @@ void zone_set_low_hook(struct zone *zone, zone_low_hook_fn fn, void *arg);
 #define alloc_page(gfp) _alloc_page((gfp), __FILE__, __LINE__)
 struct page *_alloc_page(gfp_t gfp, const char *file, int line);
 
-/* Free a page whose count has dropped to 0 (the last put_page). */
+/*
+ * Free a page whose count has dropped to 0 (the last put_page) onto the
+ * task's hot list; free_cold_page() onto its cold list (pages reclaim
+ * freed, as 2.6's shrink_list() did with its cold pagevec).
+ */
 void __free_page(struct page *page);
+void free_cold_page(struct page *page);
 
-static inline unsigned long nr_free_pages(void)
+/* The zone's free list alone: what the watermarks see. Racy read. */
+static inline unsigned long zone_free_pages(const struct zone *zone)
 {
-	return __atomic_load_n(&contig_zone.free_pages, __ATOMIC_RELAXED);
+	return __atomic_load_n(&zone->free_pages, __ATOMIC_RELAXED);
 }
+
+/**
+ * nr_free_pages() - free pages: the zone's free list and every task's lists
+ *
+ * Departs from 2.6, which counted the zone alone (see the top of this
+ * file). Not for hot paths: it walks the task list.
+ *
+ * Context: any; takes the task list lock (a harness mutex).
+ * Return: the count; exact when the allocating tasks are quiescent.
+ */
+unsigned long nr_free_pages(void);
+
+/**
+ * zone_stats_read() - the allocator's statistics, folded over every task
+ * @zone: the zone
+ * @out: filled with the totals of live and exited tasks
+ *
+ * Mirrors mm/page_alloc.c:get_page_state() summing per-CPU page_states.
+ *
+ * Context: any; takes harness mutexes only.
+ */
+void zone_stats_read(struct zone *zone, struct zone_stats *out);
+
+/**
+ * page_alloc_task_exit() - give a task's per-CPU pages back to the zone
+ * @t: the exiting task, which must be current
+ *
+ * Empties both lists into the zone's free list under zone->lock and folds
+ * the task's statistics into the exited totals.
+ *
+ * Mirrors mm/page_alloc.c:page_alloc_cpu_notify() (CPU_DEAD) and
+ * __drain_pages().
+ *
+ * Context: rt_task_detach(); holds no emulated lock; takes zone->lock.
+ */
+void page_alloc_task_exit(struct task_struct *t);
 
 /* ---- LRU: mirrors mm/swap.c ---- */
 

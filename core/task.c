@@ -13,6 +13,7 @@
 #include "bug.h"
 #include "die.h"
 #include "lockdep.h"
+#include "page_alloc.h"
 #include "rcu.h"
 #include "slab.h"
 #include "tlbflush.h"
@@ -98,6 +99,7 @@ void rt_task_offline(void)
 		return;
 	BUG_ON(t->lockdep_depth != 0);
 	slab_task_exit(t);
+	page_alloc_task_exit(t);
 }
 
 static void task_detach(struct task_struct *t)
@@ -110,6 +112,7 @@ static void task_detach(struct task_struct *t)
 		rt_rcu_unregister_thread();
 		t->rcu_registered = false;
 	}
+	page_alloc_task_exit(t);
 	tlb_task_exit(t);
 	current_task = NULL;
 	task_free(t);

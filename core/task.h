@@ -18,6 +18,7 @@
 #include "cover.h"
 #include "flight.h"
 #include "lockdep.h"
+#include "pageset.h"
 #include "percpu.h"
 
 #define TASK_COMM_LEN	24
@@ -46,6 +47,9 @@ struct task_struct {
 
 	/* Owner writes, relaxed; dumps read it racily (flight.h). */
 	struct flight_ring flight;
+
+	/* Owner, no lock: page_alloc.c's per-CPU page lists (pageset.h). */
+	struct per_cpu_pageset pageset ____cacheline_aligned;
 
 	/* Owner increments with relaxed atomics; lock_stats_read() sums. */
 	struct lock_class_stats stats[LOCK_CLASS_MAX] ____cacheline_aligned;
@@ -86,8 +90,9 @@ struct task_struct *rt_task_attach(const char *name);
 /**
  * rt_task_detach() - undo rt_task_attach() before the thread exits
  *
- * Folds the task's lock statistics into the exited totals and moves its
- * slab arrays to their caches (slab_task_exit()). BUGs if the task
+ * Folds the task's lock statistics into the exited totals, moves its
+ * slab arrays to their caches (slab_task_exit()) and gives its per-CPU
+ * pages back to the zone (page_alloc_task_exit()). BUGs if the task
  * still holds a lock or is inside an RCU read-side section.
  *
  * Context: holds no emulated lock. May sleep.
@@ -97,7 +102,8 @@ void rt_task_detach(void);
 /**
  * rt_task_offline() - the calling task's CPU goes offline
  *
- * Gives back what the task caches per CPU (its slab arrays), as 2.6's
+ * Gives back what the task caches per CPU (its slab arrays and its
+ * per-CPU page lists), as 2.6's
  * CPU_DEAD notifiers did, taking the locks that takes. rt_task_detach()
  * does the same for whatever is left; a scheduler calls this before a
  * thread leaves a deterministic schedule, so that those lock operations

@@ -361,7 +361,7 @@ bool shrink_page(struct page *page)
 
 free_it:
 	unlock_page(page);
-	put_page(page);		/* the isolation reference: the last one */
+	put_page_cold(page);	/* the isolation reference: the last one; cold as 2.6's freed_pvec */
 	stat_inc(freed);
 	return true;
 

@@ -422,7 +422,7 @@ static void *reclaim_main(void *arg)
 	if (e->cfg->sched != RT_SCHED_FREE)
 		rt_sched_enter((int)(t - e->ts));
 	while (!run_stopped(e)) {
-		bool pressure = nr_free_pages() < contig_zone.pages_high ||
+		bool pressure = zone_free_pages(&contig_zone) < contig_zone.pages_high ||
 				__atomic_exchange_n(&e->kswapd_wake, 0, __ATOMIC_RELAXED);
 
 		if (e->cfg->sched != RT_SCHED_FREE)

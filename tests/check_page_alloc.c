@@ -3,13 +3,15 @@
  * page_alloc: mem_map set-up, allocation until exhaustion and back,
  * the low-watermark hook, the zero page, get_page/put_page and the LRU
  * lists, a 32-thread allocation storm that would catch a page handed to
- * two owners, and GFP_KERNEL reported in atomic context.
+ * two owners, the per-task hot and cold lists (batches, detach, the
+ * audit's accounting), and GFP_KERNEL reported in atomic context.
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit.h"
 #include "lockdep.h"
 #include "page.h"
 #include "page_alloc.h"
@@ -23,10 +25,15 @@
 /* Memory only: no swap, no mapping (the design is the default one). */
 static const struct rt_vm_suite mem_fx = { { RMAP_PTECHAIN, NR_PAGES, 0, false }, 0 };
 
-static unsigned long zstat(const unsigned long *counter)
+/* One of the allocator's statistics, folded over every task. */
+static struct zone_stats zstats(void)
 {
-	return __atomic_load_n(counter, __ATOMIC_RELAXED);
+	struct zone_stats zs;
+
+	zone_stats_read(&contig_zone, &zs);
+	return zs;
 }
+#define zstat(field)	(zstats().field)
 
 /* Allocate every page there is into @out (room for max_mapnr); the count. */
 static unsigned long alloc_all(struct page **out, gfp_t gfp)
@@ -103,17 +110,17 @@ START_TEST(test_page_alloc_exhaustion_returns_null)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
 	bool *seen = calloc(max_mapnr, sizeof(*seen));
-	unsigned long n, fails0 = zstat(&contig_zone.nr_alloc_fail);
+	unsigned long n, fails0 = zstat(nr_alloc_fail);
 
 	ck_assert_ptr_nonnull(pages);
 	ck_assert_ptr_nonnull(seen);
 	n = alloc_all(pages, GFP_KERNEL);
 	ck_assert_uint_eq(n, max_mapnr - 1);
 	ck_assert_uint_eq(nr_free_pages(), 0);
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 1);
+	ck_assert_uint_eq(zstat(nr_alloc_fail), fails0 + 1);
 	/* Failing again is just as clean. */
 	ck_assert_ptr_null(alloc_page(GFP_ATOMIC));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc_fail), fails0 + 2);
+	ck_assert_uint_eq(zstat(nr_alloc_fail), fails0 + 2);
 
 	for (unsigned long i = 0; i < n; i++) {
 		unsigned long pfn = page_to_pfn(pages[i]);
@@ -137,8 +144,8 @@ END_TEST
 START_TEST(test_page_alloc_refill_after_free_all)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
-	unsigned long alloc0 = zstat(&contig_zone.nr_alloc);
-	unsigned long free0 = zstat(&contig_zone.nr_free);
+	unsigned long alloc0 = zstat(nr_alloc);
+	unsigned long free0 = zstat(nr_free);
 
 	ck_assert_ptr_nonnull(pages);
 	for (int round = 0; round < 3; round++) {
@@ -153,8 +160,8 @@ START_TEST(test_page_alloc_refill_after_free_all)
 		}
 		ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
 	}
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, 3 * (max_mapnr - 1));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, 3 * (max_mapnr - 1));
+	ck_assert_uint_eq(zstat(nr_alloc) - alloc0, 3 * (max_mapnr - 1));
+	ck_assert_uint_eq(zstat(nr_free) - free0, 3 * (max_mapnr - 1));
 	free(pages);
 }
 END_TEST
@@ -240,7 +247,7 @@ START_TEST(test_page_alloc_low_hook_fires_below_pages_low)
 {
 	struct page **pages = calloc(max_mapnr, sizeof(*pages));
 	struct hook_state h = { 0 };
-	unsigned long n = 0, wake0 = zstat(&contig_zone.nr_low_wakeups);
+	unsigned long n = 0, wake0 = zstat(nr_low_wakeups);
 	unsigned long low = contig_zone.pages_low;
 
 	ck_assert_ptr_nonnull(pages);
@@ -268,7 +275,7 @@ START_TEST(test_page_alloc_low_hook_fires_below_pages_low)
 	ck_assert_uint_eq(n, max_mapnr - 1);
 	ck_assert_uint_eq(h.calls, 2 + (low - 2) + 1);
 	ck_assert(!h.lock_held_seen);	/* called outside zone->lock */
-	ck_assert_uint_eq(zstat(&contig_zone.nr_low_wakeups) - wake0, h.calls);
+	ck_assert_uint_eq(zstat(nr_low_wakeups) - wake0, h.calls);
 
 	/* Freeing back above pages_low: allocation is quiet again. */
 	for (unsigned long i = 0; i < n; i++)
@@ -526,8 +533,8 @@ START_TEST(test_page_alloc_storm_32_threads)
 	ck_assert_int_eq(mem_init(STORM_PAGES), 0);
 	st.hook.threaded = true;
 	zone_set_low_hook(&contig_zone, count_hook, &st.hook);
-	alloc0 = zstat(&contig_zone.nr_alloc);
-	free0 = zstat(&contig_zone.nr_free);
+	alloc0 = zstat(nr_alloc);
+	free0 = zstat(nr_free);
 	rt_failure_reset();
 
 	rt_run_threads(STORM_THREADS, storm_worker, &st);
@@ -538,8 +545,8 @@ START_TEST(test_page_alloc_storm_32_threads)
 	ck_assert_uint_eq(contig_zone.nr_inactive, 0);
 	ck_assert(list_empty(&contig_zone.active_list));
 	ck_assert(list_empty(&contig_zone.inactive_list));
-	ck_assert_uint_eq(zstat(&contig_zone.nr_alloc) - alloc0, st.allocs);
-	ck_assert_uint_eq(zstat(&contig_zone.nr_free) - free0, st.allocs);
+	ck_assert_uint_eq(zstat(nr_alloc) - alloc0, st.allocs);
+	ck_assert_uint_eq(zstat(nr_free) - free0, st.allocs);
 	ck_assert(!st.hook.lock_held_seen);
 	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
 		ck_assert_uint_eq(pfn_to_page(pfn)->flags, page_flag_mask(PG_buddy));
@@ -592,6 +599,350 @@ START_TEST(test_page_alloc_concurrent_put_frees_once)
 		ck_assert(PageBuddy(sh.pages[i]));
 		ck_assert_int_eq(page_count(sh.pages[i]), 0);
 	}
+}
+END_TEST
+
+/* ---- pcp: the per-CPU (here per-task) hot and cold lists ---- */
+
+/* 16384 pages: zone_batchsize() gives 4, so hot low 8, high 24; cold high 8. */
+#define PCP_PAGES	16384UL
+#define PCP_BATCH	4
+#define PCP_HOT_LOW	(2 * PCP_BATCH)
+#define PCP_HOT_HIGH	(6 * PCP_BATCH)
+#define PCP_RUN		64
+
+/* A memory of PCP_PAGES, whose lists the calling task has not set up yet. */
+static void pcp_memory(void)
+{
+	mem_exit();
+	ck_assert_int_eq(mem_init(PCP_PAGES), 0);
+	ck_assert_int_eq(contig_zone.pcp_batch, PCP_BATCH);
+	ck_assert_int_eq(current->pageset.pcp[0].count, 0);
+	ck_assert_int_eq(current->pageset.pcp[1].count, 0);
+}
+
+static int pcp_count(int cold)
+{
+	return current->pageset.pcp[cold].count;
+}
+
+/* zone->lock acquisitions so far, as lockdep's statistics count them. */
+static unsigned long zone_lock_taken(void)
+{
+	struct lock_class_stats st;
+
+	lock_stats_read(LOCK_CLASS_ZONE_LOCK, &st);
+	return st.acquired;
+}
+
+START_TEST(test_page_alloc_pcp_batch_follows_zone_size)
+{
+	/* 2.6.9: present/1024 pages, capped at 256 KiB, a quarter, at least 1. */
+	static const struct { unsigned long pages; int batch; } sizes[] = {
+		{ NR_PAGES, 1 }, { 8192, 2 }, { PCP_PAGES, 4 }, { 65536, 16 }, { 1UL << 18, 16 },
+	};
+	const struct per_cpu_pages *hot = &current->pageset.pcp[0];
+	const struct per_cpu_pages *cold = &current->pageset.pcp[1];
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct page *page;
+
+		mem_exit();
+		ck_assert_int_eq(mem_init(sizes[i].pages), 0);
+		ck_assert_int_eq(contig_zone.pcp_batch, sizes[i].batch);
+		page = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(page);
+		ck_assert_int_eq(hot->batch, sizes[i].batch);
+		ck_assert_int_eq(hot->low, 2 * sizes[i].batch);
+		ck_assert_int_eq(hot->high, 6 * sizes[i].batch);
+		ck_assert_int_eq(cold->batch, sizes[i].batch);
+		ck_assert_int_eq(cold->low, 0);
+		ck_assert_int_eq(cold->high, 2 * sizes[i].batch);
+		put_page(page);
+	}
+}
+END_TEST
+
+START_TEST(test_page_alloc_pcp_freed_page_comes_back_first)
+{
+	struct page *page, *cold;
+
+	pcp_memory();
+	page = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(page);
+	put_page(page);
+	/* On the task's list: free to every check, not in the zone's count. */
+	ck_assert(PageBuddy(page));
+	ck_assert_int_eq(page_count(page), 0);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	ck_assert_uint_eq(zone_free_pages(&contig_zone) + (unsigned long)pcp_count(0),
+			  max_mapnr - 1);
+	/* LIFO: the page just freed, the hottest, is the next one. */
+	ck_assert_ptr_eq(alloc_page(GFP_KERNEL), page);
+
+	/* The cold list is its own: a cold free is the next cold page, not hot. */
+	cold = alloc_page(GFP_KERNEL | __GFP_COLD);
+	ck_assert_ptr_nonnull(cold);
+	put_page_cold(cold);
+	ck_assert_int_eq(pcp_count(1), PCP_BATCH);
+	ck_assert_ptr_ne(alloc_page(GFP_KERNEL), cold);
+	put_page(page);
+	ck_assert_ptr_eq(alloc_page(GFP_KERNEL | __GFP_COLD), cold);
+	put_page(cold);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 2);
+}
+END_TEST
+
+START_TEST(test_page_alloc_pcp_refill_takes_batch_at_low)
+{
+	struct page *pages[PCP_RUN];
+	int refills = 0, quiet = 0;
+
+	pcp_memory();
+	for (int i = 0; i < PCP_RUN; i++) {
+		int before = pcp_count(0);
+		unsigned long zone_before = zone_free_pages(&contig_zone);
+		unsigned long locked_before = zone_lock_taken();
+		bool refill = before <= PCP_HOT_LOW;
+
+		pages[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(pages[i]);
+		ck_assert_uint_eq(zone_before - zone_free_pages(&contig_zone),
+				  refill ? PCP_BATCH : 0);
+		/* zone->lock, seen by lockdep, once per batch and only then. */
+		ck_assert_uint_eq(zone_lock_taken() - locked_before, refill ? 1 : 0);
+		ck_assert_int_eq(pcp_count(0), before + (refill ? PCP_BATCH : 0) - 1);
+		/* The zone's list is FIFO and a refill joins the list's tail. */
+		ck_assert_uint_eq(page_to_pfn(pages[i]), (unsigned long)i + 1);
+		refills += refill;
+		quiet += !refill;
+	}
+	ck_assert_int_gt(refills, 0);
+	ck_assert_int_gt(quiet, 0);
+	for (int i = 0; i < PCP_RUN; i++)
+		put_page(pages[i]);
+}
+END_TEST
+
+START_TEST(test_page_alloc_pcp_free_at_high_gives_batch_from_tail)
+{
+	const struct per_cpu_pages *hot = &current->pageset.pcp[0];
+	struct page *pages[PCP_RUN];
+	int give_backs = 0;
+
+	pcp_memory();
+	for (int i = 0; i < PCP_RUN; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(pages[i]);
+	}
+	for (int i = 0; i < PCP_RUN; i++) {
+		int before = pcp_count(0);
+		unsigned long zone_before = zone_free_pages(&contig_zone);
+		unsigned long locked_before = zone_lock_taken();
+		struct page *tail[PCP_BATCH];
+		struct list_head *p = hot->list.prev;
+
+		/* tail[0] is the list's last (coldest) page. */
+		for (int k = 0; k < PCP_BATCH && before >= PCP_HOT_HIGH; k++, p = p->prev)
+			tail[k] = list_entry(p, struct page, lru);
+		put_page(pages[i]);
+		ck_assert_ptr_eq(list_first_entry(&hot->list, struct page, lru), pages[i]);
+		ck_assert_int_le(pcp_count(0), PCP_HOT_HIGH);
+		ck_assert_uint_eq(zone_lock_taken() - locked_before, before < PCP_HOT_HIGH ? 0 : 1);
+		if (before < PCP_HOT_HIGH) {
+			ck_assert_uint_eq(zone_free_pages(&contig_zone), zone_before);
+			ck_assert_int_eq(pcp_count(0), before + 1);
+			continue;
+		}
+		give_backs++;
+		ck_assert_uint_eq(zone_free_pages(&contig_zone) - zone_before, PCP_BATCH);
+		ck_assert_int_eq(pcp_count(0), before - PCP_BATCH + 1);
+		/* Coldest first, to the tail of the FIFO zone list. */
+		p = contig_zone.free_list.prev;
+		for (int k = PCP_BATCH - 1; k >= 0; k--, p = p->prev) {
+			ck_assert_ptr_eq(list_entry(p, struct page, lru), tail[k]);
+			ck_assert(PageBuddy(tail[k]));
+		}
+	}
+	ck_assert_int_gt(give_backs, 1);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+}
+END_TEST
+
+#define PCP_THREAD_PAGES	40
+
+struct pcp_thread {
+	int count_at_exit;	/* the worker's hot count; read after the join */
+};
+
+static void pcp_alloc_free_worker(int idx, void *arg)
+{
+	struct pcp_thread *pt = arg;
+	struct page *pages[PCP_THREAD_PAGES];
+
+	for (int i = 0; i < PCP_THREAD_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i]) {
+			rt_fail("t%d: allocation %d failed", idx, i);
+			while (i--)
+				put_page(pages[i]);
+			return;
+		}
+	}
+	for (int i = 0; i < PCP_THREAD_PAGES; i++)
+		put_page(pages[i]);
+	pt->count_at_exit = current->pageset.pcp[0].count;
+}
+
+START_TEST(test_page_alloc_pcp_detach_gives_pages_back)
+{
+	struct pcp_thread pt = { 0 };
+	unsigned long alloc0, free0;
+
+	pcp_memory();
+	alloc0 = zstat(nr_alloc);
+	free0 = zstat(nr_free);
+	rt_failure_reset();
+	rt_run_threads(1, pcp_alloc_free_worker, &pt);
+	ck_assert_no_worker_failure();
+	ck_assert_int_gt(pt.count_at_exit, 0);
+	/* The worker's lists went back to the zone's list at its detach. */
+	ck_assert_int_eq(pcp_count(0) + pcp_count(1), 0);
+	ck_assert_uint_eq(zone_free_pages(&contig_zone), max_mapnr - 1);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+	/* And its statistics were folded into the totals, not lost. */
+	ck_assert_uint_eq(zstat(nr_alloc) - alloc0, PCP_THREAD_PAGES);
+	ck_assert_uint_eq(zstat(nr_free) - free0, PCP_THREAD_PAGES);
+}
+END_TEST
+
+START_TEST(test_page_alloc_pcp_audit_accounts_every_page)
+{
+	struct per_cpu_pages *hot = &current->pageset.pcp[0];
+	struct page *pages[PCP_BATCH * 2], *lost, *busy;
+	struct vm_report r;
+
+	pcp_memory();
+	for (int i = 0; i < PCP_BATCH * 2; i++)
+		pages[i] = alloc_page(GFP_KERNEL);
+	for (int i = 0; i < PCP_BATCH * 2; i++)
+		put_page(pages[i]);
+	rt_reports_capture();
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+
+	/* A page drops off the hot list, its count unchanged: lost. */
+	lost = list_first_entry(&hot->list, struct page, lru);
+	list_del(&lost->lru);
+	/* The list's count, the lost pfn, and the sum over all lists. */
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 3);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 3);
+	ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+	ck_assert_str_eq(r.signature, "audit:free-list");
+	ck_assert_msg(strstr(r.message, "hot list holds"), "%s", r.message);
+	list_add(&lost->lru, &hot->list);
+	rt_reports_release();
+
+	/* A page in use linked onto the list (count kept right): not free. */
+	busy = alloc_page(GFP_KERNEL);
+	ck_assert_ptr_nonnull(busy);
+	rt_reports_capture();
+	list_add(&busy->lru, &hot->list);
+	hot->count++;
+	ck_assert_uint_ge(vm_audit(NULL, 0, NULL, 0, NULL), 1);
+	ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+	ck_assert_msg(strstr(r.message, "on a free list but in use"), "%s", r.message);
+	list_del(&busy->lru);
+	hot->count--;
+	rt_reports_release();
+	put_page(busy);
+
+	rt_reports_capture();
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+	rt_reports_release();
+}
+END_TEST
+
+#define PCP_PAIR_ROUNDS	3000
+#define PCP_PAIR_HELD	48
+
+/* Two workers churn their lists; the third audits while they hold them. */
+struct pcp_pair {
+	int parked;		/* atomic: workers done and waiting */
+	int go;			/* atomic: the audit is done */
+	unsigned long audit;	/* the auditor's result: read after the join */
+};
+
+static void pcp_pair_churn(int idx)
+{
+	uint64_t rng = rt_thread_rng(idx);
+	struct page *held[PCP_PAIR_HELD];
+	int n = 0;
+
+	for (int round = 0; round < PCP_PAIR_ROUNDS && !rt_first_failure(); round++) {
+		if (n < PCP_PAIR_HELD && (n == 0 || (rt_rand(&rng) & 1))) {
+			struct page *page = alloc_page(rt_rand(&rng) & 3 ? GFP_KERNEL
+						       : GFP_KERNEL | __GFP_COLD);
+
+			if (!page) {
+				rt_fail("t%d: allocation failed with %lu pages", idx, max_mapnr);
+				break;
+			}
+			page_data_write(page, ((uint64_t)idx << 32) | (uint64_t)round);
+			page->index = (unsigned long)round;
+			held[n++] = page;
+			continue;
+		}
+		n--;
+		if (page_data_read(held[n]) != (((uint64_t)idx << 32) | held[n]->index))
+			rt_fail("t%d: pfn %lu changed under its owner", idx, page_to_pfn(held[n]));
+		if (rt_rand(&rng) & 1)
+			put_page(held[n]);
+		else
+			put_page_cold(held[n]);
+	}
+	while (n)
+		put_page(held[--n]);
+}
+
+static void pcp_pair_worker(int idx, void *arg)
+{
+	struct pcp_pair *pp = arg;
+
+	if (idx < 2) {
+		current->flags |= PF_MEMALLOC;	/* no direct reclaim: memory only */
+		pcp_pair_churn(idx);
+		current->flags &= ~PF_MEMALLOC;
+		/* Release pairs with the auditor's acquire: our lists are quiescent. */
+		__atomic_fetch_add(&pp->parked, 1, __ATOMIC_RELEASE);
+		/* Acquire pairs with the auditor's release: it read our lists. */
+		while (!__atomic_load_n(&pp->go, __ATOMIC_ACQUIRE))
+			sched_yield();
+		return;
+	}
+	while (__atomic_load_n(&pp->parked, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
+	pp->audit = vm_audit(NULL, 0, NULL, 0, NULL);
+	__atomic_store_n(&pp->go, 1, __ATOMIC_RELEASE);
+}
+
+START_TEST(test_page_alloc_pcp_two_threads_then_audit_clean)
+{
+	struct pcp_pair pp = { 0 };
+
+	pcp_memory();
+	rt_reports_capture();
+	rt_failure_reset();
+	rt_run_threads(3, pcp_pair_worker, &pp);
+	ck_assert_no_worker_failure();
+	ck_assert_uint_eq(pp.audit, 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+	ck_assert_uint_eq(zone_free_pages(&contig_zone) + (unsigned long)(pcp_count(0) + pcp_count(1)),
+			  max_mapnr - 1);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+	rt_reports_release();
 }
 END_TEST
 
@@ -661,6 +1012,15 @@ int main(void)
 		{ "concurrency", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
 			test_page_alloc_storm_32_threads,
 			test_page_alloc_concurrent_put_frees_once,
+		} },
+		{ "pcp", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_pcp_batch_follows_zone_size,
+			test_page_alloc_pcp_freed_page_comes_back_first,
+			test_page_alloc_pcp_refill_takes_batch_at_low,
+			test_page_alloc_pcp_free_at_high_gives_batch_from_tail,
+			test_page_alloc_pcp_detach_gives_pages_back,
+			test_page_alloc_pcp_audit_accounts_every_page,
+			test_page_alloc_pcp_two_threads_then_audit_clean,
 		} },
 		{ "atomic_sleep", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
 			test_page_alloc_gfp_kernel_in_atomic_reported,

@@ -69,11 +69,13 @@ void bench_env_down(enum rmap_mode mode, const struct rt_bench_vm_cfg *cfg)
 {
 	struct rt_vm_fixture fx = env_fixture(mode, cfg);
 	struct reclaim_stats rs;
+	struct zone_stats zs;
 	unsigned long v;
 
 	reclaim_stats_read(&rs);
 	env_reclaim_scanned += rs.scanned;
-	env_alloc_fail += __atomic_load_n(&contig_zone.nr_alloc_fail, __ATOMIC_RELAXED);
+	zone_stats_read(&contig_zone, &zs);
+	env_alloc_fail += zs.nr_alloc_fail;
 	v = rt_vm_down(&fx);
 	if (v)
 		rt_die("[%s] teardown: %lu leaks", rmap_mode_name(mode), v);
