@@ -95,9 +95,12 @@ void rt_task_offline(void)
 {
 	struct task_struct *t = current_task;
 
-	if (!t)
+	/*
+	 * A task that oopsed holding locks leaves the model as it is, its
+	 * per-CPU caches with its locks (engine_oops()).
+	 */
+	if (!t || t->lockdep_depth != 0)
 		return;
-	BUG_ON(t->lockdep_depth != 0);
 	slab_task_exit(t);
 	page_alloc_task_exit(t);
 }

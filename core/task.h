@@ -103,14 +103,15 @@ void rt_task_detach(void);
  * rt_task_offline() - the calling task's CPU goes offline
  *
  * Gives back what the task caches per CPU (its slab arrays and its
- * per-CPU page lists), as 2.6's
- * CPU_DEAD notifiers did, taking the locks that takes. rt_task_detach()
- * does the same for whatever is left; a scheduler calls this before a
- * thread leaves a deterministic schedule, so that those lock operations
- * are decisions of the schedule rather than events from outside it
- * (which would make the rest of the schedule depend on timing).
+ * per-CPU page lists), as 2.6's CPU_DEAD notifiers did, taking the locks
+ * that takes. rt_task_detach() does the same for whatever is left; a
+ * scheduler calls this before a thread leaves a deterministic schedule,
+ * so that those lock operations are decisions of the schedule rather
+ * than events from outside it (which would make the rest of the
+ * schedule depend on timing). Does nothing in a task that holds a lock
+ * (one that oopsed: the model is abandoned around it).
  *
- * Context: an attached task holding no emulated lock. May sleep.
+ * Context: an attached task. May sleep.
  */
 void rt_task_offline(void);
 
