@@ -84,7 +84,8 @@ const struct rt_bug rt_bugs[INJECT_NR_BUGS + 1] = {
 		.detector = "tsan", .expect = "tsan",
 		.seed = 1, .sched_steps = 40000, .seconds = 60, .threads = 4, .reclaim_threads = 1,
 		.caveat = "the ASan build reports the walk reaching a vma exit freed "
-			  "(heap-use-after-free); the plain build has no detector for it",
+			  "(use-after-poison: the freed vma waits, poisoned, in its task's "
+			  "slab array); the plain build has no detector for it",
 	},
 	[INJECT_MAPCOUNT_UNLOCKED] = {
 		.name = "mapcount-unlocked",
