@@ -86,6 +86,11 @@ struct vm_area_struct {
 	int id;				/* for reports; read-only */
 };
 
+#ifndef BITS_PER_LONG
+#define BITS_PER_LONG		(8 * (int)sizeof(unsigned long))
+#endif
+#define MM_CPUMASK_WORDS	16	/* bits for tlbflush.h's NR_TLB_CPUS slots */
+
 struct mm_struct {
 	struct vm_area_struct *mmap;	/* mmap_sem: sorted by vm_start */
 	int map_count;			/* mmap_sem */
@@ -117,6 +122,16 @@ struct mm_struct {
 	 */
 	struct list_head mmlist;
 	struct rcu_head rcu;
+	/*
+	 * 2.6's cpu_vm_mask: the CPU slots (tlbflush.c) whose TLB may hold
+	 * this mm's translations or that may be inside an access of it, so
+	 * that a flush visits those alone. Atomic; a slot's bit is set by
+	 * its owner when it switches to the mm (switch_mm()) and cleared,
+	 * both under the slot's lock, by a flusher that finds the slot
+	 * moved on (i386's lazy leave_mm()). A line of its own: owners
+	 * write it only when they switch.
+	 */
+	unsigned long cpu_vm_mask[MM_CPUMASK_WORDS] ____cacheline_aligned;
 };
 
 /* Fault results, mirroring 2.6's VM_FAULT_* */

@@ -35,7 +35,8 @@
  * --------
  * An access (mm_access()) is:
  *
- *   A0  if mm_id != M's id: lock, drop all, mm_id = M's id, unlock
+ *   A0  if mm_id != M's id: lock, drop all, mm_id = M's id, set the
+ *       slot's bit in M's cpu_vm_mask (seq_cst RMW), unlock
  *   A1  slot->mm = M                         relaxed
  *   A2  slot->gen = gen + 1  (odd)           seq_cst store
  *   A3  seq_cst fence
@@ -56,10 +57,20 @@
  *
  *   F1  the pte store (ptep_get_and_clear, set_pte, ptep_set_wrprotect)
  *   F2  seq_cst fence
- *   D   for each slot whose mm_id (relaxed) is M's: lock; drop the
- *       entries the flush covers; flush_seq++; unlock
- *   F3  for each slot: g = slot->gen (acquire); if g is odd and
- *       slot->mm == M: wait until slot->gen != g (acquire)
+ *   D   for each slot whose bit is set in M's cpu_vm_mask (relaxed
+ *       loads): lock; if its mm_id is M's, drop the entries the flush
+ *       covers and flush_seq++, else clear its bit (the slot moved on:
+ *       i386's lazy leave_mm()); unlock
+ *   F3  for each slot D visited: g = slot->gen (acquire); if g is odd
+ *       and slot->mm == M: wait until slot->gen != g (acquire)
+ *
+ * The bit invariant: while a slot's mm_id is M's, its bit in M's mask is
+ * set (both change only under the slot's lock, A0 setting the two
+ * together, D clearing the bit only when mm_id is another's). So every
+ * slot that caches M's entries, or is inside an access of M (whose A0
+ * came first), is in the mask from its A0 on. As 2.6's flush_tlb_others()
+ * interrupts the CPUs of mm->cpu_vm_mask alone, a flush visits those alone:
+ * CPUs working in other mms share no line with it.
  *
  * and only after F3 returns does the caller drop the page's reference
  * (zap's mmu_gather, unmap_one_pte(), do_wp_page()) or touch the data
@@ -68,8 +79,9 @@
  * Why no entry filled from the old pte outlives the flush. An entry is
  * filled at A4 by a walk that began after L's unlock. Three cases for
  * the flusher's critical section D on that slot:
- *  - D skipped the slot: it read an mm_id older than A0's store. A0 is
- *    before A3 and that read after F2, so by the seq_cst fences (the
+ *  - D skipped the slot: it read a mask without the bit A0 set (or
+ *    found, under the lock, an mm_id older than A0's store). A0 is before
+ *    A3 and those reads after F2, so by the seq_cst fences (the
  *    store-buffering pattern) F2 follows A3 in the fences' total order,
  *    and A4, after A3, reads F1 or a later pte: the fill is of the new pte.
  *  - D's unlock precedes L's lock: the lock orders F1 before the walk
@@ -81,9 +93,9 @@
  * Why an access that used the old translation ends before the flush
  * returns. It used it either from a walk that read the old pte (A4 before
  * F1 in the pte's modification order) or from a hit at L before D.
- * Walk: A2/A3 and F1/F2 are the store-buffering pattern with seq_cst
- * fences on both sides: either F3's load of gen sees A2 (or later), or A4
- * sees F1 (or later); so F3 sees gen odd, or a later even value, which
+ * Walk: A0-A3 and F1/F2 are the store-buffering pattern with seq_cst
+ * fences on both sides: either D's load of the mask sees A0's bit and
+ * F3's load of gen sees A2 (or later), or A4 sees F1 (or later); so F3 sees gen odd, or a later even value, which
  * means that access already ended at A6. Hit: L's unlock happens-before
  * D's lock, so F3 (after D) reads A2's gen or a later one. Either way F3
  * reads mm after gen with acquire: A1 is sequenced before the release A2,
@@ -103,8 +115,8 @@
  * Cost shape: the flusher waits (spinning, then yielding and sleeping,
  * through lock_wait_relax(), which also lets the deterministic schedules
  * run the accessor); the accessor pays two stores, a fence and one or two
- * uncontended lock round trips on its own cache line; a flusher takes
- * the lock only of the CPUs whose TLB holds its mm. A flusher
+ * uncontended lock round trips on its own cache line; a flusher reads
+ * and locks the slots of its mm's cpu_vm_mask alone. A flusher
  * may wait with page_table_lock and the rmap lock held, as 2.6's IPI-wait
  * did: an accessor inside its window takes no lock and waits for nothing
  * but another accessor's data-word update (memory.c), so no cycle.
@@ -134,6 +146,8 @@
 
 #include <sched.h>
 #include <string.h>
+
+_Static_assert(MM_CPUMASK_WORDS * BITS_PER_LONG >= NR_TLB_CPUS, "mm.h: MM_CPUMASK_WORDS");
 
 struct tlb_entry {
 	unsigned long tag;	/* the page's address | TLB_VALID; 0: empty */
@@ -251,9 +265,13 @@ void tlb_access_begin(struct mm_struct *mm)
 	BUG_ON(gen & 1);
 	if (__atomic_load_n(&c->mm_id, __ATOMIC_RELAXED) != mm->id) {
 		/* A0: switch_mm()'s CR3 load; before A2/A3 (see the proof). */
+		int i = current->tlb_cpu;
+
 		tlb_cpu_lock(c);
 		tlb_drop(c, TLB_FLUSH_MM, 0);
 		__atomic_store_n(&c->mm_id, mm->id, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&mm->cpu_vm_mask[i / BITS_PER_LONG],
+				  1UL << (i % BITS_PER_LONG), __ATOMIC_SEQ_CST);
 		tlb_cpu_unlock(c);
 	}
 	__atomic_store_n(&c->mm, mm, __ATOMIC_RELAXED);			/* A1 */
@@ -340,19 +358,29 @@ static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned l
 	for (int i = 0; i < nr; i++) {
 		struct tlb_cpu *c = &tlb_cpus[i];
 		struct lock_wait w = LOCK_WAIT_NONE;
-		unsigned long g;
+		unsigned long g, bit = 1UL << (i % BITS_PER_LONG);
+		unsigned long *word = &mm->cpu_vm_mask[i / BITS_PER_LONG];
+		bool stale;
 
-		/* D: relaxed peek; the fences order it (see the proof). */
-		if (__atomic_load_n(&c->mm_id, __ATOMIC_RELAXED) == mm->id) {
-			unsigned int n;
-
-			tlb_cpu_lock(c);
-			n = c->mm_id == mm->id ? tlb_drop(c, kind, address) : 0;
-			c->flush_seq++;
-			tlb_cpu_unlock(c);
-			if (n)
-				rt_pcpu_inc(PCPU_TLB_DROPS + kind);
+		/* D: relaxed loads of the mask; the fences order them (the proof). */
+		if (!(i % BITS_PER_LONG) && !__atomic_load_n(word, __ATOMIC_RELAXED)) {
+			i += BITS_PER_LONG - 1;
+			continue;
 		}
+		if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & bit))
+			continue;
+		tlb_cpu_lock(c);
+		stale = c->mm_id != mm->id;
+		if (!stale) {
+			if (tlb_drop(c, kind, address))
+				rt_pcpu_inc(PCPU_TLB_DROPS + kind);
+			c->flush_seq++;
+		} else {
+			__atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
+		}
+		tlb_cpu_unlock(c);
+		if (stale)
+			continue;
 		/* F3: acquire pairs with the release at A2/A6. */
 		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
 		if (!(g & 1) || __atomic_load_n(&c->mm, __ATOMIC_RELAXED) != mm)
