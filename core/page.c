@@ -152,6 +152,24 @@ static void __page_cache_release(struct page *page, bool cold)
 		__free_page(page);
 }
 
+/* put_page() and put_page_cold(): the last reference frees to the hot or cold list. */
+static inline void __put_page(struct page *page, bool cold)
+{
+	int old;
+
+	if (PageReserved(page))
+		return;
+	/*
+	 * Release: our accesses to the page happen before the drop. Acquire
+	 * (used by whoever drops the last reference) pairs with the release
+	 * of every earlier put_page(), so the page is quiescent when freed.
+	 */
+	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
+	BUG_ON(old <= 0);
+	if (old == 1)
+		__page_cache_release(page, cold);
+}
+
 /**
  * put_page() - drop a reference; the last one frees the page
  * @page: a page the caller holds a reference to
@@ -168,19 +186,7 @@ static void __page_cache_release(struct page *page, bool cold)
  */
 void put_page(struct page *page)
 {
-	int old;
-
-	if (PageReserved(page))
-		return;
-	/*
-	 * Release: our accesses to the page happen before the drop. Acquire
-	 * (used by whoever drops the last reference) pairs with the release
-	 * of every earlier put_page(), so the page is quiescent when freed.
-	 */
-	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
-	BUG_ON(old <= 0);
-	if (old == 1)
-		__page_cache_release(page, false);
+	__put_page(page, false);
 }
 
 /**
@@ -197,13 +203,5 @@ void put_page(struct page *page)
  */
 void put_page_cold(struct page *page)
 {
-	int old;
-
-	if (PageReserved(page))
-		return;
-	/* As put_page(). */
-	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
-	BUG_ON(old <= 0);
-	if (old == 1)
-		__page_cache_release(page, true);
+	__put_page(page, true);
 }
