@@ -2,6 +2,7 @@
 #include "junit.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ int rt_junit_property(struct rt_junit *j, int suite, const char *name, const cha
 
 void rt_junit_suite_time(struct rt_junit *j, int suite, double time)
 {
-	j->suites[suite].time = time < 0 ? 0 : time;
+	j->suites[suite].time = isfinite(time) && time > 0 ? time : 0;
 }
 
 int rt_junit_case(struct rt_junit *j, int suite, const char *classname, const char *name,
@@ -149,7 +150,7 @@ int rt_junit_case(struct rt_junit *j, int suite, const char *classname, const ch
 	c = &j->cases[j->nr_cases];
 	memset(c, 0, sizeof(*c));
 	c->suite = suite;
-	c->time = time > 0 ? time : 0;
+	c->time = isfinite(time) && time > 0 ? time : 0;
 	c->result = result;
 	c->classname = dup_or_null(classname, &oom);
 	c->name = dup_or_null(name, &oom);
@@ -271,10 +272,16 @@ static void counts(const struct rt_junit *j, int suite, int n[4])
 	}
 }
 
-static void print_counts(FILE *f, const int n[4], double time)
+/*
+ * The counts of a <testsuite>, or of <testsuites>, which has no skipped
+ * attribute in the xunit plugin's junit-10.xsd (readers sum the suites').
+ */
+static void print_counts(FILE *f, const int n[4], double time, bool skipped)
 {
-	fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
-		n[0], n[1], n[2], n[3], time);
+	fprintf(f, " tests=\"%d\" failures=\"%d\" errors=\"%d\"", n[0], n[1], n[2]);
+	if (skipped)
+		fprintf(f, " skipped=\"%d\"", n[3]);
+	fprintf(f, " time=\"%.3f\"", time);
 }
 
 static void print_case(FILE *f, const struct junit_case *c)
@@ -294,13 +301,10 @@ static void print_case(FILE *f, const struct junit_case *c)
 		fprintf(f, "      <%s", el);
 		attr(f, "message", c->message ? c->message : "");
 		attr(f, "type", c->type ? c->type : el);
-		if (c->text) {
-			fputc('>', f);
-			rt_xml_escape(f, c->text, 0);
-			fprintf(f, "</%s>\n", el);
-		} else {
-			fputs("/>\n", f);
-		}
+		/* GitLab shows only the element's text: never leave it empty. */
+		fputc('>', f);
+		rt_xml_escape(f, c->text ? c->text : c->message ? c->message : el, 0);
+		fprintf(f, "</%s>\n", el);
 	} else if (c->result == RT_JUNIT_SKIPPED) {
 		fputs("      <skipped", f);
 		if (c->message)
@@ -325,7 +329,7 @@ int rt_junit_fprint(const struct rt_junit *j, FILE *f)
 	counts(j, -1, n);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", f);
 	attr(f, "name", j->name);
-	print_counts(f, n, total);
+	print_counts(f, n, total, false);
 	fputs(">\n", f);
 	for (int s = 0; s < j->nr_suites; s++) {
 		const struct junit_suite *su = &j->suites[s];
@@ -333,7 +337,7 @@ int rt_junit_fprint(const struct rt_junit *j, FILE *f)
 		counts(j, s, n);
 		fputs("  <testsuite", f);
 		attr(f, "name", su->name);
-		print_counts(f, n, suite_time(j, s));
+		print_counts(f, n, suite_time(j, s), true);
 		attr(f, "timestamp", j->timestamp);
 		attr(f, "hostname", j->hostname);
 		fprintf(f, " id=\"%d\"", s);

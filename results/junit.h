@@ -2,11 +2,16 @@
 /*
  * A small JUnit XML writer, for CI systems that show test reports: test
  * suites of test cases, each passed, failed (<failure>), in error
- * (<error>) or skipped (<skipped/>), with the elements and attributes the
- * JUnit schemas require (testsuites and testsuite: name, tests, failures,
- * errors, skipped, time; testsuite also timestamp, hostname, id, package,
- * properties, system-out and system-err; testcase: name, classname,
- * time). Every string is XML-escaped; bytes that XML 1.0 cannot carry
+ * (<error>) or skipped (<skipped/>). What it writes is valid against the
+ * strictest reader's schema, the Jenkins xunit plugin's junit-10.xsd
+ * (kept in tests/data/junit/, which tests/check_ci.c validates against),
+ * and has what GitLab and GitHub's report actions read: testsuites (name,
+ * tests, failures, errors, time: no skipped, which junit-10.xsd refuses
+ * there); testsuite (the same and skipped, timestamp, hostname, id,
+ * package, properties, system-out, system-err); testcase (name,
+ * classname, time, system-out); failure and error with message, type and
+ * a text (GitLab shows only the text: the message when there is no
+ * other). Every string is XML-escaped; bytes that XML 1.0 cannot carry
  * (control characters, invalid UTF-8) become '?'. Written atomically.
  */
 #ifndef RT_RESULTS_JUNIT_H
@@ -42,7 +47,7 @@ int rt_junit_suite(struct rt_junit *j, const char *name);
 /* A <property name= value=> of suite @suite (both copied). Return: 0 or -ENOMEM. */
 int rt_junit_property(struct rt_junit *j, int suite, const char *name, const char *value);
 
-/* The suite's time attribute, in seconds (default: the sum of its cases'). */
+/* The suite's time attribute, in seconds (default: the sum of its cases'; negative or not finite: 0). */
 void rt_junit_suite_time(struct rt_junit *j, int suite, double time);
 
 /**
@@ -50,11 +55,12 @@ void rt_junit_suite_time(struct rt_junit *j, int suite, double time);
  * @j: the report
  * @suite: from rt_junit_suite()
  * @classname, @name: the case's attributes (copied)
- * @time: seconds it took (negative: 0)
+ * @time: seconds it took (negative or not finite: 0)
  * @result: what became of it
  * @message, @type: the <failure>/<error> attributes, or the <skipped>
  *	message (@type unused); may be NULL
- * @text: the <failure>/<error> element's text (NULL: none)
+ * @text: the <failure>/<error> element's text (NULL: @message, or the
+ *	element's name)
  * @out: the case's <system-out> (NULL: none)
  *
  * Return: the case's number within the report, or -ENOMEM.

@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <jansson.h>
 #include <signal.h>
 #include <spawn.h>
@@ -53,6 +54,7 @@ static char out[1 << 20];
  */
 static char *slurp(const char *path);
 static int count(const char *s, const char *needle);
+static void assert_junit_xsd(const char *xml);
 
 #define ck_assert_out(cond, ...) do {					\
 	if (!(cond))							\
@@ -157,7 +159,11 @@ END_TEST
 	ck_assert_msg(cond, "the XML lacks %s", #cond);			\
 } while (0)
 
-/* The JUnit writer escapes everything and counts what it writes. */
+/*
+ * The JUnit writer escapes everything, counts what it writes, and writes
+ * what junit-10.xsd accepts: no skipped count on <testsuites>, a finite
+ * time, a text in every <failure> and <error>.
+ */
 START_TEST(test_ci_junit_writer_escapes)
 {
 	struct rt_junit *j = rt_junit_new("n<&>\"'");
@@ -177,24 +183,30 @@ START_TEST(test_ci_junit_writer_escapes)
 	ck_assert_int_ge(rt_junit_case(j, s, "c", "err", 0, RT_JUNIT_ERROR, NULL, NULL, NULL, NULL), 0);
 	ck_assert_int_ge(rt_junit_case(j, s, "c", "pass", 0.25, RT_JUNIT_PASS, NULL, NULL, NULL,
 				       NULL), 0);
+	rt_junit_suite_time(j, rt_junit_suite(j, "empty"), NAN);
 	ck_assert_int_eq(rt_junit_count(j, RT_JUNIT_FAILURE), 1);
 	ck_assert_int_eq(rt_junit_count(j, RT_JUNIT_PASS), 1);
 	f = open_memstream(&buf, &len);
 	ck_assert_int_eq(rt_junit_fprint(j, f), 0);
 	fclose(f);
 	ck_assert_xml(strstr(buf, "<testsuites name=\"n&lt;&amp;&gt;&quot;&apos;\" tests=\"4\""
-			      " failures=\"1\" errors=\"1\" skipped=\"1\" time=\"1.750\">"));
+			      " failures=\"1\" errors=\"1\" time=\"1.750\">"));
+	ck_assert_xml(strstr(buf, "<testsuite name=\"s?uite\" tests=\"4\" failures=\"1\""
+			      " errors=\"1\" skipped=\"1\" time=\"1.750\""));
+	ck_assert_xml(strstr(buf, "<testsuite name=\"empty\" tests=\"0\" failures=\"0\""
+			      " errors=\"0\" skipped=\"0\" time=\"0.000\""));
 	ck_assert_xml(strstr(buf, "<testsuite name=\"s?uite\""));
 	ck_assert_xml(strstr(buf, "name=\"a&lt;b&gt;&quot;c&apos;&#9;d??\xc3\xa9\" classname=\"c&amp;\""
 			      " time=\"1.500\""));
 	ck_assert_xml(strstr(buf, "<failure message=\"m&quot;&#10;\" type=\"t\">text ]]&gt; &lt;x&gt;"
 			      " &amp; ?</failure>"));
 	ck_assert_xml(strstr(buf, "<skipped message=\"why\"/>"));
-	ck_assert_xml(strstr(buf, "<error message=\"\" type=\"error\"/>"));
+	ck_assert_xml(strstr(buf, "<error message=\"\" type=\"error\">error</error>"));
 	ck_assert_xml(strstr(buf, "<property name=\"seed\" value=\"v&#10;\"/>"));
 	ck_assert_xml(strstr(buf, "<system-out>out</system-out>"));
 	for (const unsigned char *p = (const unsigned char *)buf; *p; p++)
 		ck_assert_msg(*p >= 0x20 || *p == '\n', "byte %#x at %td", *p, (const char *)p - buf);
+	assert_junit_xsd(buf);
 	/* Written atomically: the file, and no temporary left beside it. */
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/ci.xml", dir);
@@ -391,16 +403,45 @@ static int count(const char *s, const char *needle)
 }
 
 /*
- * Check the JUnit elements the schemas require: testsuites and each
- * testsuite carry name, tests, failures, errors, skipped, time (the
- * counts matching their testcases); each testcase name, classname and
- * time. Return: the number of testcases in the suite called @suite.
+ * Validate @xml against the Jenkins xunit plugin's junit-10.xsd (kept in
+ * tests/data/junit/) with xmllint, when meson found it (Debian:
+ * libxml2-utils; .ci/run installs it). xmllint's errors go to stderr.
+ */
+static void assert_junit_xsd(const char *xml)
+{
+	char cmd[8400];
+	FILE *p;
+	int rc;
+
+	if (!RT_XMLLINT[0]) {
+		fprintf(stderr, "# xmllint not found by meson: JUnit not validated against"
+			" junit-10.xsd\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "'%s' --noout --schema '%s' - 1>&2", RT_XMLLINT,
+		 RT_SOURCE_ROOT "/tests/data/junit/junit-10.xsd");
+	p = popen(cmd, "w");
+	ck_assert_msg(p != NULL, "popen %s: %s", cmd, strerror(errno));
+	fputs(xml, p);
+	rc = pclose(p);
+	if (rc)
+		fprintf(stderr, "---- JUnit ----\n%s\n----\n", xml);
+	ck_assert_msg(rc == 0, "the JUnit file fails junit-10.xsd (xmllint status %#x: see stderr)",
+		      rc);
+}
+
+/*
+ * Check the JUnit elements the schemas require: testsuites carries name,
+ * tests, failures, errors, time and not skipped (junit-10.xsd refuses it
+ * there), each testsuite the same and skipped (the counts matching their
+ * testcases); each testcase name, classname and time. Then the whole
+ * against junit-10.xsd. Return: the number of testcases in the suite
+ * called @suite.
  */
 static int check_junit(const char *xml, const char *suite)
 {
-	static const char *const counts[] = { "name", "tests", "failures", "errors", "skipped",
-					      "time", NULL };
-	static const char *const suite_attrs[] = { "timestamp", "hostname", NULL };
+	static const char *const counts[] = { "name", "tests", "failures", "errors", "time", NULL };
+	static const char *const suite_attrs[] = { "skipped", "timestamp", "hostname", NULL };
 	static const char *const case_attrs[] = { "name", "classname", "time", NULL };
 	const char *p = strstr(xml, "<testsuites "), *s;
 	char v[512];
@@ -410,7 +451,9 @@ static int check_junit(const char *xml, const char *suite)
 		      "no XML declaration");
 	ck_assert_ptr_nonnull(p);
 	assert_attrs(p, counts);
+	ck_assert_msg(!attr(p, "skipped", v, sizeof(v)), "skipped on <testsuites>");
 	ck_assert_msg(strstr(xml, "</testsuites>"), "not closed");
+	assert_junit_xsd(xml);
 	for (s = strstr(xml, "<testsuite "); s; s = strstr(s + 1, "<testsuite ")) {
 		const char *end = strstr(s, "</testsuite>"), *c;
 		int cases = 0, fails = 0, skips = 0, errs = 0;
