@@ -19,7 +19,10 @@
  * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
  * from racy_probe's race and use-after-free alone, built with clang 14
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
- * up. Their line numbers need not match racy_probe.c.
+ * up. Their line numbers need not match racy_probe.c. san-kinds.log is
+ * written in gcc 12's formats, with the model's function names: one report
+ * of each type the others lack (TSan's heap-use-after-free, SEGV and
+ * unlock of an unlocked mutex, every ASan kind, every UBSan runtime error).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -355,6 +358,91 @@ START_TEST(test_sanitizers_garbage)
 	}
 	free(fixture);
 	free(buf);
+}
+END_TEST
+
+/* Does @s hold an address or a number that varies from run to run? */
+static bool has_varying_number(const char *s)
+{
+	size_t digits = 0, hex = 0;
+	bool hex_digit = false;
+
+	if (strstr(s, "0x") || strstr(s, "0X") || strstr(s, "pid"))
+		return true;
+	for (; *s; s++) {
+		bool d = *s >= '0' && *s <= '9';
+		bool h = d || (*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F');
+
+		digits = d ? digits + 1 : 0;
+		hex = h ? hex + 1 : 0;
+		hex_digit = h ? hex_digit || d : false;
+		/* A long number, or an address printed without its "0x". */
+		if (digits >= 4 || (hex >= 8 && hex_digit))
+			return true;
+	}
+	return false;
+}
+
+/* Every report type of every sanitizer, as gcc 12's runtimes print them. */
+static const char *const all_types[] = {
+	/* tsan-race.log, tsan-abba.log, tsan-threadleak.log, tsan-signal.log, san-kinds.log */
+	"data-race", "lock-order-inversion", "thread-leak", "signal-unsafe-call",
+	"heap-use-after-free", "segv-on-unknown-address", "unlock-of-an-unlocked-mutex",
+	/* asan-uaf.log, san-kinds.log */
+	"heap-buffer-overflow", "stack-buffer-overflow", "double-free", "SEGV",
+	"global-buffer-overflow", "use-after-poison",
+	/* each UBSan runtime error (san-kinds.log) */
+	"runtime-error:signed-integer-overflow", "runtime-error:shift-exponent-is-too-large",
+	"runtime-error:division-by-zero", "runtime-error:index-out-of-bounds",
+	"runtime-error:load-of-null-pointer", "runtime-error:member-access-within-null-pointer",
+	"runtime-error:load-of-misaligned-address", "runtime-error:store-to-misaligned-address",
+	"runtime-error:load-of-value", "runtime-error:null-pointer-passed-as-argument",
+	"runtime-error:pointer-index-expression-with-base-overflowed-to",
+	"runtime-error:applying-non-zero-offset-to-null-pointer",
+	"runtime-error:execution-reached-an-unreachable-program-point",
+	"runtime-error:is-outside-the-range-of-representable-values",
+	/* lsan-leak.log, san-kinds.log */
+	"detected-memory-leaks",
+};
+
+/* No address, pid, thread number or size in any signature. */
+START_TEST(test_sanitizers_signature_no_address)
+{
+	static const char *const logs[] = {
+		"tsan-race.log", "tsan-many.log", "tsan-abba.log", "tsan-threadleak.log",
+		"tsan-signal.log", "asan-uaf.log", "ubsan-overflow.log",
+		"lsan-leak.log", "clang-tsan-race.log", "clang-asan-uaf.log", "san-kinds.log",
+	};
+	bool seen[sizeof(all_types) / sizeof(all_types[0])] = { false };
+
+	for (size_t l = 0; l < sizeof(logs) / sizeof(logs[0]); l++) {
+		struct rt_san_report *r;
+		int nr = parse_fixture(logs[l], &r);
+
+		ck_assert_msg(nr > 0, "%s: %d reports", logs[l], nr);
+		for (int i = 0; i < nr; i++) {
+			ck_assert_msg(!has_varying_number(r[i].signature), "%s: %s", logs[l],
+				      r[i].signature);
+			for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+				seen[t] |= !strncmp(r[i].type, all_types[t], strlen(all_types[t]));
+		}
+		free(r);
+	}
+	for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+		ck_assert_msg(seen[t], "no report of type %s", all_types[t]);
+
+	/* clang's TSan names the faulting address in the header (seen in a run). */
+	{
+		static const char segv[] =
+			"==9==ERROR: ThreadSanitizer: SEGV on unknown address 0x000000000800 "
+			"(pc 0x55d0c3a1b2c3 bp 0x7f7cbc737a90 sp 0x7f7cbc737a00 T16197)\n"
+			"    #0 pgd_table core/pgtable.c:88 (rmaptorture+0xb1c2d)\n";
+		struct rt_san_report *r;
+
+		ck_assert_int_eq(rt_san_parse(segv, strlen(segv), &r), 1);
+		ck_assert_str_eq(r[0].signature, "tsan:segv-on-unknown-address:pgd_table");
+		free(r);
+	}
 }
 END_TEST
 
@@ -938,6 +1026,7 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_signature_stable);
 	tcase_add_test(tc, test_sanitizers_ubsan_types);
 	tcase_add_test(tc, test_sanitizers_garbage);
+	tcase_add_test(tc, test_sanitizers_signature_no_address);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("capture");
