@@ -19,10 +19,12 @@
  * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
  * from racy_probe's race and use-after-free alone, built with clang 14
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
- * up. Their line numbers need not match racy_probe.c. san-kinds.log is
- * written in gcc 12's formats, with the model's function names: one report
- * of each type the others lack (TSan's heap-use-after-free, SEGV and
- * unlock of an unlocked mutex, every ASan kind, every UBSan runtime error).
+ * up. Their line numbers need not match racy_probe.c. tsan-uaf-vma.log is
+ * four unedited reports of `rmaptorture run --build tsan --inject
+ * anon-vma-walk-unlocked` (gcc 12). san-kinds.log is written in gcc 12's
+ * formats, with the model's function names: one report of each type the
+ * others lack (TSan's heap-use-after-free, SEGV and unlock of an unlocked
+ * mutex, every ASan kind, every UBSan runtime error).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -48,6 +50,8 @@
 #define SIG_ABBA	"tsan:lock-order-inversion:__spin_lock,first|__spin_lock,second"
 #define SIG_UAF \
 	"asan:heap-use-after-free:racy_probe_use_after_free|racy_probe_free|racy_probe_alloc"
+/* Its artifact's: the root cause, the freed object's free site (rt_san_group_key()). */
+#define SIG_UAF_GROUP	"asan:heap-use-after-free:racy_probe_free"
 #define SIG_OVERFLOW	"ubsan:runtime-error:signed-integer-overflow:racy_probe_overflow"
 #define SIG_LEAK	"lsan:detected-memory-leaks:racy_probe_leak"
 
@@ -405,12 +409,12 @@ static const char *const all_types[] = {
 	"detected-memory-leaks",
 };
 
-/* No address, pid, thread number or size in any signature. */
+/* No address, pid, thread number or size in any signature or group signature. */
 START_TEST(test_sanitizers_signature_no_address)
 {
 	static const char *const logs[] = {
 		"tsan-race.log", "tsan-many.log", "tsan-abba.log", "tsan-threadleak.log",
-		"tsan-signal.log", "asan-uaf.log", "ubsan-overflow.log",
+		"tsan-signal.log", "tsan-uaf-vma.log", "asan-uaf.log", "ubsan-overflow.log",
 		"lsan-leak.log", "clang-tsan-race.log", "clang-asan-uaf.log", "san-kinds.log",
 	};
 	bool seen[sizeof(all_types) / sizeof(all_types[0])] = { false };
@@ -421,8 +425,14 @@ START_TEST(test_sanitizers_signature_no_address)
 
 		ck_assert_msg(nr > 0, "%s: %d reports", logs[l], nr);
 		for (int i = 0; i < nr; i++) {
+			char key[RT_SAN_SIG_LEN], title[256];
+
+			rt_san_group_key(&r[i], key, sizeof(key));
+			rt_san_title(&r[i], title, sizeof(title));
 			ck_assert_msg(!has_varying_number(r[i].signature), "%s: %s", logs[l],
 				      r[i].signature);
+			ck_assert_msg(!has_varying_number(key), "%s: %s", logs[l], key);
+			ck_assert_msg(!has_varying_number(title), "%s: %s", logs[l], title);
 			for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
 				seen[t] |= !strncmp(r[i].type, all_types[t], strlen(all_types[t]));
 		}
@@ -443,6 +453,71 @@ START_TEST(test_sanitizers_signature_no_address)
 		ck_assert_str_eq(r[0].signature, "tsan:segv-on-unknown-address:pgd_table");
 		free(r);
 	}
+}
+END_TEST
+
+/* --- groups ----------------------------------------------------------- */
+
+/*
+ * tests/data/tsan-uaf-vma.log: four reports of `run --build tsan --inject
+ * anon-vma-walk-unlocked`: three accesses to one freed vma (free() on
+ * top of the free stack or not), and a race of the same walk.
+ */
+START_TEST(test_sanitizers_group_uaf)
+{
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	int of[4], nr = parse_fixture("tsan-uaf-vma.log", &r);
+
+	ck_assert_int_eq(nr, 4);
+	ck_assert_str_ne(r[1].signature, r[2].signature);
+	ck_assert_int_eq(rt_san_group(r, nr, of, &g), 2);
+	ck_assert_str_eq(g[0].signature, "tsan:data-race:list_del_init|page_referenced_anon_vma");
+	ck_assert_str_eq(g[0].title, "TSan: data-race in list_del_init / page_referenced_anon_vma");
+	ck_assert_int_eq(g[0].nr, 1);
+	/* The freed vma: one group, titled by its first report's access. */
+	ck_assert_str_eq(g[1].signature, "tsan:use-after-free:vm_area_free");
+	ck_assert_str_eq(g[1].title, "TSan: use-after-free Read in page_referenced_anon_one");
+	ck_assert_int_eq(g[1].first, 1);
+	ck_assert_int_eq(g[1].nr, 3);
+	ck_assert_int_eq(of[0], 0);
+	ck_assert_int_eq(of[1], 1);
+	ck_assert_int_eq(of[2], 1);
+	ck_assert_int_eq(of[3], 1);
+	free(g);
+	free(r);
+}
+END_TEST
+
+/* ASan: two accesses to one freed object, other addresses and pids: one group. */
+START_TEST(test_sanitizers_group_asan_uaf)
+{
+	size_t len;
+	char *text = read_all(RT_TEST_DATA "/asan-uaf.log", &len);
+	char *two = malloc(2 * len + 1), *p;
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+
+	ck_assert_ptr_nonnull(two);
+	memcpy(two, text, len);
+	/* The second: another reader, other digits everywhere. */
+	for (size_t i = 0; i < len; i++)
+		two[len + i] = text[i] >= '0' && text[i] <= '9' && text[i + 1] != 'x' ?
+			       (char)('0' + (text[i] - '0' + 7) % 10) : text[i];
+	two[2 * len] = '\0';
+	p = strstr(two + len, "in racy_probe_use_after_free ");
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, "in racy_probe_read_again_____ ", 29);
+	ck_assert_int_eq(rt_san_parse(two, 2 * len, &r), 2);
+	ck_assert_str_ne(r[0].signature, r[1].signature);
+	ck_assert_int_eq(rt_san_group(r, 2, NULL, &g), 1);
+	ck_assert_str_eq(g[0].signature, SIG_UAF_GROUP);
+	ck_assert_str_eq(g[0].title, "ASan: heap-use-after-free Read in racy_probe_use_after_free");
+	ck_assert_int_eq(g[0].nr, 2);
+	free(g);
+	free(r);
+	free(two);
+	free(text);
 }
 END_TEST
 
@@ -1027,6 +1102,12 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_ubsan_types);
 	tcase_add_test(tc, test_sanitizers_garbage);
 	tcase_add_test(tc, test_sanitizers_signature_no_address);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("group");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_group_uaf);
+	tcase_add_test(tc, test_sanitizers_group_asan_uaf);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("capture");
