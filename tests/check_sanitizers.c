@@ -521,6 +521,63 @@ START_TEST(test_sanitizers_group_asan_uaf)
 }
 END_TEST
 
+/* --- terminal --------------------------------------------------------- */
+
+static char *print_findings(const char *log, const bool *fresh, int nr_groups)
+{
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	char *out = NULL;
+	size_t len = 0;
+	int nr = parse_fixture(log, &r);
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_gt(nr, 0);
+	ck_assert_int_eq(rt_san_group(r, nr, NULL, &g), nr_groups);
+	rt_sanitizer_print(f, r, nr, g, nr_groups, fresh, "/the/dir");
+	fclose(f);
+	free(g);
+	free(r);
+	return out;
+}
+
+START_TEST(test_sanitizers_print_first)
+{
+	static const bool race_only[] = { true, false }, both[] = { true, true };
+	static const char *const runtime[] = {
+		"libtsan", "__tsan", "tsan_interceptors", "pthread_create", "start_thread",
+		"#0 free", "#0 malloc", "created at", "Location is", "0x",
+	};
+	char *out = print_findings("tsan-uaf-vma.log", race_only, 2);
+
+	/* The new race: its title, header and both accesses, the model's frames only. */
+	ck_assert_msg(strstr(out, "TSan: data-race in list_del_init / page_referenced_anon_vma\n"
+			     "  ThreadSanitizer: data race at page_referenced_anon_vma"), "%s", out);
+	ck_assert_msg(strstr(out, "  Read of size 8 by thread T5"), "%s", out);
+	ck_assert_msg(strstr(out, "    #0 page_referenced_anon_vma core/rmap_anonvma.c:567\n"), "%s", out);
+	ck_assert_msg(strstr(out, "    #0 list_del_init core/list.h:53\n"), "%s", out);
+	ck_assert_msg(strstr(out, "      ...\n"), "%s", out);	/* eight frames a stack */
+	ck_assert_msg(!strstr(out, "kswapd_step stress/engine.c:334\n    #8"), "%s", out);
+	ck_assert_msg(!strstr(out, "use-after-free"), "%s", out);	/* not new */
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		ck_assert_msg(!strstr(out, runtime[i]), "%s in:\n%s", runtime[i], out);
+	ck_assert_msg(strstr(out, "\nand 3 more reports (2 signatures) in /the/dir\n"), "%s", out);
+	free(out);
+
+	/* Both new: the use-after-free's first report too, without free()'s frame. */
+	out = print_findings("tsan-uaf-vma.log", both, 2);
+	ck_assert_msg(strstr(out, "TSan: use-after-free Read in page_referenced_anon_one\n"), "%s", out);
+	ck_assert_msg(strstr(out, "    #1 slab_obj_kill core/slab.c:364\n"), "%s", out);
+	ck_assert_msg(strstr(out, "  signature tsan:use-after-free:vm_area_free (3 reports)\n"), "%s",
+		      out);
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		ck_assert_msg(!strstr(out, runtime[i]), "%s in:\n%s", runtime[i], out);
+	ck_assert_msg(strstr(out, "\nand 2 more reports (1 signature) in /the/dir\n"), "%s", out);
+	free(out);
+}
+END_TEST
+
 /* --- capture ---------------------------------------------------------- */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -617,12 +674,16 @@ START_TEST(test_sanitizers_collect_dedupe)
 	snprintf(path, sizeof(path), "%s.notapid", prefix);
 	copy_file(RT_TEST_DATA "/asan-uaf.log", path, false);
 
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 2);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 2);
+	/* One root cause: one artifact, saved once, listing its two reports. */
 	ck_assert_int_eq(nr_new, 1);
-	ck_assert_int_eq(nr_repeat, 1);
+	ck_assert_int_eq(nr_repeat, 0);
 	ck_assert_int_eq(count_artifacts(out), 1);
 	art = load_artifact(out, "tsan", SIG_RACE);
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(art, "group")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(art, "group"), 0), "count")), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(art, "kind")), "tsan");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "record")), "failure");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "scenario")), "probe");
@@ -637,16 +698,16 @@ START_TEST(test_sanitizers_collect_dedupe)
 	ck_assert_str_eq(flight_task_event(flight, "racer-b", 1), "#0 op racy_write");
 	json_decref(art);
 
-	/* A third time (no flight log now): count 3; the context is untouched. */
+	/* Again (no flight log now): count 2; the context is untouched. */
 	snprintf(path, sizeof(path), "%s.flight", prefix);
 	ck_assert_int_eq(unlink(path), 0);
 	snprintf(path, sizeof(path), "%s.200", prefix);
 	ck_assert_int_eq(unlink(path), 0);
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 1);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 1);
 	ck_assert_int_eq(nr_new, 0);
 	ck_assert_int_eq(nr_repeat, 1);
 	art = load_artifact(out, "tsan", SIG_RACE);
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
 	ck_assert(json_is_null(json_object_get(art, "op")));
 	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "");
 	ck_assert_ptr_null(json_object_get(art, "flight"));
@@ -654,7 +715,7 @@ START_TEST(test_sanitizers_collect_dedupe)
 	ck_assert_ptr_null(json_object_get(ctx, "signature"));
 
 	ck_assert_int_eq(rt_sanitizer_logs_remove(prefix), 1);
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 0);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 0);
 	json_decref(ctx);
 	rm_tree(dir);
 }
@@ -678,7 +739,7 @@ START_TEST(test_sanitizers_collect_many)
 	copy_file(RT_TEST_DATA "/garbage.log", path, false);
 
 	/* No context: a record of its own. */
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, &nr_new, &nr_repeat), 3);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, &nr_new, &nr_repeat), 3);
 	ck_assert_int_eq(nr_new, 3);
 	ck_assert_int_eq(nr_repeat, 0);
 	ck_assert_int_eq(count_artifacts(dir), 3);
@@ -691,6 +752,58 @@ START_TEST(test_sanitizers_collect_many)
 	art = load_artifact(dir, "ubsan", SIG_OVERFLOW);
 	ck_assert(json_is_null(json_object_get(art, "op")));	/* blocks ran out */
 	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
+/* One artifact per root cause, the other reports listed in it; printed when new. */
+START_TEST(test_sanitizers_collect_groups)
+{
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	int nr_new = -1, nr_repeat = -1;
+	char *out = NULL;
+	size_t len = 0;
+	json_t *art, *group;
+	FILE *term;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-uaf-vma.log", path, false);
+	term = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(term);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, term, &nr_new, &nr_repeat), 4);
+	fclose(term);
+	ck_assert_int_eq(nr_new, 2);
+	ck_assert_int_eq(nr_repeat, 0);
+	ck_assert_int_eq(count_artifacts(dir), 2);
+	ck_assert_msg(strstr(out, "TSan: use-after-free Read in page_referenced_anon_one\n"), "%s", out);
+	ck_assert_msg(strstr(out, "and 2 more reports (1 signature) in "), "%s", out);
+	free(out);
+	art = load_artifact(dir, "tsan", "tsan:use-after-free:vm_area_free");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "title")),
+			 "TSan: use-after-free Read in page_referenced_anon_one");
+	group = json_object_get(art, "group");
+	ck_assert_int_eq(json_array_size(group), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(group, 0), "signature")),
+			 "tsan:data-race:page_referenced_anon_one|slab_obj_kill");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(group, 0), "count")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(group, 1), "signature")),
+			 "tsan:data-race:slab_obj_kill|vma_address");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(group, 1), "count")), 2);
+	json_decref(art);
+
+	/* Again: the same two signatures, nothing new, nothing printed but the count line. */
+	out = NULL;
+	term = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(term);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, term, &nr_new, &nr_repeat), 4);
+	fclose(term);
+	ck_assert_int_eq(nr_new, 0);
+	ck_assert_int_eq(nr_repeat, 2);
+	ck_assert_int_eq(count_artifacts(dir), 2);
+	ck_assert_msg(!strncmp(out, "and 4 more reports (3 signatures) in ", 37), "%s", out);
+	free(out);
 	rm_tree(dir);
 }
 END_TEST
@@ -964,7 +1077,7 @@ static int run_probe(const char *mode, char *dir, char *out, size_t len,
 	rt_sanitizer_logs_remove(prefix);
 	rt_variant_setenv(RT_BUILD_KIND, prefix);
 	st = rt_run_capture(argv, NULL, output, sizeof(output));
-	*nr = rt_sanitizer_collect(prefix, ctx, out, nr_new, nr_repeat);
+	*nr = rt_sanitizer_collect(prefix, ctx, out, NULL, nr_new, nr_repeat);
 	json_decref(ctx);
 	ck_assert_msg(*nr >= 0, "collect: %d; probe output:\n%s", *nr, output);
 	snprintf(last_output, sizeof(last_output), "%s: %s", mode, output);
@@ -1040,14 +1153,16 @@ START_TEST(test_sanitizers_tsan_probe)
 	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write_other");
 	json_decref(art);
 
-	/* Two reports of one signature in one run: one artifact, count 2. */
+	/* Two reports of one signature in one run: one artifact listing both. */
 	st = run_probe("signal", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
 	ck_assert_int_eq(nr, 2);
 	ck_assert_int_eq(nr_new, 1);
-	ck_assert_int_eq(nr_repeat, 1);
+	ck_assert_int_eq(nr_repeat, 0);
 	art = load_artifact(out, "tsan", "tsan:signal-unsafe-call:racy_probe_on_signal");
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(art, "group"), 0), "count")), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "prober");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_signal");
 	json_decref(art);
@@ -1065,7 +1180,7 @@ END_TEST
 #if RT_ASAN
 START_TEST(test_sanitizers_asan_probe)
 {
-	assert_probe("uaf", "asan", SIG_UAF, "prober", "racy_uaf");
+	assert_probe("uaf", "asan", SIG_UAF_GROUP, "prober", "racy_uaf");
 }
 END_TEST
 
@@ -1110,10 +1225,16 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_group_asan_uaf);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("terminal");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_print_first);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("capture");
 	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_sanitizers_collect_dedupe);
 	tcase_add_test(tc, test_sanitizers_collect_many);
+	tcase_add_test(tc, test_sanitizers_collect_groups);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variant");
