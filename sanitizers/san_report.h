@@ -90,8 +90,9 @@ void rt_san_signature(struct rt_san_report *rep);
  * artifact). A use-after-free's reports go together by the site that
  * freed the object (the first frame of the free stack, else of the
  * allocation stack, beyond libc's and the model's allocator), whichever
- * access touched it and whether ASan or TSan (a race with free()) saw
- * it; any other report is its signature's own group.
+ * access touched it and whether ASan (use-after-free, or use-after-poison
+ * of a dead slab object) or TSan (a race with free()) saw it; any other
+ * report is its signature's own group.
  */
 struct rt_san_group {
 	char signature[RT_SAN_SIG_LEN];	/* "tsan:use-after-free:vm_area_free": stable across runs */
@@ -103,8 +104,11 @@ struct rt_san_group {
 /**
  * rt_san_group_key() - the signature of @rep's group into @key
  *
- * "KIND:TYPE:SITE" for a use-after-free ("tsan:use-after-free:vm_area_free",
- * "asan:heap-use-after-free:vm_area_free"), else @rep->signature. Made of
+ * "KIND:use-after-free:SITE" for a use-after-free, whichever type the
+ * sanitizer gave it ("tsan:use-after-free:vm_area_free" for TSan's
+ * heap-use-after-free and its race with free() alike,
+ * "asan:use-after-free:vm_area_alloc" for a dead slab object's
+ * use-after-poison), else @rep->signature. Made of
  * function names only, as the signature is: stable across runs.
  */
 void rt_san_group_key(const struct rt_san_report *rep, char *key, size_t len);

@@ -6,12 +6,13 @@
  *
  * A use-after-free shows up wherever the freed memory is touched: ASan's
  * heap-use-after-free, TSan's heap-use-after-free and TSan's data race
- * whose one side is free() (the object was freed under a reader's feet).
- * Its reports are grouped by the site that freed the object: the first
- * frame of the free stack (else of the allocation stack) beyond the
- * allocator, libc's and the model's slab (core/slab.c). Any other report
- * is its own signature's group: a race by the first frames of its pair of
- * accesses, a SEGV by its first frame, and so on.
+ * whose one side is free() (the object was freed under a reader's feet),
+ * and ASan's use-after-poison: only the model's slab poisons memory, a
+ * dead object's (core/slab.c). Its reports are grouped by the site that
+ * freed the object: the first frame of the free stack (else of the
+ * allocation stack) beyond the allocator, libc's and the model's slab.
+ * Any other report is its own signature's group: a race by the first
+ * frames of its pair of accesses, a SEGV by its first frame, and so on.
  */
 #include "san_report.h"
 
@@ -108,15 +109,22 @@ static bool find_uaf(const struct rt_san_report *rep, struct uaf *u)
 		if (starts(st->title, "freed by thread") || (st->primary && is_free_stack(st)))
 			u->freed = u->freed ? u->freed : st;
 		else if (starts(st->title, "previously allocated by") ||
+			 starts(st->title, "allocated by thread") ||
 			 (starts(st->title, "Location is heap block") && strstr(st->title, "allocated by")))
 			u->alloc = u->alloc ? u->alloc : st;
 		else if (st->primary && !u->access)
 			u->access = st;
 	}
-	if (strstr(rep->type, "use-after-free"))
+	if (strstr(rep->type, "use-after-free") || !strcmp(rep->type, "use-after-poison"))
 		return true;
 	/* TSan: a race with free() is an access to memory freed under it. */
 	return rep->kind == RT_SAN_TSAN && !strcmp(rep->type, "data-race") && u->freed;
+}
+
+/* The type a use-after-free's title names: the sanitizer's, when it says so. */
+static const char *uaf_type(const struct rt_san_report *rep)
+{
+	return strstr(rep->type, "use-after-") ? rep->type : "use-after-free";
 }
 
 /* "Read"/"Write" from an access stack's title ("READ of size 8", "Atomic write of ..."), or "". */
@@ -150,8 +158,8 @@ void rt_san_group_key(const struct rt_san_report *rep, char *key, size_t len)
 		snprintf(key, len, "%s", rep->signature);
 		return;
 	}
-	snprintf(key, len, "%s:%s:%s", rt_san_kind_name(rep->kind),
-		 strstr(rep->type, "use-after-free") ? rep->type : "use-after-free", site);
+	/* One type for all: TSan reports one freed object as a race and as a use-after-free. */
+	snprintf(key, len, "%s:use-after-free:%s", rt_san_kind_name(rep->kind), site);
 }
 
 static const char *const title_kinds[] = {
@@ -172,8 +180,7 @@ void rt_san_title(const struct rt_san_report *rep, char *buf, size_t len)
 		const char *top = top_of(u.access);
 
 		snprintf(buf, len, "%s: %s%s%s in %s", kind,
-			 strstr(rep->type, "use-after-free") ? rep->type : "use-after-free",
-			 word[0] ? " " : "", word, top ? top : "?");
+			 uaf_type(rep), word[0] ? " " : "", word, top ? top : "?");
 		return;
 	}
 	for (int i = 0; i < rep->nr_stacks && nr < 2; i++)

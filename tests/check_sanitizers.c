@@ -51,7 +51,7 @@
 #define SIG_UAF \
 	"asan:heap-use-after-free:racy_probe_use_after_free|racy_probe_free|racy_probe_alloc"
 /* Its artifact's: the root cause, the freed object's free site (rt_san_group_key()). */
-#define SIG_UAF_GROUP	"asan:heap-use-after-free:racy_probe_free"
+#define SIG_UAF_GROUP	"asan:use-after-free:racy_probe_free"
 #define SIG_OVERFLOW	"ubsan:runtime-error:signed-integer-overflow:racy_probe_overflow"
 #define SIG_LEAK	"lsan:detected-memory-leaks:racy_probe_leak"
 
@@ -467,6 +467,7 @@ START_TEST(test_sanitizers_group_uaf)
 {
 	struct rt_san_report *r;
 	struct rt_san_group *g;
+	char key[RT_SAN_SIG_LEN], title[256];
 	int of[4], nr = parse_fixture("tsan-uaf-vma.log", &r);
 
 	ck_assert_int_eq(nr, 4);
@@ -485,6 +486,19 @@ START_TEST(test_sanitizers_group_uaf)
 	ck_assert_int_eq(of[2], 1);
 	ck_assert_int_eq(of[3], 1);
 	free(g);
+	free(r);
+
+	/* TSan's own heap-use-after-free of a vma goes with its race with free(). */
+	ck_assert_int_gt(parse_fixture("san-kinds.log", &r), 9);
+	ck_assert_str_eq(r[0].type, "heap-use-after-free");
+	rt_san_group_key(&r[0], key, sizeof(key));
+	ck_assert_str_eq(key, "tsan:use-after-free:vm_area_free");
+	/* ASan: the model's slab poisons a dead object; keyed by its allocation site. */
+	ck_assert_str_eq(r[8].type, "use-after-poison");
+	rt_san_group_key(&r[8], key, sizeof(key));
+	ck_assert_str_eq(key, "asan:use-after-free:vm_area_alloc");
+	rt_san_title(&r[8], title, sizeof(title));
+	ck_assert_str_eq(title, "ASan: use-after-poison Read in vma_address");
 	free(r);
 }
 END_TEST
