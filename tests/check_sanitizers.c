@@ -3,8 +3,10 @@
  * The sanitizers module: the report parser on real report texts
  * (tests/data/: racy_probe and tsan_lock_probe logs from gcc 12's runtimes,
  * racy_probe's shape under clang 14's), exact signatures, several reports
- * per log, garbage; the capture into deduplicated failure artifacts with
- * their flight recorder blocks; the variant lookup and environment. In
+ * per log, garbage, no address in any signature; the grouping by root
+ * cause; the terminal print of new findings; the capture into
+ * deduplicated failure artifacts, one per group, with their flight
+ * recorder blocks; the variant lookup and environment. In
  * the TSan and ASan builds, racy_probe runs under rt_variant_setenv()'s
  * environment and its real reports are parsed into the expected
  * signatures, hooks included; and the defaults built into every binary
