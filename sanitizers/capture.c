@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "artifact.h"
+#include "die.h"
 #include "record.h"
 
 struct flight_block {
@@ -30,6 +31,9 @@ struct log_list {
 	long *pids;
 	int nr;
 };
+
+/* Model frames printed per stack on the terminal; the artifact has them all. */
+#define RT_SAN_PRINT_FRAMES	8
 
 static const char hook_head[] = "== rmaptorture sanitizer hook: ";
 static const char dump_head[] = "== rmaptorture flight recorder ==";
@@ -321,13 +325,169 @@ json_t *rt_sanitizer_report_json(const struct rt_san_report *rep, json_t *contex
 	return art;
 }
 
+/* Every report of every log, in pid order, into one array; -ENOMEM. */
+static int parse_logs(const struct log_list *logs, struct rt_san_report **all)
+{
+	int total = 0;
+
+	*all = NULL;
+	for (int i = 0; i < logs->nr; i++) {
+		struct rt_san_report *reps, *n;
+		int nr = rt_san_parse_file(logs->paths[i], &reps);
+
+		if (nr < 0) {
+			fprintf(stderr, "rmaptorture: cannot read the sanitizer log %s: %s\n",
+				logs->paths[i], strerror(-nr));
+			if (nr == -ENOMEM)
+				goto out_nomem;
+			continue;
+		}
+		if (!nr)
+			continue;
+		n = realloc(*all, (size_t)(total + nr) * sizeof(*n));
+		if (!n) {
+			free(reps);
+			goto out_nomem;
+		}
+		*all = n;
+		memcpy(n + total, reps, (size_t)nr * sizeof(*n));
+		total += nr;
+		free(reps);
+	}
+	return total;
+
+out_nomem:
+	free(*all);
+	*all = NULL;
+	return -ENOMEM;
+}
+
+/* "group": each distinct report signature of group @g, its count and first message. */
+static json_t *group_json(const struct rt_san_report *reps, int nr, const int *group_of, int g)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; i < nr; i++) {
+		json_t *e = NULL, *x;
+		size_t k;
+
+		if (group_of[i] != g)
+			continue;
+		json_array_foreach(list, k, x)
+			if (!strcmp(json_string_value(json_object_get(x, "signature")),
+				    reps[i].signature))
+				e = x;
+		if (e) {
+			json_object_set_new(e, "count", json_integer(
+				json_integer_value(json_object_get(e, "count")) + 1));
+			continue;
+		}
+		e = json_object();
+		json_object_set_new(e, "signature", json_string(reps[i].signature));
+		json_object_set_new(e, "count", json_integer(1));
+		json_object_set_new(e, "message", json_string(reps[i].message));
+		json_array_append_new(list, e);
+	}
+	return list;
+}
+
+/*
+ * The artifact of group @grp (index @g): its first report's, with @b's
+ * flight block (taken), the group's signature and title, and its reports'
+ * signatures listed. Return: rt_artifact_save()'s.
+ */
+static int save_group(const struct rt_san_report *reps, int nr, const int *group_of,
+		      const struct rt_san_group *grp, int g, struct flight_block *b,
+		      json_t *context, const char *out_dir)
+{
+	json_t *art;
+	int ret;
+
+	art = rt_sanitizer_report_json(&reps[grp->first], context, b ? b->flight : NULL,
+				       b ? b->task : NULL, b ? b->op : NULL);
+	if (b)
+		b->flight = NULL;	/* the artifact holds it now */
+	if (!art)
+		return -ENOMEM;
+	if (b && b->elapsed >= 0)
+		json_object_set_new(art, "elapsed_s", json_real(b->elapsed));
+	json_object_set_new(art, "signature", json_string(grp->signature));
+	json_object_set_new(art, "title", json_string(grp->title));
+	json_object_set_new(art, "group", group_json(reps, nr, group_of, g));
+	ret = rt_artifact_save(art, out_dir, NULL, 0);
+	json_decref(art);
+	return ret;
+}
+
+/* @rep's primary stacks, the model's frames only, at most RT_SAN_PRINT_FRAMES each. */
+static void print_stacks(FILE *f, const struct rt_san_report *rep)
+{
+	for (int i = 0; i < rep->nr_stacks; i++) {
+		const struct rt_san_stack *st = &rep->stacks[i];
+		int printed = 0;
+
+		if (!st->primary)
+			continue;
+		fprintf(f, "  %s\n", st->title[0] ? st->title : "stack:");
+		for (int j = 0; j < st->nr; j++) {
+			if (st->f[j].skip)
+				continue;
+			if (printed++ == RT_SAN_PRINT_FRAMES) {
+				fprintf(f, "      ...\n");
+				break;
+			}
+			fprintf(f, "    #%d %s%s%s\n", j, st->f[j].func, st->f[j].loc[0] ? " " : "",
+				st->f[j].loc);
+		}
+	}
+}
+
+void rt_sanitizer_print(FILE *f, const struct rt_san_report *reps, int nr,
+			const struct rt_san_group *groups, int nr_groups,
+			const bool *fresh, const char *dir)
+{
+	bool *shown = rt_calloc((size_t)nr + 1, sizeof(*shown));
+	int nr_shown = 0, rest_sigs = 0;
+
+	for (int g = 0; g < nr_groups; g++) {
+		const struct rt_san_report *rep = &reps[groups[g].first];
+
+		if (!fresh[g])
+			continue;
+		fprintf(f, "==================\n%s\n  %s\n", groups[g].title, rep->message);
+		print_stacks(f, rep);
+		fprintf(f, "  signature %s (%d report%s)\n", groups[g].signature, groups[g].nr,
+			groups[g].nr == 1 ? "" : "s");
+		shown[groups[g].first] = true;
+		nr_shown++;
+	}
+	if (nr_shown)
+		fprintf(f, "==================\n");
+	/* The rest: the reports not printed, and how many signatures they have. */
+	for (int i = 0; i < nr; i++) {
+		bool seen = shown[i];
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !shown[j] && !strcmp(reps[j].signature, reps[i].signature);
+		rest_sigs += !seen;
+	}
+	if (nr > nr_shown)
+		fprintf(f, "and %d more report%s (%d signature%s) in %s\n", nr - nr_shown,
+			nr - nr_shown == 1 ? "" : "s", rest_sigs, rest_sigs == 1 ? "" : "s", dir);
+	free(shown);
+}
+
 int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *out_dir,
-			 int *nr_new, int *nr_repeat)
+			 FILE *term, int *nr_new, int *nr_repeat)
 {
 	struct flight_block *blocks = NULL;
+	struct rt_san_group *groups = NULL;
+	struct rt_san_report *reps = NULL;
 	struct log_list logs;
 	char path[PATH_MAX];
-	int nr_blocks, total = 0, fresh = 0, again = 0, err;
+	int nr_blocks, total, nr_groups = 0, fresh = 0, again = 0, err;
+	int *group_of = NULL;
+	bool *is_new = NULL;
 
 	if (nr_new)
 		*nr_new = 0;
@@ -341,44 +501,37 @@ int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *ou
 	}
 	snprintf(path, sizeof(path), "%s.flight", log_prefix);
 	nr_blocks = parse_flight(path, &blocks);
-
-	for (int i = 0; i < logs.nr && !err; i++) {
-		struct rt_san_report *reps;
-		int nr = rt_san_parse_file(logs.paths[i], &reps);
-
-		if (nr < 0) {
-			fprintf(stderr, "rmaptorture: cannot read the sanitizer log %s: %s\n",
-				logs.paths[i], strerror(-nr));
-			continue;
-		}
-		for (int j = 0; j < nr && !err; j++, total++) {
-			struct flight_block *b = total < nr_blocks ? &blocks[total] : NULL;
-			json_t *art;
-
-			art = rt_sanitizer_report_json(&reps[j], context, b ? b->flight : NULL,
-						       b ? b->task : NULL, b ? b->op : NULL);
-			if (b)
-				b->flight = NULL;	/* the artifact holds it now */
-			if (art && b && b->elapsed >= 0)
-				json_object_set_new(art, "elapsed_s", json_real(b->elapsed));
-			if (!art) {
-				err = -ENOMEM;
-				break;
-			}
-			err = rt_artifact_save(art, out_dir, NULL, 0);
-			json_decref(art);
-			if (err == 1)
-				fresh++;
-			else if (err == 0)
-				again++;
-			if (err > 0)
-				err = 0;
-		}
-		free(reps);
+	total = parse_logs(&logs, &reps);
+	err = total < 0 ? total : 0;
+	if (total > 0) {
+		group_of = malloc((size_t)total * sizeof(*group_of));
+		nr_groups = group_of ? rt_san_group(reps, total, group_of, &groups) : -ENOMEM;
+		is_new = nr_groups > 0 ? calloc((size_t)nr_groups, sizeof(*is_new)) : NULL;
+		if (nr_groups < 0 || !is_new)
+			err = -ENOMEM;
 	}
+	for (int g = 0; g < nr_groups && !err; g++) {
+		int i = groups[g].first;
+
+		err = save_group(reps, total, group_of, &groups[g], g,
+				 i < nr_blocks ? &blocks[i] : NULL, context, out_dir);
+		is_new[g] = err == 1;
+		if (err == 1)
+			fresh++;
+		else if (err == 0)
+			again++;
+		if (err > 0)
+			err = 0;
+	}
+	if (!err && term && total > 0)
+		rt_sanitizer_print(term, reps, total, groups, nr_groups, is_new, out_dir);
 	for (int i = 0; i < nr_blocks; i++)
 		json_decref(blocks[i].flight);
 	free(blocks);
+	free(is_new);
+	free(groups);
+	free(group_of);
+	free(reps);
 	free_logs(&logs);
 	if (nr_new)
 		*nr_new = fresh;

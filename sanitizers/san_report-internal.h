@@ -51,7 +51,7 @@ void san_strip_addresses(char *s);
 /* Remove " (pid=N)" from @s, in place. */
 void san_strip_pid(char *s);
 
-/* @s lowered to [a-z0-9_-], other characters as '-', no leading/trailing/double '-'. */
+/* @s as [A-Za-z0-9_-], other characters as '-', no leading/trailing/double '-', no numbers. */
 void san_slug(char *dst, size_t len, const char *s, size_t n);
 
 /*

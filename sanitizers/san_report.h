@@ -85,4 +85,52 @@ int rt_san_parse_file(const char *path, struct rt_san_report **reps);
  */
 void rt_san_signature(struct rt_san_report *rep);
 
+/*
+ * A root cause: the reports of one run that one bug explains (one
+ * artifact). A use-after-free's reports go together by the site that
+ * freed the object (the first frame of the free stack, else of the
+ * allocation stack, beyond libc's and the model's allocator), whichever
+ * access touched it and whether ASan (use-after-free, or use-after-poison
+ * of a dead slab object) or TSan (a race with free()) saw it; any other
+ * report is its signature's own group.
+ */
+struct rt_san_group {
+	char signature[RT_SAN_SIG_LEN];	/* "tsan:use-after-free:vm_area_free": stable across runs */
+	char title[256];		/* "TSan: use-after-free Read in page_referenced_anon_one" */
+	int first;			/* the index of its first report */
+	int nr;				/* its reports */
+};
+
+/**
+ * rt_san_group_key() - the signature of @rep's group into @key
+ *
+ * "KIND:use-after-free:SITE" for a use-after-free, whichever type the
+ * sanitizer gave it ("tsan:use-after-free:vm_area_free" for TSan's
+ * heap-use-after-free and its race with free() alike,
+ * "asan:use-after-free:vm_area_alloc" for a dead slab object's
+ * use-after-poison), else @rep->signature. Made of
+ * function names only, as the signature is: stable across runs.
+ */
+void rt_san_group_key(const struct rt_san_report *rep, char *key, size_t len);
+
+/**
+ * rt_san_title() - a one-line title of @rep, as syzbot titles its crashes
+ *
+ * "TSan: use-after-free Read in page_referenced_anon_one" (the access and
+ * its first model frame), "TSan: data-race in a / b" (KCSAN's), "ASan:
+ * heap-buffer-overflow Write in f", "UBSan: runtime-error:... in f".
+ */
+void rt_san_title(const struct rt_san_report *rep, char *buf, size_t len);
+
+/**
+ * rt_san_group() - group the @nr reports @reps of one run by root cause
+ * @group_of: receives each report's group index (NULL: not wanted)
+ * @groups: receives a malloc()ed array of the groups, in the order of
+ *	their first reports (NULL when none); titled by their first report
+ *
+ * Context: any; allocates. Return: the number of groups, or -ENOMEM.
+ */
+int rt_san_group(const struct rt_san_report *reps, int nr, int *group_of,
+		 struct rt_san_group **groups);
+
 #endif /* RT_SANITIZERS_SAN_REPORT_H */

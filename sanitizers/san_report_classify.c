@@ -73,14 +73,32 @@ void san_strip_pid(char *s)
 		memmove(p, e + 1, strlen(e + 1) + 1);
 }
 
-/* @s lowered to [a-z0-9_-], other characters as '-', no leading/trailing/double '-'. */
+/*
+ * @s as [A-Za-z0-9_-], other characters as '-', no leading/trailing/double
+ * '-', and without its numbers: an address ("SEGV on unknown address
+ * 0x000000000800"), a pid, a size or a thread number varies from run to
+ * run and must not reach a signature.
+ */
 void san_slug(char *dst, size_t len, const char *s, size_t n)
 {
 	size_t w = 0;
 
 	for (size_t i = 0; i < n && s[i] && w + 1 < len; i++) {
 		unsigned char c = (unsigned char)s[i];
+		bool tok_start = !i || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
 
+		if (tok_start && isdigit(c)) {
+			/* A number (decimal, or hex after "0x"), not a word starting with one. */
+			size_t e = i + (c == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X') ? 2 : 0);
+			bool hex = e > i;
+
+			while (e < n && (hex ? isxdigit((unsigned char)s[e]) : isdigit((unsigned char)s[e])))
+				e++;
+			if (e >= n || !(isalnum((unsigned char)s[e]) || s[e] == '_')) {
+				i = e - 1;
+				continue;
+			}
+		}
 		if (isalnum(c) || c == '_')
 			dst[w++] = (char)c;
 		else if (w && dst[w - 1] != '-')
@@ -296,7 +314,8 @@ void san_parse_frame(struct rt_san_frame *f, const char *s)
 			snprintf(f->loc, sizeof(f->loc), "%s", loc);
 	}
 	p = trim(p);
-	if (strcmp(p, "<null>"))
+	/* Unsymbolized: "<null>", or the pc itself; neither names a function. */
+	if (strcmp(p, "<null>") && !is_hex_token(p))
 		snprintf(f->func, sizeof(f->func), "%s", p);
 	/* gcc's clones ("f.constprop.0", "f.isra.0", "f.cold") are f. */
 	sp = strchr(f->func, '.');

@@ -3,8 +3,10 @@
  * The sanitizers module: the report parser on real report texts
  * (tests/data/: racy_probe and tsan_lock_probe logs from gcc 12's runtimes,
  * racy_probe's shape under clang 14's), exact signatures, several reports
- * per log, garbage; the capture into deduplicated failure artifacts with
- * their flight recorder blocks; the variant lookup and environment. In
+ * per log, garbage, no address in any signature; the grouping by root
+ * cause; the terminal print of new findings; the capture into
+ * deduplicated failure artifacts, one per group, with their flight
+ * recorder blocks; the variant lookup and environment. In
  * the TSan and ASan builds, racy_probe runs under rt_variant_setenv()'s
  * environment and its real reports are parsed into the expected
  * signatures, hooks included; and the defaults built into every binary
@@ -19,7 +21,12 @@
  * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
  * from racy_probe's race and use-after-free alone, built with clang 14
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
- * up. Their line numbers need not match racy_probe.c.
+ * up. Their line numbers need not match racy_probe.c. tsan-uaf-vma.log is
+ * four unedited reports of `rmaptorture run --build tsan --inject
+ * anon-vma-walk-unlocked` (gcc 12). san-kinds.log is written in gcc 12's
+ * formats, with the model's function names: one report of each type the
+ * others lack (TSan's heap-use-after-free, SEGV and unlock of an unlocked
+ * mutex, every ASan kind, every UBSan runtime error).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -45,6 +52,8 @@
 #define SIG_ABBA	"tsan:lock-order-inversion:__spin_lock,first|__spin_lock,second"
 #define SIG_UAF \
 	"asan:heap-use-after-free:racy_probe_use_after_free|racy_probe_free|racy_probe_alloc"
+/* Its artifact's: the root cause, the freed object's free site (rt_san_group_key()). */
+#define SIG_UAF_GROUP	"asan:use-after-free:racy_probe_free"
 #define SIG_OVERFLOW	"ubsan:runtime-error:signed-integer-overflow:racy_probe_overflow"
 #define SIG_LEAK	"lsan:detected-memory-leaks:racy_probe_leak"
 
@@ -358,6 +367,233 @@ START_TEST(test_sanitizers_garbage)
 }
 END_TEST
 
+/* Does @s hold an address or a number that varies from run to run? */
+static bool has_varying_number(const char *s)
+{
+	size_t digits = 0, hex = 0;
+	bool hex_digit = false;
+
+	if (strstr(s, "0x") || strstr(s, "0X") || strstr(s, "pid"))
+		return true;
+	for (; *s; s++) {
+		bool d = *s >= '0' && *s <= '9';
+		bool h = d || (*s >= 'a' && *s <= 'f') || (*s >= 'A' && *s <= 'F');
+
+		digits = d ? digits + 1 : 0;
+		hex = h ? hex + 1 : 0;
+		hex_digit = h ? hex_digit || d : false;
+		/* A long number, or an address printed without its "0x". */
+		if (digits >= 4 || (hex >= 8 && hex_digit))
+			return true;
+	}
+	return false;
+}
+
+/* Every report type of every sanitizer, as gcc 12's runtimes print them. */
+static const char *const all_types[] = {
+	/* tsan-race.log, tsan-abba.log, tsan-threadleak.log, tsan-signal.log, san-kinds.log */
+	"data-race", "lock-order-inversion", "thread-leak", "signal-unsafe-call",
+	"heap-use-after-free", "segv-on-unknown-address", "unlock-of-an-unlocked-mutex",
+	/* asan-uaf.log, san-kinds.log */
+	"heap-buffer-overflow", "stack-buffer-overflow", "double-free", "SEGV",
+	"global-buffer-overflow", "use-after-poison",
+	/* each UBSan runtime error (san-kinds.log) */
+	"runtime-error:signed-integer-overflow", "runtime-error:shift-exponent-is-too-large",
+	"runtime-error:division-by-zero", "runtime-error:index-out-of-bounds",
+	"runtime-error:load-of-null-pointer", "runtime-error:member-access-within-null-pointer",
+	"runtime-error:load-of-misaligned-address", "runtime-error:store-to-misaligned-address",
+	"runtime-error:load-of-value", "runtime-error:null-pointer-passed-as-argument",
+	"runtime-error:pointer-index-expression-with-base-overflowed-to",
+	"runtime-error:applying-non-zero-offset-to-null-pointer",
+	"runtime-error:execution-reached-an-unreachable-program-point",
+	"runtime-error:is-outside-the-range-of-representable-values",
+	/* lsan-leak.log, san-kinds.log */
+	"detected-memory-leaks",
+};
+
+/* No address, pid, thread number or size in any signature or group signature. */
+START_TEST(test_sanitizers_signature_no_address)
+{
+	static const char *const logs[] = {
+		"tsan-race.log", "tsan-many.log", "tsan-abba.log", "tsan-threadleak.log",
+		"tsan-signal.log", "tsan-uaf-vma.log", "asan-uaf.log", "ubsan-overflow.log",
+		"lsan-leak.log", "clang-tsan-race.log", "clang-asan-uaf.log", "san-kinds.log",
+	};
+	bool seen[sizeof(all_types) / sizeof(all_types[0])] = { false };
+
+	for (size_t l = 0; l < sizeof(logs) / sizeof(logs[0]); l++) {
+		struct rt_san_report *r;
+		int nr = parse_fixture(logs[l], &r);
+
+		ck_assert_msg(nr > 0, "%s: %d reports", logs[l], nr);
+		for (int i = 0; i < nr; i++) {
+			char key[RT_SAN_SIG_LEN], title[256];
+
+			rt_san_group_key(&r[i], key, sizeof(key));
+			rt_san_title(&r[i], title, sizeof(title));
+			ck_assert_msg(!has_varying_number(r[i].signature), "%s: %s", logs[l],
+				      r[i].signature);
+			ck_assert_msg(!has_varying_number(key), "%s: %s", logs[l], key);
+			ck_assert_msg(!has_varying_number(title), "%s: %s", logs[l], title);
+			for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+				seen[t] |= !strncmp(r[i].type, all_types[t], strlen(all_types[t]));
+		}
+		free(r);
+	}
+	for (size_t t = 0; t < sizeof(all_types) / sizeof(all_types[0]); t++)
+		ck_assert_msg(seen[t], "no report of type %s", all_types[t]);
+
+	/* clang's TSan names the faulting address in the header (seen in a run). */
+	{
+		static const char segv[] =
+			"==9==ERROR: ThreadSanitizer: SEGV on unknown address 0x000000000800 "
+			"(pc 0x55d0c3a1b2c3 bp 0x7f7cbc737a90 sp 0x7f7cbc737a00 T16197)\n"
+			"    #0 pgd_table core/pgtable.c:88 (rmaptorture+0xb1c2d)\n";
+		struct rt_san_report *r;
+
+		ck_assert_int_eq(rt_san_parse(segv, strlen(segv), &r), 1);
+		ck_assert_str_eq(r[0].signature, "tsan:segv-on-unknown-address:pgd_table");
+		free(r);
+	}
+}
+END_TEST
+
+/* --- groups ----------------------------------------------------------- */
+
+/*
+ * tests/data/tsan-uaf-vma.log: four reports of `run --build tsan --inject
+ * anon-vma-walk-unlocked`: three accesses to one freed vma (free() on
+ * top of the free stack or not), and a race of the same walk.
+ */
+START_TEST(test_sanitizers_group_uaf)
+{
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	char key[RT_SAN_SIG_LEN], title[256];
+	int of[4], nr = parse_fixture("tsan-uaf-vma.log", &r);
+
+	ck_assert_int_eq(nr, 4);
+	ck_assert_str_ne(r[1].signature, r[2].signature);
+	ck_assert_int_eq(rt_san_group(r, nr, of, &g), 2);
+	ck_assert_str_eq(g[0].signature, "tsan:data-race:list_del_init|page_referenced_anon_vma");
+	ck_assert_str_eq(g[0].title, "TSan: data-race in list_del_init / page_referenced_anon_vma");
+	ck_assert_int_eq(g[0].nr, 1);
+	/* The freed vma: one group, titled by its first report's access. */
+	ck_assert_str_eq(g[1].signature, "tsan:use-after-free:vm_area_free");
+	ck_assert_str_eq(g[1].title, "TSan: use-after-free Read in page_referenced_anon_one");
+	ck_assert_int_eq(g[1].first, 1);
+	ck_assert_int_eq(g[1].nr, 3);
+	ck_assert_int_eq(of[0], 0);
+	ck_assert_int_eq(of[1], 1);
+	ck_assert_int_eq(of[2], 1);
+	ck_assert_int_eq(of[3], 1);
+	free(g);
+	free(r);
+
+	/* TSan's own heap-use-after-free of a vma goes with its race with free(). */
+	ck_assert_int_gt(parse_fixture("san-kinds.log", &r), 9);
+	ck_assert_str_eq(r[0].type, "heap-use-after-free");
+	rt_san_group_key(&r[0], key, sizeof(key));
+	ck_assert_str_eq(key, "tsan:use-after-free:vm_area_free");
+	/* ASan: the model's slab poisons a dead object; keyed by its allocation site. */
+	ck_assert_str_eq(r[8].type, "use-after-poison");
+	rt_san_group_key(&r[8], key, sizeof(key));
+	ck_assert_str_eq(key, "asan:use-after-free:vm_area_alloc");
+	rt_san_title(&r[8], title, sizeof(title));
+	ck_assert_str_eq(title, "ASan: use-after-poison Read in vma_address");
+	free(r);
+}
+END_TEST
+
+/* ASan: two accesses to one freed object, other addresses and pids: one group. */
+START_TEST(test_sanitizers_group_asan_uaf)
+{
+	size_t len;
+	char *text = read_all(RT_TEST_DATA "/asan-uaf.log", &len);
+	char *two = malloc(2 * len + 1), *p;
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+
+	ck_assert_ptr_nonnull(two);
+	memcpy(two, text, len);
+	/* The second: another reader, other digits everywhere. */
+	for (size_t i = 0; i < len; i++)
+		two[len + i] = text[i] >= '0' && text[i] <= '9' && text[i + 1] != 'x' ?
+			       (char)('0' + (text[i] - '0' + 7) % 10) : text[i];
+	two[2 * len] = '\0';
+	p = strstr(two + len, "in racy_probe_use_after_free ");
+	ck_assert_ptr_nonnull(p);
+	memcpy(p, "in racy_probe_read_again_____ ", 29);
+	ck_assert_int_eq(rt_san_parse(two, 2 * len, &r), 2);
+	ck_assert_str_ne(r[0].signature, r[1].signature);
+	ck_assert_int_eq(rt_san_group(r, 2, NULL, &g), 1);
+	ck_assert_str_eq(g[0].signature, SIG_UAF_GROUP);
+	ck_assert_str_eq(g[0].title, "ASan: heap-use-after-free Read in racy_probe_use_after_free");
+	ck_assert_int_eq(g[0].nr, 2);
+	free(g);
+	free(r);
+	free(two);
+	free(text);
+}
+END_TEST
+
+/* --- terminal --------------------------------------------------------- */
+
+static char *print_findings(const char *log, const bool *fresh, int nr_groups)
+{
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	char *out = NULL;
+	size_t len = 0;
+	int nr = parse_fixture(log, &r);
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_gt(nr, 0);
+	ck_assert_int_eq(rt_san_group(r, nr, NULL, &g), nr_groups);
+	rt_sanitizer_print(f, r, nr, g, nr_groups, fresh, "/the/dir");
+	fclose(f);
+	free(g);
+	free(r);
+	return out;
+}
+
+START_TEST(test_sanitizers_print_first)
+{
+	static const bool race_only[] = { true, false }, both[] = { true, true };
+	static const char *const runtime[] = {
+		"libtsan", "__tsan", "tsan_interceptors", "pthread_create", "start_thread",
+		"#0 free", "#0 malloc", "created at", "Location is", "0x",
+	};
+	char *out = print_findings("tsan-uaf-vma.log", race_only, 2);
+
+	/* The new race: its title, header and both accesses, the model's frames only. */
+	ck_assert_msg(strstr(out, "TSan: data-race in list_del_init / page_referenced_anon_vma\n"
+			     "  ThreadSanitizer: data race at page_referenced_anon_vma"), "%s", out);
+	ck_assert_msg(strstr(out, "  Read of size 8 by thread T5"), "%s", out);
+	ck_assert_msg(strstr(out, "    #0 page_referenced_anon_vma core/rmap_anonvma.c:567\n"), "%s", out);
+	ck_assert_msg(strstr(out, "    #0 list_del_init core/list.h:53\n"), "%s", out);
+	ck_assert_msg(strstr(out, "      ...\n"), "%s", out);	/* eight frames a stack */
+	ck_assert_msg(!strstr(out, "kswapd_step stress/engine.c:334\n    #8"), "%s", out);
+	ck_assert_msg(!strstr(out, "use-after-free"), "%s", out);	/* not new */
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		ck_assert_msg(!strstr(out, runtime[i]), "%s in:\n%s", runtime[i], out);
+	ck_assert_msg(strstr(out, "\nand 3 more reports (2 signatures) in /the/dir\n"), "%s", out);
+	free(out);
+
+	/* Both new: the use-after-free's first report too, without free()'s frame. */
+	out = print_findings("tsan-uaf-vma.log", both, 2);
+	ck_assert_msg(strstr(out, "TSan: use-after-free Read in page_referenced_anon_one\n"), "%s", out);
+	ck_assert_msg(strstr(out, "    #1 slab_obj_kill core/slab.c:364\n"), "%s", out);
+	ck_assert_msg(strstr(out, "  signature tsan:use-after-free:vm_area_free (3 reports)\n"), "%s",
+		      out);
+	for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+		ck_assert_msg(!strstr(out, runtime[i]), "%s in:\n%s", runtime[i], out);
+	ck_assert_msg(strstr(out, "\nand 2 more reports (1 signature) in /the/dir\n"), "%s", out);
+	free(out);
+}
+END_TEST
+
 /* --- capture ---------------------------------------------------------- */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -454,12 +690,16 @@ START_TEST(test_sanitizers_collect_dedupe)
 	snprintf(path, sizeof(path), "%s.notapid", prefix);
 	copy_file(RT_TEST_DATA "/asan-uaf.log", path, false);
 
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 2);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 2);
+	/* One root cause: one artifact, saved once, listing its two reports. */
 	ck_assert_int_eq(nr_new, 1);
-	ck_assert_int_eq(nr_repeat, 1);
+	ck_assert_int_eq(nr_repeat, 0);
 	ck_assert_int_eq(count_artifacts(out), 1);
 	art = load_artifact(out, "tsan", SIG_RACE);
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 1);
+	ck_assert_int_eq(json_array_size(json_object_get(art, "group")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(art, "group"), 0), "count")), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(art, "kind")), "tsan");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "record")), "failure");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "scenario")), "probe");
@@ -474,16 +714,16 @@ START_TEST(test_sanitizers_collect_dedupe)
 	ck_assert_str_eq(flight_task_event(flight, "racer-b", 1), "#0 op racy_write");
 	json_decref(art);
 
-	/* A third time (no flight log now): count 3; the context is untouched. */
+	/* Again (no flight log now): count 2; the context is untouched. */
 	snprintf(path, sizeof(path), "%s.flight", prefix);
 	ck_assert_int_eq(unlink(path), 0);
 	snprintf(path, sizeof(path), "%s.200", prefix);
 	ck_assert_int_eq(unlink(path), 0);
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 1);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 1);
 	ck_assert_int_eq(nr_new, 0);
 	ck_assert_int_eq(nr_repeat, 1);
 	art = load_artifact(out, "tsan", SIG_RACE);
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 3);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
 	ck_assert(json_is_null(json_object_get(art, "op")));
 	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "");
 	ck_assert_ptr_null(json_object_get(art, "flight"));
@@ -491,7 +731,7 @@ START_TEST(test_sanitizers_collect_dedupe)
 	ck_assert_ptr_null(json_object_get(ctx, "signature"));
 
 	ck_assert_int_eq(rt_sanitizer_logs_remove(prefix), 1);
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, &nr_new, &nr_repeat), 0);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, ctx, out, NULL, &nr_new, &nr_repeat), 0);
 	json_decref(ctx);
 	rm_tree(dir);
 }
@@ -515,7 +755,7 @@ START_TEST(test_sanitizers_collect_many)
 	copy_file(RT_TEST_DATA "/garbage.log", path, false);
 
 	/* No context: a record of its own. */
-	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, &nr_new, &nr_repeat), 3);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, &nr_new, &nr_repeat), 3);
 	ck_assert_int_eq(nr_new, 3);
 	ck_assert_int_eq(nr_repeat, 0);
 	ck_assert_int_eq(count_artifacts(dir), 3);
@@ -528,6 +768,58 @@ START_TEST(test_sanitizers_collect_many)
 	art = load_artifact(dir, "ubsan", SIG_OVERFLOW);
 	ck_assert(json_is_null(json_object_get(art, "op")));	/* blocks ran out */
 	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
+/* One artifact per root cause, the other reports listed in it; printed when new. */
+START_TEST(test_sanitizers_collect_groups)
+{
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	int nr_new = -1, nr_repeat = -1;
+	char *out = NULL;
+	size_t len = 0;
+	json_t *art, *group;
+	FILE *term;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-uaf-vma.log", path, false);
+	term = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(term);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, term, &nr_new, &nr_repeat), 4);
+	fclose(term);
+	ck_assert_int_eq(nr_new, 2);
+	ck_assert_int_eq(nr_repeat, 0);
+	ck_assert_int_eq(count_artifacts(dir), 2);
+	ck_assert_msg(strstr(out, "TSan: use-after-free Read in page_referenced_anon_one\n"), "%s", out);
+	ck_assert_msg(strstr(out, "and 2 more reports (1 signature) in "), "%s", out);
+	free(out);
+	art = load_artifact(dir, "tsan", "tsan:use-after-free:vm_area_free");
+	ck_assert_str_eq(json_string_value(json_object_get(art, "title")),
+			 "TSan: use-after-free Read in page_referenced_anon_one");
+	group = json_object_get(art, "group");
+	ck_assert_int_eq(json_array_size(group), 2);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(group, 0), "signature")),
+			 "tsan:data-race:page_referenced_anon_one|slab_obj_kill");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(group, 0), "count")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(group, 1), "signature")),
+			 "tsan:data-race:slab_obj_kill|vma_address");
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(group, 1), "count")), 2);
+	json_decref(art);
+
+	/* Again: the same two signatures, nothing new, nothing printed but the count line. */
+	out = NULL;
+	term = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(term);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, term, &nr_new, &nr_repeat), 4);
+	fclose(term);
+	ck_assert_int_eq(nr_new, 0);
+	ck_assert_int_eq(nr_repeat, 2);
+	ck_assert_int_eq(count_artifacts(dir), 2);
+	ck_assert_msg(!strncmp(out, "and 4 more reports (3 signatures) in ", 37), "%s", out);
+	free(out);
 	rm_tree(dir);
 }
 END_TEST
@@ -801,7 +1093,7 @@ static int run_probe(const char *mode, char *dir, char *out, size_t len,
 	rt_sanitizer_logs_remove(prefix);
 	rt_variant_setenv(RT_BUILD_KIND, prefix);
 	st = rt_run_capture(argv, NULL, output, sizeof(output));
-	*nr = rt_sanitizer_collect(prefix, ctx, out, nr_new, nr_repeat);
+	*nr = rt_sanitizer_collect(prefix, ctx, out, NULL, nr_new, nr_repeat);
 	json_decref(ctx);
 	ck_assert_msg(*nr >= 0, "collect: %d; probe output:\n%s", *nr, output);
 	snprintf(last_output, sizeof(last_output), "%s: %s", mode, output);
@@ -877,14 +1169,16 @@ START_TEST(test_sanitizers_tsan_probe)
 	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_write_other");
 	json_decref(art);
 
-	/* Two reports of one signature in one run: one artifact, count 2. */
+	/* Two reports of one signature in one run: one artifact listing both. */
 	st = run_probe("signal", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
 	ck_assert_int_eq(nr, 2);
 	ck_assert_int_eq(nr_new, 1);
-	ck_assert_int_eq(nr_repeat, 1);
+	ck_assert_int_eq(nr_repeat, 0);
 	art = load_artifact(out, "tsan", "tsan:signal-unsafe-call:racy_probe_on_signal");
-	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(art, "count")), 1);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(
+		json_object_get(art, "group"), 0), "count")), 2);
 	ck_assert_str_eq(json_string_value(json_object_get(art, "task")), "prober");
 	ck_assert_str_eq(json_string_value(json_object_get(art, "op")), "racy_signal");
 	json_decref(art);
@@ -902,7 +1196,7 @@ END_TEST
 #if RT_ASAN
 START_TEST(test_sanitizers_asan_probe)
 {
-	assert_probe("uaf", "asan", SIG_UAF, "prober", "racy_uaf");
+	assert_probe("uaf", "asan", SIG_UAF_GROUP, "prober", "racy_uaf");
 }
 END_TEST
 
@@ -938,12 +1232,25 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_signature_stable);
 	tcase_add_test(tc, test_sanitizers_ubsan_types);
 	tcase_add_test(tc, test_sanitizers_garbage);
+	tcase_add_test(tc, test_sanitizers_signature_no_address);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("group");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_group_uaf);
+	tcase_add_test(tc, test_sanitizers_group_asan_uaf);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("terminal");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_print_first);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("capture");
 	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_sanitizers_collect_dedupe);
 	tcase_add_test(tc, test_sanitizers_collect_many);
+	tcase_add_test(tc, test_sanitizers_collect_groups);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variant");

@@ -93,8 +93,9 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 /*
  * run --build tsan|asan: run this very command in that build's binary
  * (the seed fixed, so it is the same run), with the sanitizer options the
- * capture needs, and turn every report into an artifact next to the
- * run's own. Exit: the child's, a sanitizer report counting as 1.
+ * capture needs, turn each root cause its reports show into an artifact
+ * next to the run's own and print the new ones. Exit: the child's, a
+ * sanitizer report counting as 1.
  */
 static int run_in_build(struct rt_run_opts *o, enum rmap_mode *modes, int nr_modes)
 {
@@ -132,13 +133,14 @@ static int run_in_build(struct rt_run_opts *o, enum rmap_mode *modes, int nr_mod
 		fprintf(stderr, "rmaptorture: running in the %s build: %s\n", o->build, binary);
 		rc = rt_child_run(binary, argv, 0, NULL, NULL);
 		context = rt_failure_context(o, modes[i], rt_run_record_stop_step(o, modes[i], dir), o->build);
-		found = rt_sanitizer_collect(prefix, context, dir, &nr_new, &nr_repeat);
+		found = rt_sanitizer_collect(prefix, context, dir, stdout, &nr_new, &nr_repeat);
 		json_decref(context);
 		json_decref(args);
 		free(argv);
 		if (found > 0)
-			printf("SANITIZER: %d reports, %d new signatures, %d repeats; artifacts in %s\n"
-			       "END: FAILURE (%s reports)\n", found, nr_new, nr_repeat, dir, o->build);
+			printf("SANITIZER: %d reports in %d groups: %d new, %d repeats; artifacts in %s\n"
+			       "END: FAILURE (%s reports)\n", found, nr_new + nr_repeat, nr_new,
+			       nr_repeat, dir, o->build);
 		if (rc == RT_CHILD_INTERRUPTED)
 			return RT_EXIT_INTERRUPTED;
 		if (rc < 0 || (rc != RT_EXIT_OK && rc != RT_EXIT_FAILURE && rc != 66 &&

@@ -50,7 +50,7 @@ int rt_try_run(const struct rt_try_config *cfg, const json_t *args, const char *
 	res->seconds = rt_now_s() - start;
 	free(argv);
 	if (strcmp(cfg->build, "plain") && res->rc != RT_CHILD_ERROR &&
-	    rt_sanitizer_collect(prefix, context, res->dir, NULL, NULL) < 0)
+	    rt_sanitizer_collect(prefix, context, res->dir, NULL, NULL, NULL) < 0)
 		res->rc = RT_CHILD_ERROR;	/* its message is printed */
 	res->artifacts = rt_child_artifacts(res->dir);
 	res->match = rt_child_find(res->artifacts, signature);
