@@ -81,7 +81,8 @@ static void check_meta(const json_t *rec, const char *kind)
 {
 	const json_t *m = json_object_get(rec, "machine");
 
-	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), kind);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "record")), kind);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "format_version")), RT_RECORD_FORMAT);
 	ck_assert(json_is_array(json_object_get(rec, "command")));
 	ck_assert(json_is_string(json_object_get(rec, "git")));
 	ck_assert(json_is_string(json_object_get(rec, "date")));
