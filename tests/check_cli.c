@@ -510,6 +510,7 @@ START_TEST(test_cli_out_creates_parents)
 	rc = rt_cli_run((const char *const[]){ "matrix", "--bugs", "fork-link-late", "--out", d,
 					       NULL }, out, sizeof(out));
 	ck_assert_out(rc == 0 && !stat(d, &st) && S_ISDIR(st.st_mode), "matrix: exit %d", rc);
+	rt_cli_assert_schema_valid(d, "matrix.json");
 	/* A file in the way: one line, exit 2. */
 	snprintf(d, sizeof(d), "%s/report/a/b/report.md/x", dir);
 	BAD("--out", "run", "--seconds", "1", "--out", d);
