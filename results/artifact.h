@@ -72,7 +72,7 @@ json_t *rt_artifact_load(const char *path, const char *const designs[], char *er
 /**
  * rt_artifact_seed() - the artifact's "seed" as a number
  * @art: an artifact that passed rt_artifact_check() (its seed a decimal
- *	string, or an integer in a record of format_version 1)
+ *	string)
  * Return: the seed (0 if @art has none).
  */
 uint64_t rt_artifact_seed(const json_t *art);
