@@ -177,24 +177,6 @@ static int check_seconds(const struct check *c, const char *field)
 	return 0;
 }
 
-/* Decimal digits that fit in 64 bits, no sign, no spaces. */
-static bool parse_u64_digits(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		unsigned d = (unsigned)(*s - '0');
-
-		if (d > 9 || v > (UINT64_MAX - d) / 10)
-			return false;
-		v = v * 10 + d;
-	}
-	*out = v;
-	return true;
-}
-
 static int check_seed(const struct check *c)
 {
 	uint64_t seed;
@@ -203,7 +185,8 @@ static int check_seed(const struct check *c)
 
 	if (rc)
 		return rc;
-	if (!json_is_string(v) || !parse_u64_digits(json_string_value(v), &seed))
+	/* Artifacts have always written the seed as a string. */
+	if (rt_seed_parse(json_string_value(v), &seed))
 		return BAD(c, "seed", "must be a string of decimal digits that fits in 64 bits");
 	return 0;
 }
@@ -311,6 +294,8 @@ int rt_artifact_check(const json_t *art, const char *name, const char *const des
 			snprintf(err, errlen, "artifact %s: not a JSON object", name);
 		return -EINVAL;
 	}
+	if (rt_record_check_format(art, name, err, errlen))
+		return -EINVAL;
 	v = get(c, "record", &rc);
 	if (rc)
 		return rc;
@@ -403,7 +388,7 @@ uint64_t rt_artifact_seed(const json_t *art)
 {
 	uint64_t seed = 0;
 
-	if (!parse_u64_digits(json_string_value(json_object_get(art, "seed")), &seed))
+	if (rt_seed_of(json_object_get(art, "seed"), &seed))
 		return 0;
 	return seed;
 }

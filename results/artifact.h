@@ -43,7 +43,9 @@ extern const char *const rt_failure_kinds[];
  *	naming the first bad field (no newline)
  *
  * Checks the fields of docs/usage.md "Reproducing a failure" (the schema of
- * rt_artifact_save()'s callers): presence, type, range and the known
+ * rt_artifact_save()'s callers, schemas/failure.schema.json): the record's
+ * "format_version" (absent: 1; refused when newer than this tool reads,
+ * rt_record_check_format()), then presence, type, range and the known
  * values of each required field, "pct_depth" when "sched" is "pct", and
  * the shape of the optional "sites", "held", "stack" and "flight". Fields
  * it does not know are allowed (newer writers may add some).
@@ -69,7 +71,8 @@ json_t *rt_artifact_load(const char *path, const char *const designs[], char *er
 
 /**
  * rt_artifact_seed() - the artifact's "seed" as a number
- * @art: an artifact that passed rt_artifact_check()
+ * @art: an artifact that passed rt_artifact_check() (its seed a decimal
+ *	string)
  * Return: the seed (0 if @art has none).
  */
 uint64_t rt_artifact_seed(const json_t *art);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "plot.h"
+#include "record.h"
 #include "report-internal.h"
 
 /* ---- plots ---- */
@@ -168,7 +169,7 @@ static int scale_plots(const json_t *rec, const char *dir, const char *prefix, j
 
 int rt_report_plots(const json_t *rec, const char *dir, const char *prefix, json_t *written)
 {
-	const char *kind = jstr(rec, "kind", "");
+	const char *kind = rt_record_kind(rec) ?: "";
 
 	if (!strcmp(kind, "scale"))
 		return scale_plots(rec, dir, prefix, written);

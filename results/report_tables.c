@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "report-internal.h"
 
 /* "median (min .. max)" of a stat object, or of a value and a {min, max}. */
@@ -176,7 +177,7 @@ int rt_report_csv(const json_t *rec, FILE *out)
 	bool virt = json_is_true(jget(rec, "virtual"));
 	size_t i;
 
-	if (strcmp(jstr(rec, "kind", ""), "scale") || !json_is_array(points))
+	if (strcmp(rt_record_kind(rec) ?: "", "scale") || !json_is_array(points))
 		return -EINVAL;
 	json_array_foreach(points, i, p)
 		json_object_foreach((json_t *)jget(p, "contention"), key, cls) {
@@ -542,7 +543,7 @@ static int bench_markdown(const json_t *rec, FILE *out)
 
 int rt_report_markdown(const json_t *rec, FILE *out)
 {
-	const char *kind = jstr(rec, "kind", "");
+	const char *kind = rt_record_kind(rec) ?: "";
 
 	if (!strcmp(kind, "scale"))
 		return scale_markdown(rec, out);

@@ -306,7 +306,7 @@ json_t *rt_sanitizer_report_json(const struct rt_san_report *rep, json_t *contex
 				 json_t *flight, const char *task, const char *op)
 {
 	const char *kind = rt_san_kind_name(rep->kind);
-	json_t *art = context ? json_deep_copy(context) : rt_record_new(kind);
+	json_t *art = context ? json_deep_copy(context) : rt_record_new("failure");
 
 	if (!art) {
 		json_decref(flight);

@@ -22,13 +22,11 @@ scenarios=${2:-mixed32 sdet32}
 nops=${3:-20000}
 tries=${FREE_TRIES:-3}
 TIMEFORMAT='%U %S'
-ops_per_sec() { sed -n 's/.*"ops_per_sec": *\([0-9.e+]*\).*/\1/p' "$1" | head -1; }
+# A field of the run record in $1 (run --json: one record, one line).
+field() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {"r": r}))' "$1" "$2"; }
+ops_per_sec() { field "$1" 'r["ops_per_sec"]'; }
 # vtime's worker operations per busy virtual second (all CPUs).
-busy_rate() {
-	awk '/"vtime": *\{/ { v = 1 } v && /"ops":/ { gsub(/[^0-9]/, ""); o = $0 }
-	     v && /"busy_ns":/ { gsub(/[^0-9]/, ""); b = $0 }
-	     END { print (b > 0 ? o * 1e9 / b : 0) }' "$1"
-}
+busy_rate() { field "$1" 'r["vtime"]["ops"] * 1e9 / r["vtime"]["busy_ns"] if r["vtime"]["busy_ns"] > 0 else 0'; }
 printf '| scenario | rmap | CPUs | free ops/s (best of %d) | vtime model ops/s | vtime measured ops/s | model / free | measured / free | free ops per CPU s (best) | model ops per busy s | measured ops per busy s | model / free (cost) | measured / free (cost) | real s per virtual s (model) |\n' "$tries"
 printf '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 tmp=$(mktemp -d)
@@ -50,7 +48,7 @@ for sc in $scenarios; do
 			"$bin" "${common[@]}" --sched vtime --vtime-cost measured --ops "$nops" >"$tmp/meas.json" 2>/dev/null
 			model=$(ops_per_sec "$tmp/model.json")
 			meas=$(ops_per_sec "$tmp/meas.json")
-			rpv=$(sed -n 's/.*"real_per_virtual": *\([0-9.e+]*\).*/\1/p' "$tmp/model.json" | head -1)
+			rpv=$(field "$tmp/model.json" 'r["vtime"]["real_per_virtual"]')
 			mb=$(busy_rate "$tmp/model.json")
 			sb=$(busy_rate "$tmp/meas.json")
 			awk -v sc="$sc" -v r="$rmap" -v t="$t" -v f="$free" -v m="$model" -v s="$meas" \

@@ -513,6 +513,7 @@ START_TEST(test_ci_tiny_gate_passes)
 	snprintf(suite, sizeof(suite), "rmaptorture.%s", RT_BUILD_KIND);
 	rec = json_load_file(json, 0, &jerr);
 	ck_assert_msg(rec != NULL, "%s: %s", json, jerr.text);
+	rt_cli_assert_schema_valid(dir, "ci.json");
 	configs = json_object_get(rec, "configs");
 	results = json_object_get(rec, "results");
 	sites = json_object_get(json_object_get(rec, "coverage"), "sites");
@@ -1012,6 +1013,7 @@ START_TEST(test_ci_explore_gate_lists_explored_pairs)
 	ck_assert_out(rc == 0 && strstr(out, "END: SUCCESS"), "exit %d", rc);
 	rec = json_load_file(json, 0, NULL);
 	ck_assert_ptr_nonnull(rec);
+	rt_cli_assert_schema_valid(dir, "ci.json");
 	x = json_object_get(rec, "explore");
 	cells = json_object_get(x, "cells");
 	per_gate = (int)json_integer_value(json_object_get(x, "per_gate"));

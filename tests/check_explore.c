@@ -416,7 +416,7 @@ START_TEST(test_explore_cli_every_pair_json)
 	ck_assert_ptr_nonnull(brace);
 	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
 	ck_assert_msg(rec != NULL, "not JSON: %s\n%s", err.text, tail());
-	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), "explore");
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "record")), "explore");
 	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_total")), 48);
 	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_kswapd")), 12);
 	ck_assert_int_eq(json_integer_value(json_object_get(rec, "pairs_exhausted")), 48);

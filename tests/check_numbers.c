@@ -81,7 +81,8 @@ static void check_meta(const json_t *rec, const char *kind)
 {
 	const json_t *m = json_object_get(rec, "machine");
 
-	ck_assert_str_eq(json_string_value(json_object_get(rec, "kind")), kind);
+	ck_assert_str_eq(json_string_value(json_object_get(rec, "record")), kind);
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "format_version")), RT_RECORD_FORMAT);
 	ck_assert(json_is_array(json_object_get(rec, "command")));
 	ck_assert(json_is_string(json_object_get(rec, "git")));
 	ck_assert(json_is_string(json_object_get(rec, "date")));
@@ -149,6 +150,7 @@ START_TEST(test_numbers_scale_output)
 	snprintf(sdir, sizeof(sdir), "%s/scale", dir);
 	rec = load(sdir, "scale.json");
 	check_meta(rec, "scale");
+	rt_cli_assert_schema_valid(sdir, "scale.json");
 	ck_assert_int_eq(json_integer_value(json_object_get(rec, "cores")),
 			 sysconf(_SC_NPROCESSORS_ONLN));
 	ck_assert(json_is_string(json_object_get(rec, "note")));
@@ -237,6 +239,7 @@ START_TEST(test_numbers_bench_output)
 	ck_assert_int_eq(bench_rc, 0);
 	rec = load(dir, "bench.json");
 	check_meta(rec, "bench");
+	rt_cli_assert_schema_valid(dir, "bench.json");
 	ck_assert_int_eq(json_object_size(json_object_get(rec, "designs")), RMAP_NR_MODES);
 	json_object_foreach(json_object_get(rec, "designs"), mode, d) {
 		const json_t *tu = json_object_get(d, "try_to_unmap_ns");
@@ -392,6 +395,7 @@ START_TEST(test_numbers_scale_interrupted_partial)
 	ck_assert_msg(rc == 130, "exit %d:\n%s", rc, out);
 	rec = load(sdir, "scale.json");
 	check_meta(rec, "scale");
+	rt_cli_assert_schema_valid(sdir, "scale.json");
 	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
 	/* Only points measured: the first run's (1 thread) among them. */
 	ck_assert_int_ge(json_array_size(json_object_get(rec, "points")), 1);
@@ -441,6 +445,7 @@ START_TEST(test_numbers_bench_interrupted_partial)
 	ck_assert(exists(bdir, "bench.json"));
 	rec = load(d, "bench.json");
 	check_meta(rec, "bench");
+	rt_cli_assert_schema_valid(d, "bench.json");
 	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
 	ck_assert_int_eq(json_object_size(json_object_get(rec, "designs")), RMAP_NR_MODES);
 	json_object_foreach(json_object_get(rec, "designs"), mode, dsg) {
@@ -561,14 +566,23 @@ START_TEST(test_numbers_scaling_verdict)
 }
 END_TEST
 
-/* --check-scaling with one CPU: nothing to flag, exit 0 (the exit-1 path: the test above). */
+/*
+ * --check-scaling with one CPU: nothing to flag, exit 0 (the exit-1 path:
+ * the test above); its record valid against bench-vm's schema.
+ */
 START_TEST(test_numbers_check_scaling_one_cpu)
 {
+	char d[] = "/tmp/check_numbers-vm.XXXXXX", json[300];
 	const char *const a[] = { "bench", "vm", "--quick", "--repeat", "1", "--scaling-max", "1",
-				  "--check-scaling", NULL };
-	int rc = rt_cli_run(a, out, sizeof(out));
+				  "--check-scaling", "--json", json, NULL };
+	int rc;
 
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(json, sizeof(json), "%s/bench-vm.json", d);
+	rc = rt_cli_run(a, out, sizeof(out));
 	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, rt_cli_excerpt(out, 2000));
+	rt_cli_assert_schema_valid(d, "bench-vm.json");
+	rt_remove_tree(d);
 	ck_assert_msg(strstr(out, "disjoint-mm scaling: n/a"), "%s", rt_cli_excerpt(out, 2000));
 	ck_assert_msg(strstr(out, "model/host rate"), "%s", rt_cli_excerpt(out, 2000));
 }

@@ -145,3 +145,16 @@ const char *rt_cli_excerpt(const char *out, size_t n)
 	}
 	return len > n ? out + len - n : out;
 }
+
+void rt_cli_assert_schema_valid(const char *dir, const char *name)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/check_records.py' '%s/schemas' '%s/%s' >&2",
+		 RT_SOURCE_ROOT, RT_SOURCE_ROOT, dir, name);
+	st = system(cmd);
+	ck_assert_msg(st != -1 && WIFEXITED(st), "%s: status %#x", cmd, st);
+	ck_assert_msg(WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 77, "%s: exit %d", cmd,
+		      WEXITSTATUS(st));
+}

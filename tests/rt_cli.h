@@ -68,4 +68,12 @@ int rt_cli_interrupt(pid_t pid, double limit_s);
  */
 const char *rt_cli_excerpt(const char *out, size_t n);
 
+/*
+ * Assert that the record (JSON, or JSON Lines) at @dir/@name is valid
+ * against its schema, schemas/<record>.schema.json, by
+ * tests/check_records.py (its verdict goes to stderr, out of TAP's way).
+ * Without python3-jsonschema (the script's exit 77) it passes.
+ */
+void rt_cli_assert_schema_valid(const char *dir, const char *name);
+
 #endif /* RT_TESTS_RT_CLI_H */

@@ -385,8 +385,12 @@ static json_t *load_bench_record(const char *opt, const char *path)
 {
 	json_t *rec = json_load_file(path, 0, NULL);
 
+	char why[256];
+
 	if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "designs")))
 		rt_usage_error("%s: '%s' is not a bench result record", opt, path);
+	if (rt_record_check_format(rec, path, why, sizeof(why)))
+		rt_usage_error("%s: %s", opt, why);
 	return rec;
 }
 

@@ -20,6 +20,7 @@
 #include "die.h"
 #include "engine.h"
 #include "inject.h"
+#include "record.h"
 #include "commands.h"
 #include "rt_opt.h"
 #include "ci-internal.h"
@@ -108,9 +109,11 @@ static json_t *load_shard(const char *path)
 
 	if (!rec)
 		rt_usage_error("ci-merge: %s: cannot read a JSON record: %s", path, err.text);
-	kind = json_string_value(json_object_get(rec, "kind"));
+	kind = rt_record_kind(rec);
 	if (!json_is_object(rec) || !kind || strcmp(kind, "ci"))
 		snprintf(why, sizeof(why), "not the JSON record of a 'ci' run (ci --json FILE)");
+	else if (rt_record_check_format(rec, path, why, sizeof(why)))
+		rt_usage_error("ci-merge: %s", why);
 	for (size_t i = 0; !why[0] && i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!json_object_get(rec, fields[i]))
 			snprintf(why, sizeof(why), "not a ci shard record: no \"%s\"", fields[i]);

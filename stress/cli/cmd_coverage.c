@@ -5,6 +5,7 @@
  * and the check of run --cover-map before a run.
  */
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "commands.h"
 #include "cover_map.h"
 #include "plot.h"
+#include "record.h"
 #include "rt_opt.h"
 
 void rt_cover_map_check(const char *path)
@@ -209,6 +211,7 @@ static void add_timeline(struct coverage_plot *p, const json_t *root, const json
 	size_t n = json_array_size(t), k;
 	int ns = p->ns;
 	char *name = malloc(512);
+	uint64_t seed = 0;
 
 	p->xs[ns] = calloc(n + 1, sizeof(double));
 	p->ys[ns] = calloc(n + 1, sizeof(double));
@@ -216,11 +219,11 @@ static void add_timeline(struct coverage_plot *p, const json_t *root, const json
 		p->xs[ns][k] = json_number_value(json_array_get(json_array_get(t, k), 0));
 		p->ys[ns][k] = (double)json_integer_value(json_array_get(json_array_get(t, k), 1));
 	}
-	snprintf(name, 512, "%s %s/%s seed %lld",
+	rt_seed_of(json_object_get(root, "seed"), &seed);
+	snprintf(name, 512, "%s %s/%s seed %" PRIu64,
 		 json_string_value(json_object_get(cov, "sched")) ?: "?",
 		 json_string_value(json_object_get(root, "scenario")) ?: "?",
-		 json_string_value(json_object_get(root, "rmap")) ?: "?",
-		 (long long)json_integer_value(json_object_get(root, "seed")));
+		 json_string_value(json_object_get(root, "rmap")) ?: "?", seed);
 	p->series[ns] = (struct rt_plot_series){ name, (int)n, p->xs[ns], p->ys[ns] };
 	p->ns++;
 }

@@ -699,8 +699,9 @@ int cmd_explore(int argc, char **argv)
 		abandoned ? "; stopped: a BUG or a hang left the model unusable" : "");
 	rec = rt_record_new("explore");
 	json_object_update_new(rec, json_pack(
-		"{s:s, s:i, s:s, s:s?, s:b, s:i, s:i, s:i, s:i, s:I, s:f, s:o}",
-		"scenario", o.scenario, "preemptions", o.k, "seed", o.seed, "inject", o.inject,
+		"{s:s, s:i, s:o, s:s?, s:b, s:i, s:i, s:i, s:i, s:I, s:f, s:o}",
+		"scenario", o.scenario, "preemptions", o.k,
+		"seed", rt_seed_json(rt_opt_u64("--seed", o.seed)), "inject", o.inject,
 		"kswapd_cpu", o.kswapd, "pairs_kswapd", nr_kswapd * nr_modes,
 		"pairs_total", nr_pairs * nr_modes, "pairs_exhausted", exhausted,
 		"pairs_failed", failed, "schedules", (json_int_t)total,

@@ -143,7 +143,7 @@ static void write_locks_json(const struct rt_locks_result *t, json_t *classes_js
 
 	json_object_set_new(rec, "threads", json_integer(cfg.threads));
 	json_object_set_new(rec, "seconds", json_real(t->elapsed));
-	json_object_set_new(rec, "seed", json_integer((json_int_t)cfg.seed));
+	json_object_set_new(rec, "seed", rt_seed_json(cfg.seed));
 	json_object_set_new(rec, "pages", json_integer((json_int_t)cfg.pages));
 	json_object_set_new(rec, "lockdep", json_boolean(cfg.lockdep));
 	json_object_set_new(rec, "ops", json_integer((json_int_t)t->total_ops));

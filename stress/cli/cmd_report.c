@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "plot.h"
+#include "record.h"
 #include "report.h"
 #include "commands.h"
 #include "rt_opt.h"
@@ -82,11 +83,14 @@ int cmd_report(int argc, char **argv)
 	for (int i = 0; i < nfiles; i++) {
 		const char *path = argv[optind + i], *kind;
 		json_error_t jerr;
+		char why[256];
 
 		recs[i] = json_load_file(path, 0, &jerr);
 		if (!recs[i])
 			rt_usage_error("report: %s: not JSON (%s, line %d)", path, jerr.text, jerr.line);
-		kind = json_string_value(json_object_get(recs[i], "kind"));
+		if (rt_record_check_format(recs[i], path, why, sizeof(why)))
+			rt_usage_error("report: %s", why);
+		kind = rt_record_kind(recs[i]);
 		if (!kind || (strcmp(kind, "scale") && strcmp(kind, "bench") && strcmp(kind, "bench-vm")))
 			rt_usage_error("report: %s: not a scale or bench record (kind '%s')", path,
 				       kind ? kind : "none");

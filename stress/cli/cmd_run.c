@@ -279,11 +279,11 @@ static void print_start(FILE *out, const struct rt_run_opts *o, enum rmap_mode m
 
 /*
  * One design: the run, --check-determinism, the summary, the records and
- * the END line; the record appended to @all (--rmap all) or printed
- * (--json). A hang or an oops exits the process. Return: RT_EXIT_OK or
+ * the END line; the record printed as one line of JSON (--json: one line
+ * per design). A hang or an oops exits the process. Return: RT_EXIT_OK or
  * RT_EXIT_FAILURE (go on to the next design), RT_EXIT_INTERNAL (stop).
  */
-static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FILE *out)
+static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, FILE *out)
 {
 	struct rt_run_result *res = rt_calloc(1, sizeof(*res));
 	json_t *rec;
@@ -314,12 +314,9 @@ static int run_mode(struct rt_run_opts *o, enum rmap_mode mode, json_t *all, FIL
 	if (rt_cover_finish_run(out, rec, rt_sched_name(o->cfg.sched), o->cover_map))
 		ret = RT_EXIT_INTERNAL;
 	rt_run_record_write(o, mode, rec);
-	if (all)
-		json_array_append_new(all, rec);
-	else if (o->json)
-		rt_record_write(rec, "-");
-	if (!all)
-		json_decref(rec);
+	if (o->json)
+		rt_record_print_line(rec);
+	json_decref(rec);
 	if (rc) {
 		if (o->first_artifact[0])
 			fprintf(out, "reproduce: %s\nreplay:    rmaptorture replay %s\n",
@@ -347,7 +344,6 @@ int cmd_run(int argc, char **argv)
 	struct rt_run_opts o;
 	enum rmap_mode modes[RMAP_NR_MODES];
 	int nr_modes = 0, worst = RT_EXIT_OK;
-	json_t *all = NULL;
 	struct sigaction sa;
 	FILE *out;
 
@@ -356,7 +352,6 @@ int cmd_run(int argc, char **argv)
 	if (o.all_modes) {
 		for (int m = 0; m < RMAP_NR_MODES; m++)
 			modes[nr_modes++] = (enum rmap_mode)m;
-		all = json_array();
 	} else {
 		modes[nr_modes++] = o.cfg.mode;
 	}
@@ -378,17 +373,12 @@ int cmd_run(int argc, char **argv)
 	o.cfg.on_report_arg = &o;
 	inject_mask = o.cfg.inject_mask;
 	for (int i = 0; i < nr_modes && !rt_interrupted; i++) {
-		int rc = run_mode(&o, modes[i], all, out);
+		int rc = run_mode(&o, modes[i], out);
 
 		if (rc == RT_EXIT_INTERNAL)
 			return rc;
 		if (rc == RT_EXIT_FAILURE)
 			worst = RT_EXIT_FAILURE;
-	}
-	if (all) {
-		if (o.json)
-			rt_record_write(all, "-");
-		json_decref(all);
 	}
 	if (rt_interrupted && worst == RT_EXIT_OK)
 		return RT_EXIT_INTERRUPTED;

@@ -451,7 +451,7 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 	json_string_set(json_array_get(jcmd, 0), "scale");
 	for (int t = 0; t < o->nt; t++)
 		json_array_append_new(jthreads, json_integer(o->threads[t]));
-	json_object_update_new(rec, json_pack("{s:o, s:s, s:o, s:o, s:i, s:f, s:I, s:o, s:i, s:i, s:s,"
+	json_object_update_new(rec, json_pack("{s:o, s:s, s:o, s:o, s:i, s:f, s:o, s:o, s:i, s:i, s:s,"
 					      " s:o, s:o, s:b, s:b}",
 		"command", jcmd,
 		"scenario", o->scenario,
@@ -459,7 +459,7 @@ static void sweep_record(struct sweep *w, json_t *rec, int argc, char **argv)
 		"threads", jthreads,
 		"repeat", o->repeat,
 		"seconds", o->seconds,
-		"seed", (json_int_t)o->seed,
+		"seed", rt_seed_json(o->seed),
 		"run_args", str_array(o->pass, o->npass),
 		"base_threads", o->threads[0],
 		"cores", w->cores,

@@ -159,8 +159,7 @@ json_t *rt_try_context(const json_t *art, const json_t *args)
 
 	for (size_t i = 0; i < sizeof(one_failure) / sizeof(one_failure[0]); i++)
 		json_object_del(ctx, one_failure[i]);
-	/* This run's date, tool version and machine, not the input's. */
-	json_object_del(meta, "kind");
+	/* This run's date, tool version, format and machine, not the input's. */
 	json_object_update(ctx, meta);
 	json_decref(meta);
 	if (args)

@@ -368,7 +368,7 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 			"op", res->failures[i].op));
 	reproduce_line(o, mode, repro, sizeof(repro));
 	json_object_update_new(rec, json_pack(
-		"{s:o, s:s, s:s, s:i, s:i, s:I, s:f, s:I, s:f, s:o, s:o, s:o,"
+		"{s:o, s:s, s:s, s:i, s:i, s:o, s:f, s:I, s:f, s:o, s:o, s:o,"
 		" s:o, s:{s:I, s:I}, s:o, s:o,"
 		" s:{s:I, s:I, s:I}, s:b, s:b, s:s, s:s, s:I, s:I, s:I}",
 		"command", cmd,
@@ -376,7 +376,7 @@ json_t *rt_run_record_json(const struct rt_run_opts *o, enum rmap_mode mode,
 		"rmap", rmap_mode_name(mode),
 		"threads", c->threads,
 		"reclaim_threads", c->reclaim_threads,
-		"seed", (json_int_t)c->seed,
+		"seed", rt_seed_json(c->seed),
 		"seconds", res->vtime.on ? (double)res->vtime.elapsed_ns * 1e-9 : res->elapsed,
 		"ops", (json_int_t)res->ops,
 		"ops_per_sec", res->vtime.on ? rt_vtime_ops_per_sec(&res->vtime) :
@@ -435,7 +435,7 @@ json_t *rt_failure_context(const struct rt_run_opts *o, enum rmap_mode mode,
 	const struct rt_run_config *c = &o->cfg;
 	json_t *art = rt_record_new("failure"), *inject = json_array(), *weights = json_object();
 	json_t *args = rt_reproduce_args(o, mode, sched_steps);
-	char seed[32], repro[2048];
+	char repro[2048];
 
 	for (int b = 0; b < INJECT_NR_BUGS; b++)
 		if (c->inject_mask & (1ULL << b))
@@ -443,20 +443,18 @@ json_t *rt_failure_context(const struct rt_run_opts *o, enum rmap_mode mode,
 	for (int k = 0; k < WL_NR_OPS; k++)
 		json_object_set_new(weights, wl_op_name((enum wl_op)k),
 				    json_integer(c->scenario->weights[k]));
-	snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
 	rt_reproduce_cmd(args, repro, sizeof(repro));
 	/* A sanitizer's finding reproduces in its build; "args" stay the run's own. */
 	if (strcmp(build, "plain"))
 		snprintf(repro + strlen(repro), sizeof(repro) - strlen(repro), " --build %s", build);
 	json_object_update_new(art, json_pack(
-		"{s:s, s:s, s:s, s:i, s:i, s:s, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:i, s:i,"
+		"{s:s, s:s, s:i, s:i, s:o, s:s, s:I, s:o, s:I, s:I, s:I, s:f, s:i, s:i,"
 		" s:o, s:s, s:s, s:o, s:i}",
-		"record", "failure",
 		"scenario", c->scenario->name,
 		"rmap", rmap_mode_name(mode),
 		"threads", c->threads,
 		"reclaim_threads", c->reclaim_threads,
-		"seed", seed,
+		"seed", rt_seed_json(c->seed),
 		"sched", rt_sched_name(c->sched),
 		"sched_steps", (json_int_t)(c->sched == RT_SCHED_FREE ? 0 : sched_steps),
 		"inject", inject,
