@@ -65,7 +65,7 @@ int cmd_bench_vm(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:p:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
@@ -75,7 +75,7 @@ int cmd_bench_vm(int argc, char **argv)
 		case 'M': cfg.scaling_max = (int)rt_opt_int("--scaling-max", optarg, 1, RT_BENCH_SCALING_MAX); break;
 		case 'C': check_scaling = true; break;
 		case 'h': vm_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
+		default: rt_opt_bad("bench vm", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

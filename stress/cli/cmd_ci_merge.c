@@ -77,12 +77,12 @@ static void parse_merge_opts(int argc, char **argv, struct merge_opts *o)
 	o->argv = argv;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->junit = optarg; break;
 		case 'J': o->json = optarg; break;
 		case 'h': merge_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("ci-merge", optopt, argv[optind - 1]);
+		default: rt_opt_bad("ci-merge", c, argv[optind - 1]);
 		}
 	}
 	if (optind == argc)
@@ -101,13 +101,10 @@ static json_t *load_shard(const char *path)
 	static const char *const fields[] = {
 		"gate", "shard", "configs", "results", "totals", "budget", "git", "interrupted",
 	};
-	json_error_t err;
-	json_t *rec = json_load_file(path, 0, &err);
+	json_t *rec = rt_opt_json_file("ci-merge", path);
 	const char *kind;
 	char why[128] = "";
 
-	if (!rec)
-		rt_usage_error("ci-merge: %s: cannot read a JSON record: %s", path, err.text);
 	kind = json_string_value(json_object_get(rec, "kind"));
 	if (!json_is_object(rec) || !kind || strcmp(kind, "ci"))
 		snprintf(why, sizeof(why), "not the JSON record of a 'ci' run (ci --json FILE)");

@@ -62,12 +62,12 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_dir = optarg; break;
 		case 'N': no_plots = true; break;
 		case 'h': usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("report", optopt, argv[optind - 1]);
+		default: rt_opt_bad("report", c, argv[optind - 1]);
 		}
 	}
 	nfiles = argc - optind;
@@ -81,15 +81,13 @@ int cmd_report(int argc, char **argv)
 		return RT_EXIT_INTERNAL;
 	for (int i = 0; i < nfiles; i++) {
 		const char *path = argv[optind + i], *kind;
-		json_error_t jerr;
 
-		recs[i] = json_load_file(path, 0, &jerr);
-		if (!recs[i])
-			rt_usage_error("report: %s: not JSON (%s, line %d)", path, jerr.text, jerr.line);
-		kind = json_string_value(json_object_get(recs[i], "kind"));
+		recs[i] = rt_opt_json_file("report", path);
+		kind = rt_opt_record_kind(recs[i]);
 		if (!kind || (strcmp(kind, "scale") && strcmp(kind, "bench") && strcmp(kind, "bench-vm")))
-			rt_usage_error("report: %s: not a scale or bench record (kind '%s')", path,
-				       kind ? kind : "none");
+			rt_usage_error("report: %s is %s%s%s, not a scale or bench record (scale --out"
+				       " DIR's scale.json, bench --json FILE)", path, kind ? "a " : "",
+				       kind ? kind : "JSON without a \"kind\"", kind ? " record" : "");
 	}
 	if (out_dir) {
 		if (!no_plots && !rt_plot_available())

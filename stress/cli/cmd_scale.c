@@ -93,7 +93,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	if (strcmp(argv[*i], name))
 		return NULL;
 	if (*i + 1 >= argc)
-		rt_usage_error("%s: missing value", name);
+		rt_usage_error("scale: option '%s' needs a value (see 'rmaptorture scale --help')", name);
 	return argv[++*i];
 }
 
@@ -151,7 +151,8 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			o->pass[o->npass++] = a;
 			if (valued) {
 				if (i + 1 >= argc)
-					rt_usage_error("%s: missing value", a);
+					rt_usage_error("scale: option '%s' needs a value (see 'rmaptorture"
+						       " run --help')", a);
 				o->pass[o->npass++] = argv[++i];
 			}
 		}
