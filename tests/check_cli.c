@@ -93,8 +93,9 @@ END_TEST
 
 /*
  * A missing value names the option as the user typed it, long or short,
- * in every command's parser; a file that is not there or not a file says
- * so.
+ * in every command's parser; a file to read that is not there or not a
+ * file says so, and so does a file to write that cannot be, before any
+ * work is done.
  */
 START_TEST(test_cli_missing_values_and_files)
 {
@@ -119,6 +120,15 @@ START_TEST(test_cli_missing_values_and_files)
 	BAD("coverage: no such file: /nonexistent.json", "coverage", "/nonexistent.json");
 	BAD("ci-merge: /tmp is a directory, not a JSON file", "ci-merge", "/tmp");
 	BAD("--cover-map: /tmp is a directory, not a JSON file", "run", "--cover-map", "/tmp");
+	/* Output files: refused before any work, not after it. */
+	BAD("--cover-map: cannot write /nonexistent/dir/map.json", "run", "--cover-map",
+	    "/nonexistent/dir/map.json");
+	BAD("--vtime-calibrate: cannot write /nonexistent/costs.tsv", "run", "--sched", "vtime",
+	    "--vtime-cost", "measured", "--vtime-calibrate", "/nonexistent/costs.tsv");
+	BAD("--json: /tmp is a directory, not a file to write", "bench", "--json", "/tmp");
+	BAD("--json: cannot write /nonexistent/b.json", "bench", "vm", "--json", "/nonexistent/b.json");
+	BAD("--junit: /tmp is a directory, not a file to write", "ci", "--budget", "10", "--junit",
+	    "/tmp");
 }
 END_TEST
 

@@ -174,7 +174,7 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		case 'P': a->shm->np = rt_opt_int_list("--procs", optarg, 1, 16, a->shm->params, MAX_LIST); break;
 		case 'R': a->fbs->np = rt_opt_int_list("--reclaim-threads", optarg, 1, 64, a->fbs->params, MAX_LIST); break;
 		case 'q': a->quick = true; break;
-		case 'j': a->json_path = optarg; break;
+		case 'j': rt_opt_out_file("--json", optarg); a->json_path = optarg; break;
 		case 'o': a->out_dir = optarg; break;
 		case 'N': a->no_plots = true; break;
 		case 'c': a->compare = optarg; break;

@@ -55,7 +55,7 @@ int cmd_bench_locks(int argc, char **argv)
 		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
 		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 3600); break;
 		case 'q': cfg.iters = 1000000; cfg.repeat = 3; cfg.seconds = 0.3; break;
-		case 'j': json_path = optarg; break;
+		case 'j': rt_opt_out_file("--json", optarg); json_path = optarg; break;
 		case 'h': locks_usage(stdout); return RT_EXIT_OK;
 		default: rt_opt_bad("bench locks", c, argv[optind - 1]);
 		}

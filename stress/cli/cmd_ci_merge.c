@@ -90,9 +90,9 @@ static void parse_merge_opts(int argc, char **argv, struct merge_opts *o)
 	o->paths = argv + optind;
 	o->nr = argc - optind;
 	if (o->junit)
-		ci_check_writable("--junit", o->junit);
+		rt_opt_out_file("--junit", o->junit);
 	if (o->json)
-		ci_check_writable("--json", o->json);
+		rt_opt_out_file("--json", o->json);
 }
 
 /* A shard's record: a `ci` JSON record with what a merge needs, or exit 2. */
@@ -105,9 +105,10 @@ static json_t *load_shard(const char *path)
 	const char *kind;
 	char why[128] = "";
 
-	kind = json_string_value(json_object_get(rec, "kind"));
+	kind = rt_opt_record_kind(rec);
 	if (!json_is_object(rec) || !kind || strcmp(kind, "ci"))
-		snprintf(why, sizeof(why), "not the JSON record of a 'ci' run (ci --json FILE)");
+		snprintf(why, sizeof(why), "%s%s%snot the JSON record of a 'ci' run (ci --json FILE)",
+			 kind ? "a " : "", kind ? kind : "", kind ? " record, " : "");
 	for (size_t i = 0; !why[0] && i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (!json_object_get(rec, fields[i]))
 			snprintf(why, sizeof(why), "not a ci shard record: no \"%s\"", fields[i]);

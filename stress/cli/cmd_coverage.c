@@ -19,9 +19,11 @@ void rt_cover_map_check(const char *path)
 {
 	json_t *root, *known;
 
-	/* None yet: this run writes it. */
-	if (access(path, F_OK) != 0 && errno == ENOENT)
+	/* None yet: this run writes it, where it can. */
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		rt_opt_out_file("--cover-map", path);
 		return;
+	}
 	root = rt_opt_json_file("--cover-map", path);
 	known = rt_cover_of_file(root);
 	json_decref(root);

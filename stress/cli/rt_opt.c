@@ -194,6 +194,29 @@ void rt_opt_out_dir(const char *opt, const char *dir)
 		rt_usage_error("%s: cannot create directory '%s': %s", opt, dir, strerror(-err));
 }
 
+void rt_opt_out_file(const char *opt, const char *path)
+{
+	char dir[4096], *slash;
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return;
+	if (!*path)
+		rt_usage_error("%s: empty file name", opt);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		rt_usage_error("%s: %s is a directory, not a file to write", opt, path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK))
+		rt_usage_error("%s: cannot write %s: %s: %s", opt, path, dir, strerror(errno));
+}
+
 int rt_opt_int_list(const char *opt, const char *arg, long long min, long long max, int *out, int maxn)
 {
 	char buf[1024], *save = NULL, *tok;

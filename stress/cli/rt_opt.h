@@ -43,6 +43,14 @@ int rt_mkdir_p(const char *path);
 void rt_opt_out_dir(const char *opt, const char *dir);
 
 /*
+ * An output file option (--json FILE, --junit FILE): @path is "-" (stdout),
+ * or a file that can be written before any work is done: its directory
+ * exists and is writable, and it is not a directory. Else exit 2 with one
+ * line naming @opt and @path.
+ */
+void rt_opt_out_file(const char *opt, const char *path);
+
+/*
  * getopt_long's error, exit 2: @c is what it returned (':' a missing value,
  * with an optstring that starts with ':'; '?' an unknown option or a value
  * given to an option that takes none), @arg the argument at fault

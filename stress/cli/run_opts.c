@@ -456,7 +456,10 @@ static bool opt_vtime(struct run_parse *p, int c, const char *arg)
 			rt_usage_error("--vtime-cost: unknown cost source '%s' (model, measured)", arg);
 		cfg->vtime_cost = (enum rt_vtime_cost)k;
 		break;
-	case 'v': cfg->vtime_calibrate = arg; break;
+	case 'v':
+		rt_opt_out_file("--vtime-calibrate", arg);
+		cfg->vtime_calibrate = arg;
+		break;
 	case 'x':
 		cfg->vtime_transfer_ns = (uint64_t)rt_opt_int("--vtime-transfer", arg, 0, 1000000);
 		break;
