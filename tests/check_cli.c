@@ -105,6 +105,8 @@ START_TEST(test_cli_missing_values_and_files)
 	BAD("run: option '--thr' needs a value", "run", "--thr");
 	BAD("scale: option '--threads' needs a value", "scale", "--threads");
 	BAD("scale: option '--watchdog' needs a value", "scale", "--watchdog");
+	BAD("scale: run refused its options: run: unknown option '--frobnicate'", "scale",
+	    "--frobnicate", "--threads", "1", "--repeat", "1", "--rmap", "ptechain");
 	BAD("locks: option '--threads' needs a value", "locks", "--threads");
 	BAD("bench: option '--repeat' needs a value", "bench", "--repeat");
 	BAD("bench vm: option '--repeat' needs a value", "bench", "vm", "--repeat");

@@ -384,7 +384,7 @@ static bool sweep_point(struct sweep *w, int k, int t, int m)
 	if (crc == RT_CHILD_INTERRUPTED) {
 		w->rc = RT_EXIT_INTERRUPTED;
 	} else if (crc == RT_EXIT_USAGE) {
-		fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", line);
+		fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", rt_child_says(line));
 		w->rc = RT_EXIT_USAGE;
 	} else if ((crc != RT_EXIT_OK && crc != RT_EXIT_FAILURE) || json_array_size(recs) != 1) {
 		char why[64];
