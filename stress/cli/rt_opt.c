@@ -123,30 +123,36 @@ void rt_opt_bad(const char *cmd, int c, const char *arg)
 	rt_usage_error("%s: unknown option '%s' (see 'rmaptorture %s --help')", cmd, name, cmd);
 }
 
+json_t *rt_opt_json_load(const char *who, const char *path, char *err, size_t len)
+{
+	json_error_t jerr;
+	struct stat st;
+	json_t *j = NULL;
+	int missing = stat(path, &st);
+
+	if (missing && errno == ENOENT)
+		snprintf(err, len, "%s: no such file: %s", who, path);
+	else if (missing || access(path, R_OK))
+		snprintf(err, len, "%s: cannot read %s: %s", who, path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		snprintf(err, len, "%s: %s is a directory, not a JSON file", who, path);
+	else if (!S_ISREG(st.st_mode))
+		snprintf(err, len, "%s: %s is not a regular file", who, path);
+	else if (!st.st_size)
+		snprintf(err, len, "%s: %s is empty, not a JSON record", who, path);
+	else if (!(j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)))
+		snprintf(err, len, "%s: %s is not JSON (line %d, column %d: %s)", who, path,
+			 jerr.line, jerr.column, jerr.text);
+	return j;
+}
+
 json_t *rt_opt_json_file(const char *who, const char *path)
 {
-	json_error_t err;
-	struct stat st;
-	json_t *j;
+	char err[4400];
+	json_t *j = rt_opt_json_load(who, path, err, sizeof(err));
 
-	if (stat(path, &st))
-	{
-		if (errno == ENOENT)
-			rt_usage_error("%s: no such file: %s", who, path);
-		rt_usage_error("%s: cannot read %s: %s", who, path, strerror(errno));
-	}
-	if (S_ISDIR(st.st_mode))
-		rt_usage_error("%s: %s is a directory, not a JSON file", who, path);
-	if (!S_ISREG(st.st_mode))
-		rt_usage_error("%s: %s is not a regular file", who, path);
-	if (access(path, R_OK))
-		rt_usage_error("%s: cannot read %s: %s", who, path, strerror(errno));
-	if (!st.st_size)
-		rt_usage_error("%s: %s is empty, not a JSON record", who, path);
-	j = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
 	if (!j)
-		rt_usage_error("%s: %s is not JSON (line %d, column %d: %s)", who, path, err.line,
-			       err.column, err.text);
+		rt_usage_error("%s", err);
 	return j;
 }
 

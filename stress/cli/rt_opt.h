@@ -61,12 +61,14 @@ __attribute__((noreturn))
 void rt_opt_bad(const char *cmd, int c, const char *arg);
 
 /*
- * The JSON file @path that @who (an option or a command) reads, or exit 2
- * with one line naming @who, @path and what is wrong: no such file, a
- * directory, unreadable, empty, or not JSON (with the line and column of
- * the error). Context: the CLI's main thread. Return: the JSON (caller
- * owns the reference).
+ * The JSON file @path that @who (an option or a command) reads, or NULL
+ * with one line in @err naming @who, @path and what is wrong: no such
+ * file, a directory, unreadable, empty, or not JSON (with the line and
+ * column of the error). Return: the JSON (caller owns the reference).
  */
+json_t *rt_opt_json_load(const char *who, const char *path, char *err, size_t len);
+
+/* rt_opt_json_load(), or exit 2 with its line. Context: the CLI's main thread. */
 json_t *rt_opt_json_file(const char *who, const char *path);
 
 /*
