@@ -282,6 +282,32 @@ static int check_flight(const struct check *c)
 	return 0;
 }
 
+/*
+ * Another record kind given where an artifact belongs (a run's record, a
+ * bench result): say so, and what to give instead, rather than name the
+ * first field it lacks. A record names its kind in "record", or (result
+ * records) in a "kind" that is no failure's.
+ */
+static int check_not_other_record(const struct check *c)
+{
+	const char *rec = json_string_value(json_object_get(c->art, "record"));
+	const char *kind = json_string_value(json_object_get(c->art, "kind"));
+
+	if (!rec && kind) {
+		for (int i = 0; rt_failure_kinds[i]; i++)
+			if (!strcmp(kind, rt_failure_kinds[i]))
+				return 0;
+		rec = kind;
+	}
+	if (!rec || !strcmp(rec, "failure"))
+		return 0;
+	if (c->err && c->errlen)
+		snprintf(c->err, c->errlen, "artifact %s: this is a %s record, not a failure artifact:"
+			 " give the failure-*.json that 'run --out DIR' writes in DIR for each failure",
+			 c->name, rec);
+	return -EINVAL;
+}
+
 int rt_artifact_check(const json_t *art, const char *name, const char *const designs[],
 		      char *err, size_t errlen)
 {
@@ -294,6 +320,8 @@ int rt_artifact_check(const json_t *art, const char *name, const char *const des
 			snprintf(err, errlen, "artifact %s: not a JSON object", name);
 		return -EINVAL;
 	}
+	if ((rc = check_not_other_record(c)))
+		return rc;
 	if (rt_record_check_format(art, name, err, errlen))
 		return -EINVAL;
 	v = get(c, "record", &rc);
@@ -361,11 +389,13 @@ json_t *rt_artifact_load(const char *path, const char *const designs[], char *er
 	json_t *art;
 
 	if (stat(path, &st)) {
-		snprintf(err, errlen, "artifact %s: %s", path, strerror(errno));
+		snprintf(err, errlen, "artifact %s: %s", path,
+			 errno == ENOENT ? "no such file" : strerror(errno));
 		return NULL;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "artifact %s: not a regular file", path);
+		snprintf(err, errlen, "artifact %s: %s", path, S_ISDIR(st.st_mode) ?
+			 "is a directory, not a failure artifact (failure-*.json)" : "not a regular file");
 		return NULL;
 	}
 	art = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);

@@ -61,7 +61,8 @@ int rt_artifact_check(const json_t *art, const char *name, const char *const des
  * @path: a JSON file written by rt_artifact_save()
  * @designs: as for rt_artifact_check()
  * @err, @errlen: on failure, one line naming @path and what is wrong
- *	(not a regular file, unreadable, not JSON, or the first bad field)
+ *	(no such file, a directory, unreadable, not JSON, another kind of
+ *	record such as a run's, or the first bad field)
  *
  * Context: reads @path; no locks.
  * Return: the artifact (caller owns the reference), or NULL with @err set.

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Between the files of `report` (report.h): report.c (statistics, what
- * every part reads from a record, the comparison with a baseline),
- * report_tables.c (Markdown and CSV) and report_plots.c (gnuplot).
+ * every part reads from a record), report_compare.c (the comparison with a
+ * baseline), report_tables.c (Markdown and CSV) and report_plots.c (gnuplot).
  */
 #ifndef RT_RESULTS_REPORT_INTERNAL_H
 #define RT_RESULTS_REPORT_INTERNAL_H
@@ -42,6 +42,9 @@ int report_modes(const json_t *rec, const char *modes[MAX_MODES]);
 
 /* The sorted numeric keys of the object @o ("1", "10", "100"...). */
 int report_numeric_keys(const json_t *o, const char *keys[MAX_POINTS]);
+
+/* The key of a try_to_unmap() row's min..max in a design's "spread" (into @buf). */
+const char *report_spread_key(const char *group, const char *param, char *buf, size_t len);
 
 /* A number for a table: as many digits as it deserves (written into @buf). */
 const char *report_fmt(char *buf, size_t len, double v);

@@ -145,6 +145,14 @@ const struct bench_row report_unmap_groups[3] = {
 	{ "by_vmas", "file page, vmas of the file not mapping it" },
 };
 
+/* The key of a try_to_unmap() row's min..max in a design's "spread". */
+const char *report_spread_key(const char *group, const char *param, char *buf, size_t len)
+{
+	snprintf(buf, len, "try_to_unmap_ns_%s_%s", !strcmp(group, "by_sharers") ? "sharers" :
+		 !strcmp(group, "by_sharers_anon") ? "sharers_anon" : "vmas", param);
+	return buf;
+}
+
 /* The sorted numeric keys of the object @o ("1", "10", "100"...). */
 int report_numeric_keys(const json_t *o, const char *keys[MAX_POINTS])
 {
@@ -163,110 +171,4 @@ int report_numeric_keys(const json_t *o, const char *keys[MAX_POINTS])
 		n++;
 	}
 	return n;
-}
-
-/* ---- compare ---- */
-
-static int compare_one(FILE *out, const char *mode, const char *metric, double cur, double base,
-		       bool higher_better, double threshold_pct)
-{
-	double ratio = cur / base;
-	bool bad;
-	char a[32], b[32];
-
-	if (!isfinite(cur) || !isfinite(base))
-		return -1;
-	if (base == 0)
-		bad = !higher_better && cur > 0;
-	else
-		bad = higher_better ? ratio < 1 - threshold_pct / 100 : ratio > 1 + threshold_pct / 100;
-	fprintf(out, "%-10s %-34s %14s %14s %8.2fx  %s%s\n", mode, metric, report_fmt(a, sizeof(a), base),
-		report_fmt(b, sizeof(b), cur), base == 0 ? (cur == 0 ? 1.0 : INFINITY) : ratio,
-		higher_better ? "(higher is better)" : "(lower is better)", bad ? "  REGRESSION" : "");
-	return bad;
-}
-
-int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pct, FILE *out)
-{
-	const char *modes[MAX_MODES];
-	int nm = report_modes(cur, modes), compared = 0, bad = 0;
-	const json_t *cm = jget(cur, "machine"), *bm = jget(base, "machine");
-
-	fprintf(out, "compare with the baseline of %s (git %s, %d cores, %s); threshold %.0f%%\n",
-		jstr(base, "date", "?"), jstr(base, "git", "?"), (int)jnum(bm, "cores"),
-		jstr(bm, "model", "?"), threshold_pct);
-	if (jnum(cm, "cores") != jnum(bm, "cores") ||
-	    strcmp(jstr(cm, "model", ""), jstr(bm, "model", "")))
-		fputs("warning: the baseline comes from another machine: ratios compare machines too\n", out);
-	if (jnum(cur, "quick") != jnum(base, "quick") ||
-	    json_is_true(jget(cur, "quick")) != json_is_true(jget(base, "quick")))
-		fputs("warning: one of the two is a --quick run: sizes differ\n", out);
-	if (report_partial(cur) || report_partial(base))
-		fputs("warning: one of the two is PARTIAL (interrupted): fewer samples, some metrics"
-		      " missing\n", out);
-	if (jget(cur, "host") && !jget(base, "host"))
-		fputs("note: the baseline has no host kernel rows: vs_host (model/host rate) not compared\n",
-		      out);
-	fprintf(out, "%-10s %-34s %14s %14s %9s\n", "rmap", "metric", "baseline", "now", "ratio");
-	for (int d = 0; d < nm; d++) {
-		const json_t *c = jget(jget(cur, "designs"), modes[d]);
-		const json_t *b = jget(jget(base, "designs"), modes[d]);
-		const char *key;
-		json_t *v;
-
-		if (!b)
-			continue;
-		json_object_foreach((json_t *)c, key, v) {
-			size_t len = strlen(key);
-			bool per_sec = len > 8 && strstr(key, "_per_sec");
-			bool bytes = !strncmp(key, "rmap_bytes_per_", 15);
-			int r;
-
-			if (!json_is_number(v) || (!per_sec && !bytes))
-				continue;
-			r = compare_one(out, modes[d], key, json_number_value(v), jnum(b, key), per_sec,
-					threshold_pct);
-			if (r >= 0) {
-				compared++;
-				bad += r;
-			}
-		}
-		for (size_t g = 0; g < sizeof(report_unmap_groups) / sizeof(report_unmap_groups[0]); g++) {
-			const json_t *cg = jget(jget(c, "try_to_unmap_ns"), report_unmap_groups[g].key);
-			const json_t *bg = jget(jget(b, "try_to_unmap_ns"), report_unmap_groups[g].key);
-
-			json_object_foreach((json_t *)cg, key, v) {
-				char metric[96];
-				int r;
-
-				snprintf(metric, sizeof(metric), "try_to_unmap_ns.%s.%s",
-					 report_unmap_groups[g].key, key);
-				r = compare_one(out, modes[d], metric, json_number_value(v), jnum(bg, key),
-						false, threshold_pct);
-				if (r >= 0) {
-					compared++;
-					bad += r;
-				}
-			}
-		}
-		/* model/host rate: the machine's speed divided out (a baseline before issue 27 has none). */
-		json_object_foreach((json_t *)jget(c, "vs_host"), key, v) {
-			char metric[96];
-			int r;
-
-			snprintf(metric, sizeof(metric), "vs_host.%s", key);
-			r = compare_one(out, modes[d], metric, jnum(jget(c, "vs_host"), key),
-					jnum(jget(b, "vs_host"), key), true, threshold_pct);
-			if (r >= 0) {
-				compared++;
-				bad += r;
-			}
-		}
-	}
-	if (!compared) {
-		fprintf(stderr, "rmaptorture: bench --compare: the baseline shares no metric with this run\n");
-		return -EINVAL;
-	}
-	fprintf(out, "%d metrics compared, %d regressions beyond %.0f%%\n", compared, bad, threshold_pct);
-	return bad;
 }

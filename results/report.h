@@ -58,15 +58,46 @@ int rt_report_csv(const json_t *rec, FILE *out);
 int rt_report_plots(const json_t *rec, const char *dir, const char *prefix, json_t *written);
 
 /**
- * rt_report_compare() - each `bench` metric of @cur as a ratio to @base
+ * rt_compare_verdict() - one figure of a run against the baseline's, as
+ * ranges: the min..max of each record's repeats
+ * @base_min: the baseline's worst or best repeat, whichever is lower
+ * @base_max: ... and higher
+ * @cur_min: this run's lowest repeat
+ * @cur_max: this run's highest repeat
+ * @higher_better: a throughput (true) or a cost (false)
+ * @threshold_pct: the margin beyond the ranges, in percent
+ *
+ * The rule: regressed when this run's best repeat is worse than the
+ * baseline's worst by more than @threshold_pct (throughput: @cur_max <
+ * @base_min * (1 - t); cost: @cur_min > @base_max * (1 + t)); better in
+ * the mirror case; anything else, overlapping ranges included, is noise.
+ *
+ * Return: 1 regressed, -1 better, 0 within the noise.
+ */
+int rt_compare_verdict(double base_min, double base_max, double cur_min, double cur_max,
+		       bool higher_better, double threshold_pct);
+
+/* Whether @rec is of a --quick run: 1 yes, 0 no, -1 unknown (a record without "quick"). */
+int rt_report_quick(const json_t *rec);
+
+/*
+ * Whether @rec was measured by a build of a dirty tree, from its "git"
+ * (git describe --dirty at build time): 1 dirty, 0 clean, -1 unknown.
+ */
+int rt_report_dirty(const json_t *rec);
+
+/**
+ * rt_report_compare() - each `bench` figure of @cur against @base's
  * @cur: this run's bench record
- * @base: the baseline bench record
- * @threshold_pct: a metric worse than the baseline by more than this
- *	percentage (lower throughput, higher ns or bytes) is a regression
- * @out: the table, one line per metric and design, regressions flagged
+ * @base: the baseline bench record (of a run as --quick as @cur: the
+ *	caller refuses the others)
+ * @threshold_pct: the margin of rt_compare_verdict()
+ * @out: the rule, the warnings (another machine, a dirty or partial
+ *	baseline), one line per figure and design with both ranges and the
+ *	verdict, the designs and rows either record lacks, and a summary
  *
  * Return: the number of regressions, or -EINVAL when the records share
- * no metric (message printed).
+ * no figure (message printed).
  */
 int rt_report_compare(const json_t *cur, const json_t *base, double threshold_pct, FILE *out);
 

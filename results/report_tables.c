@@ -237,13 +237,6 @@ static const struct bench_row tput_rows[] = {
 	{ "exit_per_sec_10000", "exit/s, 10,000 touched pages" },
 };
 
-static const char *spread_key(const char *group, const char *param, char *buf, size_t len)
-{
-	snprintf(buf, len, "try_to_unmap_ns_%s_%s", !strcmp(group, "by_sharers") ? "sharers" :
-		 !strcmp(group, "by_sharers_anon") ? "sharers_anon" : "vmas", param);
-	return buf;
-}
-
 static void bench_header(FILE *out, const char *first, const char *modes[], int nm, bool ratios)
 {
 	fprintf(out, "| %s |", first);
@@ -463,7 +456,7 @@ static void unmap_row(const struct bench_md *b, const char *grp, const char *key
 	fprintf(b->out, "| %s |", key);
 	for (int d = 0; d < b->nm; d++) {
 		double v = jnum(jget(jget(b->dj[d], "try_to_unmap_ns"), grp), key);
-		const json_t *sp = jget(jget(b->dj[d], "spread"), spread_key(grp, key, sk, sizeof(sk)));
+		const json_t *sp = jget(jget(b->dj[d], "spread"), report_spread_key(grp, key, sk, sizeof(sk)));
 
 		put_spread(b->out, v, jnum(sp, "min"), jnum(sp, "max"));
 		if (v < bv) {

@@ -44,7 +44,9 @@ START_TEST(test_cli_bad_run_options)
 	BAD("--pages", "run", "--pages", "3");
 	BAD("--pages", "run", "--pages", "40", "--scenario", "shm");
 	BAD("--swap", "run", "--swap", "1");
-	BAD("--audit-every", "run", "--audit-every", "-1");
+	/* 0 is valid (only at the end): the range quoted includes it, and 0.0 passes. */
+	BAD("--audit-every: '-1' is out of range [0, 86400]", "run", "--audit-every", "-1");
+	BAD("unknown option '--frobnicate'", "run", "--audit-every", "0.0", "--frobnicate");
 	BAD("--perturb", "run", "--perturb", "9");
 	BAD("--yield-points", "run", "--yield-points", "nowhere");
 	BAD("--long-hold", "run", "--long-hold", "big_lock");
@@ -77,13 +79,51 @@ START_TEST(test_cli_bad_run_options)
 	BAD("--bugs", "matrix", "--bugs", "no-such-bug");
 	BAD("unexpected argument", "matrix", "extra");
 	BAD("unexpected argument", "list", "--bugs", "extra");
-	BAD("unknown option", "run", "--frobnicate");
+	BAD("run: unknown option '--frobnicate' (see 'rmaptorture run --help')", "run", "--frobnicate");
+	BAD("run: unknown option '-Z'", "run", "-Z");
+	BAD("run: option '--json' takes no value", "run", "--json=1");
 	BAD("unexpected argument", "run", "extra");
 	BAD("unknown command", "frob");
 	BAD("--threads", "locks", "--threads", "0");
 	BAD("--pages", "locks", "--pages", "1");
 	BAD("unknown benchmark", "bench", "nothing");
 	BAD("--repeat", "bench", "locks", "--repeat", "0");
+}
+END_TEST
+
+/*
+ * A missing value names the option as the user typed it, long or short,
+ * in each kind of parser (run's, scale's, the shared options', and the
+ * commands' own; all share rt_opt_bad()); a file to read that is not there or not a
+ * file says so, and so does a file to write that cannot be, before any
+ * work is done.
+ */
+START_TEST(test_cli_missing_values_and_files)
+{
+	BAD("run: option '--threads' needs a value", "run", "--threads");
+	BAD("run: option '-t' needs a value", "run", "-t");
+	BAD("scale: option '--threads' needs a value", "scale", "--threads");
+	BAD("scale: option '--watchdog' needs a value", "scale", "--watchdog");
+	BAD("scale: run refused its options: run: unknown option '--frobnicate'", "scale",
+	    "--frobnicate", "--threads", "1", "--repeat", "1", "--rmap", "ptechain");
+	BAD("locks: option '--threads' needs a value", "locks", "--threads");
+	BAD("bench: option '--repeat' needs a value", "bench", "--repeat");
+	BAD("bench vm: option '--repeat' needs a value", "bench", "vm", "--repeat");
+	BAD("ci: option '--shard' needs a value", "ci", "--shard");
+	BAD("coverage: option '--uncovered' needs a value", "coverage", "--uncovered");
+	BAD("replay: option '--budget' needs a value", "replay", "--budget");
+	BAD("report: option '--out' needs a value", "report", "--out");
+	BAD("coverage: no such file: /nonexistent.json", "coverage", "/nonexistent.json");
+	BAD("ci-merge: /tmp is a directory, not a JSON file", "ci-merge", "/tmp");
+	BAD("--cover-map: /tmp is a directory, not a JSON file", "run", "--cover-map", "/tmp");
+	/* Output files: refused before any work, not after it. */
+	BAD("--cover-map: cannot write /nonexistent/dir/map.json", "run", "--cover-map",
+	    "/nonexistent/dir/map.json");
+	BAD("--vtime-calibrate: cannot write /nonexistent/costs.tsv", "run", "--sched", "vtime",
+	    "--vtime-cost", "measured", "--vtime-calibrate", "/nonexistent/costs.tsv");
+	BAD("--json: /tmp is a directory, not a file to write", "bench", "--json", "/tmp");
+	BAD("--junit: /tmp is a directory, not a file to write", "ci", "--budget", "10", "--junit",
+	    "/tmp");
 }
 END_TEST
 
@@ -549,6 +589,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_cli_bad_run_options);
+	tcase_add_test(tc, test_cli_missing_values_and_files);
 	tcase_add_test(tc, test_cli_help_and_list);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("runs");

@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "lockdep.h"
 #include "record.h"
+#include "report.h"
 #include "rmap.h"
 #include "rt_check.h"
 #include "rt_cli.h"
@@ -299,6 +300,16 @@ START_TEST(test_numbers_report_renders_both)
 }
 END_TEST
 
+/* @o's @key and its spread @sp (min, max) times @f. */
+static void scale_figure(json_t *o, const char *key, json_t *sp, double f)
+{
+	const char *const keys[] = { "min", "max" };
+
+	json_object_set_new(o, key, json_real(f * json_number_value(json_object_get(o, key))));
+	for (int i = 0; i < 2; i++)
+		json_object_set_new(sp, keys[i], json_real(f * json_number_value(json_object_get(sp, keys[i]))));
+}
+
 START_TEST(test_numbers_compare_flags_regressions)
 {
 	char bjson[300], worse[300], want[64];
@@ -314,16 +325,21 @@ START_TEST(test_numbers_compare_flags_regressions)
 
 		rc = rt_cli_run(a, out, sizeof(out));
 		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
-		ck_assert_msg(strstr(out, " 0 regressions"), "%s", out);
+		ck_assert_msg(strstr(out, ": 0 regressions, 0 better"), "%s", out);
 	}
-	/* A baseline twice as fast and half as slow to unmap: every design regressed. */
+	/*
+	 * A baseline twice as fast (its model/host rate too) and half as slow
+	 * to unmap, its spread with it: every design regressed.
+	 */
 	rec = load(dir, "bench.json");
 	json_object_foreach(json_object_get(rec, "designs"), mode, d) {
 		json_t *tu = json_object_get(json_object_get(d, "try_to_unmap_ns"), "by_vmas");
+		json_t *sp = json_object_get(d, "spread"), *vh = json_object_get(d, "vs_host");
 
-		json_object_set_new(d, "anon_faults_per_sec",
-				    json_real(2 * json_number_value(json_object_get(d, "anon_faults_per_sec"))));
-		json_object_set_new(tu, "1000", json_real(0.5 * json_number_value(json_object_get(tu, "1000"))));
+		scale_figure(d, "anon_faults_per_sec", json_object_get(sp, "anon_faults_per_sec"), 2);
+		json_object_set_new(vh, "anon_faults_per_sec", json_real(2 * json_number_value(
+			json_object_get(vh, "anon_faults_per_sec"))));
+		scale_figure(tu, "1000", json_object_get(sp, "try_to_unmap_ns_vmas_1000"), 0.5);
 	}
 	ck_assert_int_eq(json_dump_file(rec, worse, 0), 0);
 	json_decref(rec);
@@ -333,9 +349,9 @@ START_TEST(test_numbers_compare_flags_regressions)
 
 		rc = rt_cli_run(a, out, sizeof(out));
 		ck_assert_msg(rc == 1, "exit %d:\n%s", rc, out);
-		/* Two metrics of every design. */
-		snprintf(want, sizeof(want), " %d regressions beyond 20%%", 2 * RMAP_NR_MODES);
-		ck_assert_msg(strstr(out, want), "%s", out);
+		/* Three figures of every design: the rate, its model/host rate, the cost. */
+		snprintf(want, sizeof(want), ": %d regressions,", 3 * RMAP_NR_MODES);
+		ck_assert_msg(strstr(out, want), "%s", rt_cli_excerpt(out, 1500));
 		ck_assert_msg(strstr(out, "anon_faults_per_sec") && strstr(out, "REGRESSION"), "%s", out);
 	}
 }
@@ -608,16 +624,213 @@ START_TEST(test_numbers_bad_options)
 	BAD("--procs", "bench", "--procs", "17");
 	BAD("--reclaim-threads", "bench", "--reclaim-threads", "0");
 	BAD("--threshold", "bench", "--threshold", "lots");
-	BAD("--compare", "bench", "--compare", "/nonexistent/baseline.json");
+	BAD("--compare: no such file: /nonexistent/baseline.json", "bench", "--compare",
+	    "/nonexistent/baseline.json");
+	BAD("--compare: /tmp is a directory, not a JSON file", "bench", "--compare", "/tmp");
 	BAD("--results", "bench", "--results", "/nonexistent/x.json");
 	BAD("--bogus", "bench", "--bogus");
 	BAD("--scaling-max", "bench", "--scaling-max", "0");
 	BAD("--scaling-max", "bench", "vm", "--scaling-max", "lots");
 	BAD("--check-scaling", "bench", "--check-scaling", "--compare", "x.json", "--results", "x.json");
 	BAD("files", "report");
-	BAD("/nonexistent/r.json", "report", "/nonexistent/r.json");
+	BAD("report: no such file: /nonexistent/r.json", "report", "/nonexistent/r.json");
+	BAD("report: /tmp is a directory, not a JSON file", "report", "/tmp");
 	BAD("--bogus", "report", "--bogus", "x.json");
 	BAD("nosuch", "bench", "nosuch");
+}
+END_TEST
+
+/* ---- bench --compare on synthetic records (no measurement) ---- */
+
+static char cmp_dir[64];
+
+static void make_cmp_dir(void)
+{
+	snprintf(cmp_dir, sizeof(cmp_dir), "/tmp/check_numbers-cmp.XXXXXX");
+	if (!mkdtemp(cmp_dir))
+		abort();
+}
+
+static void remove_cmp_dir(void)
+{
+	rt_remove_tree(cmp_dir);
+}
+
+/*
+ * A bench record of @modes (NULL-terminated): each with one throughput,
+ * anon_faults_per_sec, of median @fault and range fault * (1 -+ @spread),
+ * and one cost, try_to_unmap_ns.by_vmas.1000, of @unmap likewise; @quick
+ * "true", "false" or NULL (no field, as in an older record).
+ */
+static json_t *synthetic_bench(const char *const *modes, double fault, double unmap,
+			       double spread, const char *quick, const char *git)
+{
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:{s:i, s:s}, s:[], s:{}}", "kind", "bench",
+				"git", git, "date", "2026-12-05T00:00:00Z", "machine", "cores", 2,
+				"model", "test", "modes", "designs");
+
+	for (int m = 0; modes[m]; m++) {
+		json_array_append_new(json_object_get(rec, "modes"), json_string(modes[m]));
+		json_object_set_new(json_object_get(rec, "designs"), modes[m], json_pack(
+			"{s:f, s:{s:{s:f}}, s:{s:{s:f, s:f}, s:{s:f, s:f}}}",
+			"anon_faults_per_sec", fault,
+			"try_to_unmap_ns", "by_vmas", "1000", unmap,
+			"spread", "anon_faults_per_sec", "min", fault * (1 - spread), "max",
+			fault * (1 + spread), "try_to_unmap_ns_vmas_1000", "min", unmap * (1 - spread),
+			"max", unmap * (1 + spread)));
+	}
+	if (quick)
+		json_object_set_new(rec, "quick", json_boolean(!strcmp(quick, "true")));
+	return rec;
+}
+
+/* @rec written to cmp_dir/@name (released); its path in @path. */
+static void put_record(json_t *rec, const char *name, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", cmp_dir, name);
+	ck_assert_int_eq(json_dump_file(rec, path, 0), 0);
+	json_decref(rec);
+}
+
+/* bench --compare @base --results @cur [--threshold @thr]: its exit status, output in out. */
+static int compare(const char *base, const char *cur, const char *thr)
+{
+	const char *const a[] = { "bench", "--compare", base, "--results", cur,
+				  thr ? "--threshold" : NULL, thr, NULL };
+
+	return rt_cli_run(a, out, sizeof(out));
+}
+
+static const char *const two_designs[] = { "ptechain", "objfile", NULL };
+
+/* The rule itself: ranges, the margin beyond them, both directions. */
+START_TEST(test_numbers_compare_verdict)
+{
+	/* throughput: baseline 900..1100 */
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 900, 1100, true, 25), 0);
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 450, 550, true, 25), 1);	/* 2x slower */
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 700, 1000, true, 10), 0);	/* overlaps */
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 700, 800, true, 25), 0);	/* within 25% */
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 700, 800, true, 5), 1);
+	ck_assert_int_eq(rt_compare_verdict(900, 1100, 1800, 2200, true, 25), -1);
+	/* cost: baseline 450..550 */
+	ck_assert_int_eq(rt_compare_verdict(450, 550, 900, 1100, false, 25), 1);	/* 2x slower */
+	ck_assert_int_eq(rt_compare_verdict(450, 550, 500, 650, false, 10), 0);
+	ck_assert_int_eq(rt_compare_verdict(450, 550, 200, 250, false, 25), -1);
+	/* bytes, counted exactly: a baseline of 0 and any growth */
+	ck_assert_int_eq(rt_compare_verdict(0, 0, 8, 8, false, 25), 1);
+	ck_assert_int_eq(rt_compare_verdict(0, 0, 0, 0, false, 25), 0);
+}
+END_TEST
+
+/* A record against itself: clean; 2x slower beyond the spread: flagged; inside it: not. */
+START_TEST(test_numbers_compare_spread)
+{
+	char base[128], slow[128], noisy[128];
+	int rc;
+
+	put_record(synthetic_bench(two_designs, 1000, 500, 0.1, "false", "abc1234"), "base.json",
+		   base, sizeof(base));
+	put_record(synthetic_bench(two_designs, 500, 1000, 0.1, "false", "abc1234"), "slow.json",
+		   slow, sizeof(slow));
+	/* The medians 20% worse, the ranges overlapping the baseline's: noise. */
+	put_record(synthetic_bench(two_designs, 800, 600, 0.3, "false", "abc1234"), "noisy.json",
+		   noisy, sizeof(noisy));
+	rc = compare(base, base, NULL);
+	ck_assert_msg(rc == 0 && strstr(out, "4 figures compared: 0 regressions, 0 better"),
+		      "exit %d:\n%s", rc, out);
+	ck_assert_msg(strstr(out, "rule: a figure regressed when this run's best repeat is worse"
+			      " than the baseline's worst by more than 25%"), "%s", out);
+	ck_assert_msg(!strstr(out, "dirty") && !strstr(out, "lacks"), "%s", out);
+	rc = compare(base, slow, NULL);
+	ck_assert_msg(rc == 1 && strstr(out, "4 figures compared: 4 regressions"), "exit %d:\n%s",
+		      rc, out);
+	ck_assert_msg(strstr(out, "anon_faults_per_sec") && strstr(out, "REGRESSION"), "%s", out);
+	rc = compare(base, noisy, "10");
+	ck_assert_msg(rc == 0 && strstr(out, ": 0 regressions, 0 better"), "exit %d:\n%s", rc, out);
+}
+END_TEST
+
+/* --quick against a full run: refused, exit 2, before measuring too; unknown: said. */
+START_TEST(test_numbers_compare_quick_vs_full)
+{
+	char full[128], quick[128], old[128];
+	const char *const measure[] = { "bench", "--quick", "--compare", full, NULL };
+	const char *const given[] = { "bench", "--compare", full, "--results", quick, NULL };
+	int rc;
+
+	put_record(synthetic_bench(two_designs, 1000, 500, 0.1, "false", "abc1234"), "full.json",
+		   full, sizeof(full));
+	put_record(synthetic_bench(two_designs, 1000, 500, 0.1, "true", "abc1234"), "quick.json",
+		   quick, sizeof(quick));
+	put_record(synthetic_bench(two_designs, 1000, 500, 0.1, NULL, "abc1234"), "old.json",
+		   old, sizeof(old));
+	rt_cli_expect_usage_error(given, "is of a full run and this is a --quick one", out,
+				  sizeof(out));
+	rt_cli_expect_usage_error(measure, "is of a full run and this is a --quick one", out,
+				  sizeof(out));
+	rc = compare(old, quick, NULL);
+	ck_assert_msg(rc == 0 && strstr(out, "note: the baseline does not say whether it was"
+					   " --quick (an older record)"), "exit %d:\n%s", rc, out);
+}
+END_TEST
+
+/* A file that is not JSON: the line of the error, not -1; another record kind: named. */
+START_TEST(test_numbers_compare_bad_files)
+{
+	char bad[128], run[128], art[128];
+	FILE *f;
+
+	snprintf(bad, sizeof(bad), "%s/bad.json", cmp_dir);
+	f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\n  \"kind\": \"bench\",\n  designs: {}\n}\n", f);
+	fclose(f);
+	put_record(json_pack("{s:s, s:s}", "kind", "run", "scenario", "mixed32"), "run.json",
+		   run, sizeof(run));
+	put_record(json_pack("{s:s, s:s}", "record", "failure", "kind", "hang"), "failure.json",
+		   art, sizeof(art));
+	rt_cli_expect_usage_error((const char *const[]){ "bench", "--compare", art, NULL },
+				  "is a failure record, not a bench result record", out, sizeof(out));
+	rt_cli_expect_usage_error((const char *const[]){ "report", bad, NULL },
+				  "is not JSON (line 3, column", out, sizeof(out));
+	rt_cli_expect_usage_error((const char *const[]){ "bench", "--compare", bad, NULL },
+				  "is not JSON (line 3, column", out, sizeof(out));
+	rt_cli_expect_usage_error((const char *const[]){ "bench", "--compare", run, NULL },
+				  "is a run record, not a bench result record", out, sizeof(out));
+	rt_cli_expect_usage_error((const char *const[]){ "report", run, NULL },
+				  "is a run record, not a scale or bench record", out, sizeof(out));
+}
+END_TEST
+
+/* The designs and rows the baseline lacks are named; a dirty baseline is flagged. */
+START_TEST(test_numbers_compare_names_what_lacks)
+{
+	static const char *const five[] = { "ptechain", "objfile", "anonvma", "mainline8",
+					    "mainline9", NULL };
+	char base[128], cur[128];
+	json_t *rec;
+	int rc;
+
+	put_record(synthetic_bench(two_designs, 1000, 500, 0.1, "false", "abc1234-dirty"),
+		   "base.json", base, sizeof(base));
+	/* Every design, and a row the baseline has not: objfile's host ratio. */
+	rec = synthetic_bench(five, 1000, 500, 0.1, "false", "abc1234");
+	json_object_set_new(json_object_get(json_object_get(rec, "designs"), "objfile"), "vs_host",
+			    json_pack("{s:f}", "anon_faults_per_sec", 7.0));
+	put_record(rec, "cur.json", cur, sizeof(cur));
+	rc = compare(base, cur, NULL);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, out);
+	ck_assert_msg(strstr(out, "note: the baseline lacks anonvma, mainline8, mainline9: not"
+			      " compared"), "%s", out);
+	ck_assert_msg(strstr(out, "note: the baseline lacks 1 row of objfile:"
+			      " vs_host.anon_faults_per_sec: not compared"), "%s", out);
+	ck_assert_msg(strstr(out, "warning: the baseline was built from a dirty tree"
+			      " (git abc1234-dirty)"), "%s", out);
+	/* The other way round: this run lacks what the baseline has. */
+	rc = compare(cur, base, NULL);
+	ck_assert_msg(rc == 0 && strstr(out, "note: this run lacks anonvma, mainline8, mainline9"),
+		      "exit %d:\n%s", rc, out);
 }
 END_TEST
 
@@ -684,6 +897,15 @@ int main(void)
 	tcase_add_test(tc, test_numbers_help);
 	tcase_add_test(tc, test_numbers_workdir_under_tmpdir);
 	tcase_add_test(tc, test_numbers_scaling_verdict);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("compare");
+	tcase_set_timeout(tc, rt_tmo(60));
+	tcase_add_unchecked_fixture(tc, make_cmp_dir, remove_cmp_dir);
+	tcase_add_test(tc, test_numbers_compare_verdict);
+	tcase_add_test(tc, test_numbers_compare_spread);
+	tcase_add_test(tc, test_numbers_compare_quick_vs_full);
+	tcase_add_test(tc, test_numbers_compare_names_what_lacks);
+	tcase_add_test(tc, test_numbers_compare_bad_files);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("outputs");
 	tcase_set_timeout(tc, rt_tmo(120));

@@ -73,7 +73,9 @@ static const struct {
 	{ "bad-build.json", "field 'build'" },
 	{ "count-zero.json", "field 'count'" },
 	{ "weights-negative.json", "field 'weights'" },
-	{ "not-a-failure.json", "field 'record'" },
+	{ "not-a-failure.json", "this is a run record, not a failure artifact" },
+	/* A run's own record (run --out DIR), given where its failure's belongs. */
+	{ "run-record.json", "this is a run record, not a failure artifact: give the failure-*.json" },
 	{ "truncated.json", "not valid JSON" },
 };
 
@@ -124,8 +126,8 @@ START_TEST(test_replay_bad_artifacts_exit_2)
 			const char *const dir[] = { cmds[c], FIXTURES, NULL };
 			const char *const none[] = { cmds[c], FIXTURES "/nosuch.json", NULL };
 
-			expect_one_line_error(dir, "not a regular file", FIXTURES);
-			expect_one_line_error(none, "nosuch.json", "No such file");
+			expect_one_line_error(dir, "is a directory, not a failure artifact", FIXTURES);
+			expect_one_line_error(none, "nosuch.json: no such file", NULL);
 		}
 	}
 }

@@ -12,9 +12,6 @@
 
 #include "ci_plan.h"
 
-/* The directory of @path must exist and be writable (exit 2 naming @opt). */
-void ci_check_writable(const char *opt, const char *path);
-
 /**
  * ci_finish() - judge the gate, print its summary, write its files, free it
  * @g: every configuration's result in; freed

@@ -76,24 +76,6 @@ static void coverage(struct ci_gate *g)
 }
 
 /* The directory of @path must exist and be writable: checked before hours of runs. */
-void ci_check_writable(const char *opt, const char *path)
-{
-	char dir[4096], *slash;
-
-	if (!strcmp(path, "-"))
-		return;
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (access(dir, W_OK))
-		rt_usage_error("%s: cannot write '%s': %s", opt, path, strerror(errno));
-}
-
 /* The exit status of the gate, as `ci --help` states it. */
 static int verdict(const struct ci_gate *g)
 {

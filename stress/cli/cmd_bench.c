@@ -98,14 +98,20 @@ static void bench_all_usage(FILE *f)
 	      "      --json FILE          write the result record to FILE ('-' for stdout)\n"
 	      "      --out DIR            write bench.json, bench.md and the plots (gnuplot)\n"
 	      "      --no-plots           no plots (no gnuplot needed)\n"
-	      "      --compare BASELINE   print each metric's ratio to a stored bench record and\n"
-	      "                           flag those worse by more than the threshold\n"
-	      "      --threshold PCT      regression threshold in percent (default 25)\n"
+	      "      --compare BASELINE   compare each figure with a stored bench record's, as\n"
+	      "                           ranges (min..max of the repeats): a REGRESSION when\n"
+	      "                           this run's best repeat is worse than the baseline's\n"
+	      "                           worst by more than the threshold; overlapping ranges\n"
+	      "                           are noise. Names the designs and rows either lacks,\n"
+	      "                           warns of a baseline from a dirty tree; refuses a\n"
+	      "                           --quick run against a full one (exit 2)\n"
+	      "      --threshold PCT      the margin beyond the ranges, percent (default 25)\n"
 	      "      --results FILE       with --compare: compare FILE instead of measuring\n"
 	      "  -h, --help               this text\n"
 	      "\n"
 	      "Exit status: 0 clean; 1 a regression beyond the threshold (--compare), a child\n"
-	      "run found a failure, or a scaling FLAG (--check-scaling); 2 bad usage, or a baseline that is not a bench record;\n"
+	      "run found a failure, or a scaling FLAG (--check-scaling); 2 bad usage, a baseline\n"
+	      "that is not a bench record, or a --quick run compared with a full one;\n"
 	      "3 internal error (a child run crashed or timed out); 130 interrupted (what was\n"
 	      "measured is written all the same, marked \"interrupted\"; no --compare).\n", f);
 }
@@ -158,7 +164,7 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:p:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': a->bo.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 'p': a->cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
@@ -168,7 +174,7 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		case 'P': a->shm->np = rt_opt_int_list("--procs", optarg, 1, 16, a->shm->params, MAX_LIST); break;
 		case 'R': a->fbs->np = rt_opt_int_list("--reclaim-threads", optarg, 1, 64, a->fbs->params, MAX_LIST); break;
 		case 'q': a->quick = true; break;
-		case 'j': a->json_path = optarg; break;
+		case 'j': rt_opt_out_file("--json", optarg); a->json_path = optarg; break;
 		case 'o': a->out_dir = optarg; break;
 		case 'N': a->no_plots = true; break;
 		case 'c': a->compare = optarg; break;
@@ -177,7 +183,7 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		case 'M': a->cfg.scaling_max = (int)rt_opt_int("--scaling-max", optarg, 1, RT_BENCH_SCALING_MAX); break;
 		case 'C': a->check_scaling = true; break;
 		case 'h': bench_all_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench", optopt, argv[optind - 1]);
+		default: rt_opt_bad("bench", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
@@ -380,18 +386,36 @@ static int bench_all_write(const struct bench_all_args *a, json_t *rec)
 	return rc;
 }
 
-/* A bench record from @path, or exit 2 naming @opt. */
+/* A bench record from @path, or exit 2 naming @opt, @path and what it is instead. */
 static json_t *load_bench_record(const char *opt, const char *path)
 {
-	json_t *rec = json_load_file(path, 0, NULL);
-
+	json_t *rec = rt_opt_json_file(opt, path);
+	const char *kind = rt_record_kind(rec);
 	char why[256];
 
-	if (!json_is_object(rec) || !json_is_object(json_object_get(rec, "designs")))
-		rt_usage_error("%s: '%s' is not a bench result record", opt, path);
+	if (kind && strcmp(kind, "bench") && strcmp(kind, "bench-vm"))
+		rt_usage_error("%s: %s is a %s record, not a bench result record (bench --json FILE)",
+			       opt, path, kind);
+	if (!json_is_object(json_object_get(rec, "designs")))
+		rt_usage_error("%s: %s is not a bench result record (no \"designs\"; bench --json FILE)",
+			       opt, path);
 	if (rt_record_check_format(rec, path, why, sizeof(why)))
 		rt_usage_error("%s: %s", opt, why);
 	return rec;
+}
+
+/*
+ * A --quick run and a full one measure different sizes: refuse to compare
+ * them (exit 2), before measuring. @cur_quick: 1, 0, or -1 unknown.
+ */
+static void check_alike(const char *base_path, const json_t *base, int cur_quick)
+{
+	int bq = rt_report_quick(base);
+
+	if (bq >= 0 && cur_quick >= 0 && bq != cur_quick)
+		rt_usage_error("--compare: %s is of a %s run and this is a %s one: the sizes differ, the"
+			       " figures do not compare (measure both alike)", base_path,
+			       bq ? "--quick" : "full", cur_quick ? "--quick" : "full");
 }
 
 static int bench_all(int argc, char **argv)
@@ -413,8 +437,11 @@ static int bench_all(int argc, char **argv)
 		base = load_bench_record("--compare", a.compare);
 	if (a.results) {
 		rec = load_bench_record("--results", a.results);
+		check_alike(a.compare, base, rt_report_quick(rec));
 		rc = RT_EXIT_OK;
 	} else {
+		if (base)
+			check_alike(a.compare, base, a.quick);
 		bench_all_defaults(&a);
 		if (a.out_dir)
 			rt_opt_out_dir("--out", a.out_dir);

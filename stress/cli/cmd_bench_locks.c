@@ -48,16 +48,16 @@ int cmd_bench_locks(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:r:t:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:r:t:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': cfg.iters = (long)rt_opt_int("--iterations", optarg, 1000, 10000000000LL); break;
 		case 'r': cfg.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
 		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 3600); break;
 		case 'q': cfg.iters = 1000000; cfg.repeat = 3; cfg.seconds = 0.3; break;
-		case 'j': json_path = optarg; break;
+		case 'j': rt_opt_out_file("--json", optarg); json_path = optarg; break;
 		case 'h': locks_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench locks", optopt, argv[optind - 1]);
+		default: rt_opt_bad("bench locks", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

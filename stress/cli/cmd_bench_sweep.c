@@ -52,7 +52,8 @@ int run_sweep(struct sweep *sw, const char *const *modes, int nm, struct bench_a
 					return RT_EXIT_INTERRUPTED;
 				}
 				if (crc == RT_EXIT_USAGE) {
-					fprintf(stderr, "rmaptorture: bench: run refused its options: %s\n", line);
+					fprintf(stderr, "rmaptorture: bench: run refused its options: %s\n",
+						rt_child_says(line));
 					json_decref(recs);
 					return RT_EXIT_USAGE;
 				}

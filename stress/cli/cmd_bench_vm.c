@@ -65,17 +65,17 @@ int cmd_bench_vm(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "r:p:s:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":r:p:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
 		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
 		case 'q': quick = true; repeat = 3; break;
-		case 'j': json_path = optarg; break;
+		case 'j': rt_opt_out_file("--json", optarg); json_path = optarg; break;
 		case 'M': cfg.scaling_max = (int)rt_opt_int("--scaling-max", optarg, 1, RT_BENCH_SCALING_MAX); break;
 		case 'C': check_scaling = true; break;
 		case 'h': vm_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("bench vm", optopt, argv[optind - 1]);
+		default: rt_opt_bad("bench vm", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -378,7 +378,7 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	rt_common_opts_init(&co, "ci", ci_usage, 30 * 86400);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:j:o:nh", ci_options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, ":b:j:o:nh", ci_options, NULL)) != -1)
 		if (!ci_opt(o, &l, c, optarg))
 			rt_common_opt(&co, c, optarg, argv[optind - 1]);
 	if (optind < argc)
@@ -394,9 +394,9 @@ static void parse_ci_opts(int argc, char **argv, struct ci_opts *o)
 	parse_scheds(o, l.scheds);
 	check_inject_designs(o);
 	if (o->junit)
-		ci_check_writable("--junit", o->junit);
+		rt_opt_out_file("--junit", o->junit);
 	if (o->json)
-		ci_check_writable("--json", o->json);
+		rt_opt_out_file("--json", o->json);
 	if (!o->seed_set)
 		o->seed = rt_seed_from_clock();
 }

@@ -78,12 +78,12 @@ static void parse_merge_opts(int argc, char **argv, struct merge_opts *o)
 	o->argv = argv;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': o->junit = optarg; break;
 		case 'J': o->json = optarg; break;
 		case 'h': merge_usage(stdout); exit(RT_EXIT_OK);
-		default: rt_opt_bad("ci-merge", optopt, argv[optind - 1]);
+		default: rt_opt_bad("ci-merge", c, argv[optind - 1]);
 		}
 	}
 	if (optind == argc)
@@ -91,9 +91,9 @@ static void parse_merge_opts(int argc, char **argv, struct merge_opts *o)
 	o->paths = argv + optind;
 	o->nr = argc - optind;
 	if (o->junit)
-		ci_check_writable("--junit", o->junit);
+		rt_opt_out_file("--junit", o->junit);
 	if (o->json)
-		ci_check_writable("--json", o->json);
+		rt_opt_out_file("--json", o->json);
 }
 
 /* A shard's record: a `ci` JSON record with what a merge needs, or exit 2. */
@@ -102,16 +102,14 @@ static json_t *load_shard(const char *path)
 	static const char *const fields[] = {
 		"gate", "shard", "configs", "results", "totals", "budget", "git", "interrupted",
 	};
-	json_error_t err;
-	json_t *rec = json_load_file(path, 0, &err);
+	json_t *rec = rt_opt_json_file("ci-merge", path);
 	const char *kind;
 	char why[128] = "";
 
-	if (!rec)
-		rt_usage_error("ci-merge: %s: cannot read a JSON record: %s", path, err.text);
 	kind = rt_record_kind(rec);
 	if (!json_is_object(rec) || !kind || strcmp(kind, "ci"))
-		snprintf(why, sizeof(why), "not the JSON record of a 'ci' run (ci --json FILE)");
+		snprintf(why, sizeof(why), "%s%s%snot the JSON record of a 'ci' run (ci --json FILE)",
+			 kind ? "a " : "", kind ? kind : "", kind ? " record, " : "");
 	else if (rt_record_check_format(rec, path, why, sizeof(why)))
 		rt_usage_error("ci-merge: %s", why);
 	for (size_t i = 0; !why[0] && i < sizeof(fields) / sizeof(fields[0]); i++)

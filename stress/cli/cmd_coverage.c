@@ -4,6 +4,7 @@
  * records, ci --json files and --cover-map files, merged (cover_map.h);
  * and the check of run --cover-map before a run.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,14 +19,14 @@
 
 void rt_cover_map_check(const char *path)
 {
-	json_error_t err;
 	json_t *root, *known;
 
-	if (access(path, F_OK) != 0)
+	/* None yet: this run writes it, where it can. */
+	if (access(path, F_OK) != 0 && errno == ENOENT) {
+		rt_opt_out_file("--cover-map", path);
 		return;
-	root = json_load_file(path, 0, &err);
-	if (!root)
-		rt_usage_error("--cover-map %s: not JSON (%s)", path, err.text);
+	}
+	root = rt_opt_json_file("--cover-map", path);
 	known = rt_cover_of_file(root);
 	json_decref(root);
 	if (!known)
@@ -136,13 +137,13 @@ static int parse_coverage_opts(int argc, char **argv, struct coverage_opts *o)
 	*o = (struct coverage_opts){ .list = 20 };
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "u:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":u:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'u': o->list = (int)rt_opt_int("--uncovered", optarg, -1, 1 << 30); break;
 		case 'o': o->out_dir = optarg; break;
 		case 'N': o->no_plots = true; break;
 		case 'h': coverage_usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("coverage", optopt, argv[optind - 1]);
+		default: rt_opt_bad("coverage", c, argv[optind - 1]);
 		}
 	}
 	o->files = argv + optind;
@@ -162,11 +163,8 @@ static int parse_coverage_opts(int argc, char **argv, struct coverage_opts *o)
 /* @path's JSON, and its coverage in *@one (new), or exit 2 naming the file. */
 static json_t *load_coverage(const char *path, json_t **one)
 {
-	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err);
+	json_t *root = rt_opt_json_file("coverage", path);
 
-	if (!root)
-		rt_usage_error("coverage: %s: not a JSON file (%s)", path, err.text);
 	*one = rt_cover_of_file(root);
 	if (!*one) {
 		json_decref(root);

@@ -140,7 +140,7 @@ static void parse_explore_opts(int argc, char **argv, struct explore_opts *o)
 	o->progress = isatty(STDERR_FILENO);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "S:r:k:b:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":S:r:k:b:o:qh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'S': o->scenario = optarg; break;
 		case 'r': o->rmap = optarg; break;

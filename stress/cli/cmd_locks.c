@@ -80,7 +80,7 @@ static bool parse_locks_opts(int argc, char **argv)
 	cfg.seed = rt_seed_from_clock();
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "t:s:p:h", locks_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:s:p:h", locks_options, NULL)) != -1) {
 		switch (c) {
 		case 't': cfg.threads = (int)rt_opt_int("--threads", optarg, 1, 1024); break;
 		case 's': cfg.seconds = rt_opt_seconds("--seconds", optarg, 0, 86400); break;
@@ -92,7 +92,7 @@ static bool parse_locks_opts(int argc, char **argv)
 		case 'L': cfg.lockdep = false; break;
 		case 'j': want_json = true; break;
 		case 'h': usage(stdout); return false;
-		default: rt_opt_bad("locks", optopt, argv[optind - 1]);
+		default: rt_opt_bad("locks", c, argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

@@ -82,7 +82,7 @@ static void parse_matrix_opts(int argc, char **argv, struct matrix_opts *o)
 	o->common.out_dir = "matrix-out";
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:b:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:b:qh", opts, NULL)) != -1) {
 		if (c == 'b')
 			o->only = optarg;	/* matrix's -b is --bugs */
 		else

@@ -85,7 +85,7 @@ static void parse_min_opts(int argc, char **argv, struct min_opts *o)
 	o->tries_per_step = 3;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:b:n:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:b:n:qh", opts, NULL)) != -1) {
 		if (c == 'n')
 			o->tries_per_step = rt_opt_int("--tries-per-step", optarg, 1, 1000);
 		else

@@ -75,7 +75,7 @@ static void parse_replay_opts(int argc, char **argv, struct replay_opts *o)
 	rt_common_opts_init(&o->common, "replay", replay_usage, 7 * 86400);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:n:b:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:n:b:qh", opts, NULL)) != -1) {
 		if (c == 'n')
 			o->times = rt_opt_int("--times", optarg, 1, 1000000);
 		else

@@ -45,6 +45,37 @@ static void plot_prefix(const char *path, int idx, char *buf, size_t len)
 	snprintf(buf, len, "%.*s-%d", (int)l, b, idx);
 }
 
+/* The scale or bench record at @path into *@rec; else false and the one line in @err. */
+static bool load_record(const char *path, json_t **rec, char *err, size_t len)
+{
+	const char *kind;
+
+	*rec = rt_opt_json_load("report", path, err, len);
+	if (!*rec)
+		return false;
+	if (rt_record_check_format(*rec, path, err, len)) {
+		json_decref(*rec);
+		*rec = NULL;
+		return false;
+	}
+	kind = rt_record_kind(*rec);
+	if (kind && (!strcmp(kind, "scale") || !strcmp(kind, "bench") || !strcmp(kind, "bench-vm")))
+		return true;
+	snprintf(err, len, "report: %s is %s%s%s, not a scale or bench record (scale --out DIR's"
+		 " scale.json, bench --json FILE)", path, kind ? "a " : "",
+		 kind ? kind : "JSON without a \"record\"", kind ? " record" : "");
+	json_decref(*rec);
+	*rec = NULL;
+	return false;
+}
+
+static void free_records(json_t **recs, int n)
+{
+	for (int i = 0; i < n; i++)
+		json_decref(recs[i]);
+	free(recs);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -55,7 +86,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *out_dir = NULL;
 	bool no_plots = false;
-	char *md = NULL;
+	char *md = NULL, err[4400];
 	size_t mdlen = 0;
 	int c, rc = RT_EXIT_OK, nfiles;
 	json_t **recs;
@@ -63,12 +94,12 @@ int cmd_report(int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_dir = optarg; break;
 		case 'N': no_plots = true; break;
 		case 'h': usage(stdout); return RT_EXIT_OK;
-		default: rt_opt_bad("report", optopt, argv[optind - 1]);
+		default: rt_opt_bad("report", c, argv[optind - 1]);
 		}
 	}
 	nfiles = argc - optind;
@@ -81,19 +112,10 @@ int cmd_report(int argc, char **argv)
 	if (!recs)
 		return RT_EXIT_INTERNAL;
 	for (int i = 0; i < nfiles; i++) {
-		const char *path = argv[optind + i], *kind;
-		json_error_t jerr;
-		char why[256];
-
-		recs[i] = json_load_file(path, 0, &jerr);
-		if (!recs[i])
-			rt_usage_error("report: %s: not JSON (%s, line %d)", path, jerr.text, jerr.line);
-		if (rt_record_check_format(recs[i], path, why, sizeof(why)))
-			rt_usage_error("report: %s", why);
-		kind = rt_record_kind(recs[i]);
-		if (!kind || (strcmp(kind, "scale") && strcmp(kind, "bench") && strcmp(kind, "bench-vm")))
-			rt_usage_error("report: %s: not a scale or bench record (kind '%s')", path,
-				       kind ? kind : "none");
+		if (!load_record(argv[optind + i], &recs[i], err, sizeof(err))) {
+			free_records(recs, i);
+			rt_usage_error("%s", err);
+		}
 	}
 	if (out_dir) {
 		if (!no_plots && !rt_plot_available())
@@ -139,8 +161,6 @@ int cmd_report(int argc, char **argv)
 			rc = RT_EXIT_INTERNAL;
 	}
 	free(md);
-	for (int i = 0; i < nfiles; i++)
-		json_decref(recs[i]);
-	free(recs);
+	free_records(recs, nfiles);
 	return rc;
 }

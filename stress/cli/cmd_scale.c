@@ -93,7 +93,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 	if (strcmp(argv[*i], name))
 		return NULL;
 	if (*i + 1 >= argc)
-		rt_usage_error("%s: missing value", name);
+		rt_usage_error("scale: option '%s' needs a value (see 'rmaptorture scale --help')", name);
 	return argv[++*i];
 }
 
@@ -151,7 +151,8 @@ static void parse(int argc, char **argv, struct scale_opts *o)
 			o->pass[o->npass++] = a;
 			if (valued) {
 				if (i + 1 >= argc)
-					rt_usage_error("%s: missing value", a);
+					rt_usage_error("scale: option '%s' needs a value (see 'rmaptorture"
+						       " run --help')", a);
 				o->pass[o->npass++] = argv[++i];
 			}
 		}
@@ -383,7 +384,7 @@ static bool sweep_point(struct sweep *w, int k, int t, int m)
 	if (crc == RT_CHILD_INTERRUPTED) {
 		w->rc = RT_EXIT_INTERRUPTED;
 	} else if (crc == RT_EXIT_USAGE) {
-		fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", line);
+		fprintf(stderr, "rmaptorture: scale: run refused its options: %s\n", rt_child_says(line));
 		w->rc = RT_EXIT_USAGE;
 	} else if ((crc != RT_EXIT_OK && crc != RT_EXIT_FAILURE) || json_array_size(recs) != 1) {
 		char why[64];

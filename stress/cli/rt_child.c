@@ -322,6 +322,13 @@ int rt_self_exe(char *path, size_t len)
 	return 0;
 }
 
+const char *rt_child_says(const char *line)
+{
+	static const char prefix[] = "rmaptorture: ";
+
+	return strncmp(line, prefix, sizeof(prefix) - 1) ? line : line + sizeof(prefix) - 1;
+}
+
 int rt_run_child_records(const char *const *args, const char *dir, double timeout_s,
 			 json_t **recs, char *first_line, size_t len)
 {

@@ -84,6 +84,12 @@ json_t *rt_child_find(json_t *list, const char *signature);
 /* This executable's path (/proc/self/exe). Return: 0 or -ENAMETOOLONG. */
 int rt_self_exe(char *path, size_t len);
 
+/*
+ * A child's line (@first_line of rt_run_child_records()) to quote inside
+ * the parent's own "rmaptorture: ..." line: without its "rmaptorture: ".
+ */
+const char *rt_child_says(const char *line);
+
 /**
  * rt_run_child_records() - run `rmaptorture run ARGS --out DIR --no-progress`
  * @args: NULL-terminated run options (after "run")

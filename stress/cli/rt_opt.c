@@ -87,13 +87,73 @@ double rt_opt_seconds(const char *opt, const char *arg, double min, double max)
 	return v;
 }
 
+double rt_opt_seconds0(const char *opt, const char *arg, double max)
+{
+	char *end;
+	double v;
+
+	if (!arg || !*arg)
+		rt_usage_error("%s: missing value", opt);
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno == ERANGE || !isfinite(v))
+		rt_usage_error("%s: '%s' is not a number of seconds", opt, arg);
+	if (v < 0 || v > max)
+		rt_usage_error("%s: '%s' is out of range [0, %g]", opt, arg, max);
+	return v;
+}
+
 void rt_opt_bad(const char *cmd, int c, const char *arg)
 {
-	if (c && c != '?')
-		rt_usage_error("%s: option '-%c' needs a value or is unknown (see '%s --help')",
-			       cmd, c, cmd);
-	rt_usage_error("%s: unknown option or missing value: '%s' (see 'rmaptorture %s --help')",
-		       cmd, arg ? arg : "?", cmd);
+	char name[64] = "?";
+
+	/* The option as typed: "--threads" of "--threads=4", or the one letter of "-xt". */
+	if (arg && !strncmp(arg, "--", 2))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 0x100)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else if (arg)
+		snprintf(name, sizeof(name), "%s", arg);
+	if (c == ':')
+		rt_usage_error("%s: option '%s' needs a value (see 'rmaptorture %s --help')",
+			       cmd, name, cmd);
+	if (c == '?' && optopt && arg && !strncmp(arg, "--", 2) && strchr(arg, '='))
+		rt_usage_error("%s: option '%s' takes no value (see 'rmaptorture %s --help')",
+			       cmd, name, cmd);
+	rt_usage_error("%s: unknown option '%s' (see 'rmaptorture %s --help')", cmd, name, cmd);
+}
+
+json_t *rt_opt_json_load(const char *who, const char *path, char *err, size_t len)
+{
+	json_error_t jerr;
+	struct stat st;
+	json_t *j = NULL;
+	int missing = stat(path, &st);
+
+	if (missing && errno == ENOENT)
+		snprintf(err, len, "%s: no such file: %s", who, path);
+	else if (missing || access(path, R_OK))
+		snprintf(err, len, "%s: cannot read %s: %s", who, path, strerror(errno));
+	else if (S_ISDIR(st.st_mode))
+		snprintf(err, len, "%s: %s is a directory, not a JSON file", who, path);
+	else if (!S_ISREG(st.st_mode))
+		snprintf(err, len, "%s: %s is not a regular file", who, path);
+	else if (!st.st_size)
+		snprintf(err, len, "%s: %s is empty, not a JSON record", who, path);
+	else if (!(j = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)))
+		snprintf(err, len, "%s: %s is not JSON (line %d, column %d: %s)", who, path,
+			 jerr.line, jerr.column, jerr.text);
+	return j;
+}
+
+json_t *rt_opt_json_file(const char *who, const char *path)
+{
+	char err[4400];
+	json_t *j = rt_opt_json_load(who, path, err, sizeof(err));
+
+	if (!j)
+		rt_usage_error("%s", err);
+	return j;
 }
 
 int rt_mkdir_p(const char *path)
@@ -131,6 +191,29 @@ void rt_opt_out_dir(const char *opt, const char *dir)
 
 	if (err)
 		rt_usage_error("%s: cannot create directory '%s': %s", opt, dir, strerror(-err));
+}
+
+void rt_opt_out_file(const char *opt, const char *path)
+{
+	char dir[4096], *slash;
+	struct stat st;
+
+	if (!strcmp(path, "-"))
+		return;
+	if (!*path)
+		rt_usage_error("%s: empty file name", opt);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		rt_usage_error("%s: %s is a directory, not a file to write", opt, path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK))
+		rt_usage_error("%s: cannot write %s: %s: %s", opt, path, dir, strerror(errno));
 }
 
 int rt_opt_int_list(const char *opt, const char *arg, long long min, long long max, int *out, int maxn)
@@ -220,7 +303,7 @@ void rt_common_opt(struct rt_common_opts *co, int c, const char *arg, const char
 	case RT_OPT_NO_BUILD: co->build_if_missing = false; break;
 	case RT_OPT_QUIET: co->quiet = true; break;
 	case RT_OPT_HELP: co->usage(stdout); exit(RT_EXIT_OK);
-	default: rt_opt_bad(co->cmd, optopt, bad);
+	default: rt_opt_bad(co->cmd, c, bad);
 	}
 }
 

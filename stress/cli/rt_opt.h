@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #define RT_EXIT_OK		0
 #define RT_EXIT_FAILURE		1
 #define RT_EXIT_USAGE		2
@@ -25,6 +27,8 @@ long long rt_opt_int(const char *opt, const char *arg, long long min, long long 
 uint64_t rt_opt_u64(const char *opt, const char *arg);
 /* Seconds as a decimal number in (min, max]. */
 double rt_opt_seconds(const char *opt, const char *arg, double min, double max);
+/* Seconds in [0, max]: where 0 has a meaning of its own (--audit-every 0: only at the end). */
+double rt_opt_seconds0(const char *opt, const char *arg, double max);
 
 /*
  * mkdir -p @path: create it and its missing parents (0777 less the umask).
@@ -38,9 +42,34 @@ int rt_mkdir_p(const char *path);
  */
 void rt_opt_out_dir(const char *opt, const char *dir);
 
-/* getopt_long's error for an unknown option or missing argument: exit 2. */
+/*
+ * An output file option (--json FILE, --junit FILE): @path is "-" (stdout),
+ * or a file that can be written before any work is done: its directory
+ * exists and is writable, and it is not a directory. Else exit 2 with one
+ * line naming @opt and @path.
+ */
+void rt_opt_out_file(const char *opt, const char *path);
+
+/*
+ * getopt_long's error, exit 2: @c is what it returned (':' a missing value,
+ * with an optstring that starts with ':'; '?' an unknown option or a value
+ * given to an option that takes none), @arg the argument at fault
+ * (argv[optind - 1]). The one line names the option as the user typed it
+ * (--threads, not -t).
+ */
 __attribute__((noreturn))
-void rt_opt_bad(const char *cmd, int optopt_char, const char *arg);
+void rt_opt_bad(const char *cmd, int c, const char *arg);
+
+/*
+ * The JSON file @path that @who (an option or a command) reads, or NULL
+ * with one line in @err naming @who, @path and what is wrong: no such
+ * file, a directory, unreadable, empty, or not JSON (with the line and
+ * column of the error). Return: the JSON (caller owns the reference).
+ */
+json_t *rt_opt_json_load(const char *who, const char *path, char *err, size_t len);
+
+/* rt_opt_json_load(), or exit 2 with its line. Context: the CLI's main thread. */
+json_t *rt_opt_json_file(const char *who, const char *path);
 
 /*
  * A comma-separated list of distinct integers in [@min, @max], sorted, into

@@ -244,8 +244,11 @@ static const struct option run_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* The short forms; each with ':' takes a value, as in run_options[]. */
-static const char run_short[] = "S:r:t:R:s:n:p:a:o:h";
+/*
+ * The short forms; each with ':' takes a value, as in run_options[]. The
+ * leading ':' makes a missing value getopt_long()'s ':' (rt_opt_bad()).
+ */
+static const char run_short[] = ":S:r:t:R:s:n:p:a:o:h";
 
 const struct option *rt_run_option_long(const char *name, size_t len)
 {
@@ -381,7 +384,7 @@ static bool opt_size(struct run_parse *p, int c, const char *arg)
 					(long long)MEM_MAX_PAGES); break;
 	case 'W': p->swap = rt_opt_int("--swap", arg, 2, 1LL << 24); break;
 	case 'a':
-		cfg->audit_every = strcmp(arg, "0") ? rt_opt_seconds("--audit-every", arg, 0, 86400) : 0;
+		cfg->audit_every = rt_opt_seconds0("--audit-every", arg, 86400);
 		p->audit_set = true;
 		break;
 	case 'G': p->weights = arg; break;
@@ -454,7 +457,10 @@ static bool opt_vtime(struct run_parse *p, int c, const char *arg)
 			rt_usage_error("--vtime-cost: unknown cost source '%s' (model, measured)", arg);
 		cfg->vtime_cost = (enum rt_vtime_cost)k;
 		break;
-	case 'v': cfg->vtime_calibrate = arg; break;
+	case 'v':
+		rt_opt_out_file("--vtime-calibrate", arg);
+		cfg->vtime_calibrate = arg;
+		break;
 	case 'x':
 		cfg->vtime_transfer_ns = (uint64_t)rt_opt_int("--vtime-transfer", arg, 0, 1000000);
 		break;
@@ -697,7 +703,7 @@ void rt_run_parse_opts(int argc, char **argv, struct rt_run_opts *o)
 		}
 		if (!opt_size(&p, c, optarg) && !opt_drive(&p, c, optarg) &&
 		    !opt_vtime(&p, c, optarg))
-			rt_opt_bad("run", optopt, argv[optind - 1]);
+			rt_opt_bad("run", c, argv[optind - 1]);
 	}
 	if (optind < argc)
 		rt_usage_error("run: unexpected argument '%s' (see 'rmaptorture run --help')",
