@@ -17,12 +17,14 @@
 
 #include "artifact.h"
 #include "record.h"
+#include "san_report_locks.h"
 
 struct flight_block {
 	json_t *flight;		/* [{"task", "events"}] */
 	char task[32];		/* the hook's reporting task, "" if unknown */
 	char op[64];		/* its operation, "" if unknown */
 	double elapsed;		/* seconds from the process's start; < 0 unknown */
+	struct rt_san_api_block api;	/* TSan's report interface (tsan_api.h) */
 };
 
 struct log_list {
@@ -234,6 +236,8 @@ static int parse_flight(const char *path, struct flight_block **blocks)
 		s = line;
 		if (!strncmp(s, hook_head, sizeof(hook_head) - 1)) {
 			parse_hook_line(s, &pending);
+		} else if (rt_san_api_line(s, &pending.api)) {
+			continue;
 		} else if (!strncmp(s, dump_head, sizeof(dump_head) - 1)) {
 			if (nr == cap) {
 				int ncap = cap ? cap * 2 : 8;
@@ -316,6 +320,7 @@ json_t *rt_sanitizer_report_json(const struct rt_san_report *rep, json_t *contex
 	json_object_set_new(art, "op", op && *op ? json_string(op) : json_null());
 	json_object_set_new(art, "task", json_string(task && *task ? task : rep->task));
 	json_object_set_new(art, "stack", stack_json(rep));
+	rt_san_mutexes_json(rep, art);
 	if (flight)
 		json_object_set_new(art, "flight", flight);
 	return art;
@@ -355,6 +360,7 @@ int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *ou
 			struct flight_block *b = total < nr_blocks ? &blocks[total] : NULL;
 			json_t *art;
 
+			rt_san_name_mutexes(&reps[j], b ? &b->api : NULL);
 			art = rt_sanitizer_report_json(&reps[j], context, b ? b->flight : NULL,
 						       b ? b->task : NULL, b ? b->op : NULL);
 			if (b)
