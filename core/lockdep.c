@@ -590,8 +590,9 @@ int lockdep_depth(void)
  * lockdep_class_of() runs inside TSan's report hook.
  *
  * lock_names: open addressing, LOCK_NAME_PROBE slots from the key's hash;
- * each slot one word, key << 8 | (class + 1), 0 when empty, so that a
- * reader never sees half an entry. A key found again is updated in place;
+ * each slot one word, key << 8 | size code << 6 | (class + 1), 0 when
+ * empty, so that a reader never sees half an entry (size code: the
+ * object's size, 0 unknown, 1..3 up to 8, 16, 32 bytes). A key found again is updated in place;
  * with no free slot the first of its probe window is replaced.
  */
 #define LOCK_NAME_BITS		15
@@ -615,10 +616,17 @@ static inline unsigned int lock_name_hash(uintptr_t key)
 	return (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> (64 - LOCK_NAME_BITS));
 }
 
-RT_NOTSAN void lockdep_note_lock(const void *key, int class_id)
+_Static_assert(LOCK_CLASS_MAX < 64, "class + 1 fits an entry's six bits");
+
+static inline unsigned int lock_size_code(size_t size)
+{
+	return !size ? 0 : size <= 8 ? 1 : size <= 16 ? 2 : 3;
+}
+
+RT_NOTSAN void lockdep_note_lock(const void *key, size_t size, int class_id)
 {
 	uintptr_t k = (uintptr_t)key;
-	uint64_t want = (uint64_t)k << 8 | (uint64_t)(class_id + 1);
+	uint64_t want = (uint64_t)k << 8 | lock_size_code(size) << 6 | (uint64_t)(class_id + 1);
 	unsigned int h = lock_name_hash(k), empty = LOCK_NAME_SLOTS;
 
 	if (!k || k >> 56 || class_id < 0 || class_id >= LOCK_CLASS_MAX)
@@ -680,10 +688,40 @@ void lockdep_unregister_lock_array(const void *base)
 	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
 }
 
+/* The table's entry for @k, or 0. */
+static RT_NOTSAN uint64_t lock_name_entry(uintptr_t k)
+{
+	unsigned int h = lock_name_hash(k);
+
+	if (!k || k >> 56)
+		return 0;
+	for (unsigned int i = 0; i < LOCK_NAME_PROBE; i++) {
+		uint64_t v = __atomic_load_n(&lock_names[(h + i) & (LOCK_NAME_SLOTS - 1)],
+					     __ATOMIC_RELAXED);
+
+		if (v >> 8 == k)
+			return v;
+	}
+	return 0;
+}
+
+RT_NOTSAN int lockdep_class_within(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	for (uintptr_t d = 0; d < 32 && d <= a; d++) {
+		uint64_t v = lock_name_entry(a - d);
+		unsigned int code = (unsigned int)(v >> 6) & 3;
+
+		if (v && (d == 0 || (code && d < (4u << code))))
+			return (int)(v & 0x3f) - 1;
+	}
+	return -1;
+}
+
 RT_NOTSAN int lockdep_class_of(const void *key)
 {
-	uintptr_t k = (uintptr_t)key;
-	unsigned int h = lock_name_hash(k);
+	uint64_t v;
 
 	for (int i = 0; i < LOCK_ARRAYS; i++) {
 		const struct lock_array *a = &lock_arrays[i];
@@ -699,14 +737,6 @@ RT_NOTSAN int lockdep_class_of(const void *key)
 			if (a->keys[j].offset == off)
 				return a->keys[j].class_id;
 	}
-	if (!k || k >> 56)
-		return -1;
-	for (unsigned int i = 0; i < LOCK_NAME_PROBE; i++) {
-		uint64_t v = __atomic_load_n(&lock_names[(h + i) & (LOCK_NAME_SLOTS - 1)],
-					     __ATOMIC_RELAXED);
-
-		if (v >> 8 == k)
-			return (int)(v & 0xff) - 1;
-	}
-	return -1;
+	v = lock_name_entry((uintptr_t)key);
+	return v ? (int)(v & 0x3f) - 1 : -1;
 }

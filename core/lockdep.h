@@ -188,11 +188,13 @@ bool lockdep_has_edge(int a, int b);
 /**
  * lockdep_note_lock() - remember that the lock at @key is of class @class_id
  * @key: the lock's identity (its address; lock_events.h)
+ * @size: the lock object's size (sizeof(spinlock_t), ...), for
+ *	lockdep_class_within(); at most 32 bytes count
  * @class_id: its class
  *
  * Context: any; lock-free, takes no lock.
  */
-void lockdep_note_lock(const void *key, int class_id);
+void lockdep_note_lock(const void *key, size_t size, int class_id);
 
 /* A bit lock of each object of a lock array: its key's offset in the object. */
 struct lockdep_array_key {
@@ -225,6 +227,19 @@ void lockdep_unregister_lock_array(const void *base);
  * Return: the class id, or -1 when @key is no lock lockdep was told of.
  */
 int lockdep_class_of(const void *key);
+
+/**
+ * lockdep_class_within() - the class of the lock object that holds @addr
+ * @addr: an address inside a lock object (its dep_map, say), or anywhere
+ *
+ * For a memory access TSan reports on a lock's own memory. A lock object
+ * freed and its memory reused keeps its entry until a lock is noted there
+ * again: call it only for an access that a lock primitive made.
+ *
+ * Context: as lockdep_class_of().
+ * Return: the class id, or -1.
+ */
+int lockdep_class_within(const void *addr);
 
 /* Sum of every task's statistics for @class_id, live and exited. */
 void lock_stats_read(int class_id, struct lock_class_stats *out);

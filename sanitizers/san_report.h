@@ -26,6 +26,7 @@ enum rt_san_kind {
 #define RT_SAN_MAX_FRAMES	24	/* frames kept per stack */
 #define RT_SAN_SIG_LEN		512
 #define RT_SAN_MAX_MUTEXES	8	/* mutexes kept per report (san_report_locks.h) */
+#define RT_SAN_MAX_ACCESSES	4	/* memory accesses named per report (idem) */
 
 struct rt_san_frame {
 	char func[96];		/* "racy_probe_writer_a"; "" when unknown */
@@ -59,6 +60,9 @@ struct rt_san_report {
 	int nr_mutexes;
 	struct rt_san_mutex mutexes[RT_SAN_MAX_MUTEXES];
 	bool tsan_api;		/* classes from TSan's report interface, not the text alone */
+	/* The lock each memory access (the I-th access stack) touched, "" for none. */
+	int nr_accesses;
+	char accessed[RT_SAN_MAX_ACCESSES][40];
 };
 
 /* "tsan", "asan", "ubsan", "lsan": the artifact kind of @kind. */

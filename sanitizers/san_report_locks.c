@@ -44,7 +44,82 @@ bool rt_san_api_line(const char *line, struct rt_san_api_block *b)
 		b->nr++;
 		return true;
 	}
+	if (starts(line, RT_TSAN_API_ACCESS)) {
+		char *end;
+		long i = strtol(line + strlen(RT_TSAN_API_ACCESS), &end, 10);
+
+		if (*end != ' ' || i != b->nr_accesses || i >= RT_SAN_MAX_ACCESSES)
+			return true;
+		first_word(b->accessed[i], sizeof(b->accessed[i]), end + 1);
+		if (!strcmp(b->accessed[i], "?") || !strcmp(b->accessed[i], "=="))
+			b->accessed[i][0] = '\0';
+		b->nr_accesses++;
+		return true;
+	}
 	return false;
+}
+
+/* The emulated locks' own functions (core/spinlock.h, rwsem.c, semaphore.c, page.c). */
+static bool lock_primitive(const char *func)
+{
+	static const char *const names[] = {
+		"spin_lock_init", "init_rwsem", "sema_init", "_down", "_down_trylock", "_up",
+		"_down_read", "_down_read_trylock", "_up_read", "_down_write",
+		"_down_write_trylock", "_up_write", "_downgrade_write", "_lock_page",
+		"_trylock_page", "_unlock_page",
+	};
+
+	if (starts(func, "_spin_") || starts(func, "_bit_spin_"))
+		return true;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(func, names[i]))
+			return true;
+	return false;
+}
+
+/* The first frame of @st that is not the runtime's, or NULL. */
+static const char *top_func(const struct rt_san_stack *st)
+{
+	for (int j = 0; j < st->nr; j++)
+		if (!st->f[j].skip)
+			return st->f[j].func;
+	return NULL;
+}
+
+/*
+ * The lock a primary stack's access touched, when a lock primitive made
+ * it: the class, else NULL. The I-th primary stack of a report with
+ * accesses is its I-th access, as TSan prints them.
+ */
+static const char *access_lock(const struct rt_san_report *rep, const struct rt_san_stack *st)
+{
+	const char *top = top_func(st);
+	int k = 0;
+
+	if (!rep->nr_accesses || !top || !lock_primitive(top))
+		return NULL;
+	for (int i = 0; i < rep->nr_stacks && &rep->stacks[i] != st; i++)
+		k += rep->stacks[i].primary;
+	if (k >= rep->nr_accesses || !rep->accessed[k][0])
+		return NULL;
+	return rep->accessed[k];
+}
+
+/* "Read of size 2 by ..." -> "Read of size 2 in CLASS by ..." (once). */
+static void name_access_title(char *title, size_t size, const char *cls)
+{
+	char *p = strstr(title, "of size "), rest[sizeof(((struct rt_san_stack *)0)->title)];
+	char in[64];
+
+	if (!p)
+		return;
+	p += 8;
+	p += strspn(p, "0123456789");
+	snprintf(in, sizeof(in), " in %s", cls);
+	if (starts(p, in))
+		return;
+	snprintf(rest, sizeof(rest), "%s", p);
+	snprintf(p, size - (size_t)(p - title), "%s%s", in, rest);
 }
 
 static struct rt_san_mutex *find_mutex(struct rt_san_report *rep, unsigned long id)
@@ -150,10 +225,18 @@ void rt_san_name_mutexes(struct rt_san_report *rep, const struct rt_san_api_bloc
 			if (m && b->m[i].cls[0])
 				snprintf(m->cls, sizeof(m->cls), "%s", b->m[i].cls);
 		}
+		rep->nr_accesses = b->nr_accesses;
+		memcpy(rep->accessed, b->accessed, sizeof(rep->accessed));
 	}
 	collect_ids(rep);
-	for (int i = 0; i < rep->nr_stacks; i++)
-		name_title(rep, rep->stacks[i].title, sizeof(rep->stacks[i].title));
+	for (int i = 0; i < rep->nr_stacks; i++) {
+		struct rt_san_stack *st = &rep->stacks[i];
+		const char *cls = st->primary ? access_lock(rep, st) : NULL;
+
+		name_title(rep, st->title, sizeof(st->title));
+		if (cls)
+			name_access_title(st->title, sizeof(st->title), cls);
+	}
 	rt_san_signature(rep);
 }
 
@@ -174,6 +257,14 @@ void rt_san_mutexes_json(const struct rt_san_report *rep, json_t *art)
 	}
 	json_object_set_new(art, "mutexes", list);
 	json_object_set_new(art, "tsan_api", json_boolean(rep->tsan_api));
+	if (!rep->tsan_api)
+		return;
+	/* Which lock each access touched (a freed lock's memory, say), null for none. */
+	list = json_array();
+	for (int i = 0; i < rep->nr_accesses; i++)
+		json_array_append_new(list, rep->accessed[i][0] ? json_string(rep->accessed[i]) :
+				      json_null());
+	json_object_set_new(art, "accessed_locks", list);
 }
 
 /* The class of the mutex whose id follows @marker in @title, or NULL. */
@@ -196,9 +287,13 @@ bool san_lock_signature_part(const struct rt_san_report *rep, const struct rt_sa
 			     char *buf, size_t len)
 {
 	bool inversion = !strcmp(rep->type, "lock-order-inversion");
-	const char *caller = NULL, *held, *taken;
+	const char *caller = NULL, *held, *taken, *cls;
 	int seen = 0;
 
+	if (rep->kind == RT_SAN_TSAN && (cls = access_lock(rep, st))) {
+		snprintf(buf, len, "%s(%s)", top_func(st), cls);
+		return true;
+	}
 	if (rep->kind != RT_SAN_TSAN || !rep->nr_mutexes ||
 	    (!inversion && !strstr(rep->type, "mutex")))
 		return false;

@@ -7,7 +7,10 @@
  * ("mutexes": [{"id": "M1181", "class": "PG_maplock"}], "tsan_api") and
  * in the signature of a report about the locks themselves (a
  * lock-order-inversion: "HELD->TAKEN,caller"; a mutex misuse:
- * "CLASS,caller"), in place of the lock primitive's frame. Without the
+ * "CLASS,caller"), in place of the lock primitive's frame; and where a
+ * lock primitive's access races on the lock object's own memory (a freed
+ * anon_vma's lock): "_spin_trylock(anon_vma->lock)" in the signature,
+ * "of size 2 in anon_vma->lock" in the access's title. Without the
  * report interface the mutexes come from the text, unnamed, and the
  * signature is the text parser's.
  */
@@ -27,6 +30,8 @@ struct rt_san_api_block {
 	char type[48];		/* TSan's type name */
 	int nr;
 	struct rt_san_mutex m[RT_SAN_MAX_MUTEXES];	/* cls "" when "?" */
+	int nr_accesses;
+	char accessed[RT_SAN_MAX_ACCESSES][40];		/* "" when "?" */
 };
 
 /**
@@ -59,8 +64,9 @@ void rt_san_mutexes_json(const struct rt_san_report *rep, json_t *art);
  * san_lock_signature_part() - the signature part of primary stack @st,
  * named by lock class, for a report about locks
  * @rep, @st: the report and one of its primary stacks
- * @buf, @len: receives "HELD->TAKEN,caller" (lock-order-inversion) or
- *	"CLASS,caller" (a TSan type about a mutex)
+ * @buf, @len: receives "HELD->TAKEN,caller" (lock-order-inversion),
+ *	"CLASS,caller" (a TSan type about a mutex) or "PRIMITIVE(CLASS)" (an
+ *	access a lock primitive made to its lock's memory)
  *
  * rt_san_signature() calls it for each primary stack.
  * Return: false (buf untouched) when the report is of another kind or a

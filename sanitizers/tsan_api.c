@@ -26,6 +26,9 @@ int __tsan_get_report_data(void *report, const char **description, int *count,
 int __tsan_get_report_mutex(void *report, unsigned long idx, unsigned long *mutex_id,
 			    void **addr, int *destroyed, void **trace,
 			    unsigned long trace_size) __attribute__((weak));
+int __tsan_get_report_mop(void *report, unsigned long idx, int *tid, void **addr, int *size,
+			  int *write, int *atomic, void **trace,
+			  unsigned long trace_size) __attribute__((weak));
 
 static void put_line(int fd, const char *line, int n, size_t size)
 {
@@ -58,6 +61,18 @@ bool rt_tsan_api_write(int fd, void *report)
 		cls = lockdep_class_of(addr);
 		put_line(fd, line, snprintf(line, sizeof(line), RT_TSAN_API_MUTEX "M%lu %s ==\n",
 					    id, cls >= 0 ? lock_class_name(cls) : "?"),
+			 sizeof(line));
+	}
+	for (int i = 0; __tsan_get_report_mop && i < mops; i++) {
+		int tid, size, write, atomic, cls;
+		void *addr = NULL;
+
+		if (!__tsan_get_report_mop(report, (unsigned long)i, &tid, &addr, &size, &write,
+					   &atomic, trace, 1))
+			continue;
+		cls = lockdep_class_within(addr);
+		put_line(fd, line, snprintf(line, sizeof(line), RT_TSAN_API_ACCESS "%d %s ==\n",
+					    i, cls >= 0 ? lock_class_name(cls) : "?"),
 			 sizeof(line));
 	}
 	return true;

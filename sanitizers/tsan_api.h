@@ -10,10 +10,14 @@
  *
  *   == rmaptorture tsan report: TYPE mutexes N ==
  *   == rmaptorture tsan mutex: M<ID> CLASS ==
+ *   == rmaptorture tsan access: I CLASS ==
  *
  * TYPE is TSan's own name ("data-race", "lock-order-inversion", ...); one
  * mutex line per mutex of the report, in TSan's order, CLASS the lockdep
- * class of its address (lockdep_class_of()) or "?". No such lines when the
+ * class of its address (lockdep_class_of()) or "?"; one access line per
+ * memory access of the report (the I-th access stack), CLASS that of the
+ * lock object holding the accessed address (lockdep_class_within()) or
+ * "?" (most accesses are to no lock). No such lines when the
  * runtime lacks the accessors: capture.c then has the text alone.
  */
 #ifndef RT_SANITIZERS_TSAN_API_H
@@ -21,14 +25,16 @@
 
 #define RT_TSAN_API_REPORT	"== rmaptorture tsan report: "
 #define RT_TSAN_API_MUTEX	"== rmaptorture tsan mutex: "
+#define RT_TSAN_API_ACCESS	"== rmaptorture tsan access: "
 
 /**
- * rt_tsan_api_write() - write @report's type and its mutexes' classes to @fd
+ * rt_tsan_api_write() - write @report's type, its mutexes' and accesses' classes to @fd
  * @fd: the flight log
  * @report: the report __tsan_on_report() was given
  *
  * Writes nothing when the runtime has no __tsan_get_report_data() or
- * __tsan_get_report_mutex() (they are weak references).
+ * __tsan_get_report_mutex() (they are weak references); no access lines
+ * without __tsan_get_report_mop().
  *
  * Context: inside TSan's report, in the reporting thread, which may hold
  * emulated locks: takes no lock, allocates nothing.

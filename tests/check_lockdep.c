@@ -453,6 +453,10 @@ END_TEST
 /* ---- a lock's class from its address (TSan's reports) ---- */
 
 static int not_a_lock;	/* never a lock: lockdep_class_of() must not know it */
+static struct {
+	spinlock_t lock;
+	long after;		/* right after the lock: not the lock's */
+} lock_then_field;
 
 START_TEST(test_lockdep_class_of_lock_objects)
 {
@@ -472,6 +476,16 @@ START_TEST(test_lockdep_class_of_lock_objects)
 	/* The memory reused for a lock of another class: the newest names it. */
 	spin_lock_init(&spin, LOCK_CLASS_LRU_LOCK);
 	ck_assert_int_eq(lockdep_class_of(&spin), LOCK_CLASS_LRU_LOCK);
+	/* An address inside a lock object names it; the field after it does not. */
+	ck_assert_int_eq(lockdep_class_within(&spin.dep_map), LOCK_CLASS_LRU_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&rw.dep_map), LOCK_CLASS_MMAP_SEM);
+	ck_assert_int_eq(lockdep_class_within(&sem), LOCK_CLASS_I_SHARED_SEM);
+	spin_lock_init(&lock_then_field.lock, LOCK_CLASS_SWAP_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&lock_then_field.lock.dep_map),
+			 LOCK_CLASS_SWAP_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&lock_then_field.after), -1);
+	ck_assert_int_eq(lockdep_class_of(&lock_then_field.lock.dep_map), -1);
+	ck_assert_int_eq(lockdep_class_within(&not_a_lock), -1);
 	/* Addresses of no lock: unknown. */
 	ck_assert_int_eq(lockdep_class_of(&not_a_lock), -1);
 	ck_assert_int_eq(lockdep_class_of(NULL), -1);

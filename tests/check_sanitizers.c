@@ -17,7 +17,8 @@
  * build-tsan with TSAN_OPTIONS=log_path=...:halt_on_error=0:
  * second_deadlock_stack=1 and RT_FLIGHT_LOG=... (tsan-locked.* from
  * `racy_probe locked`, whose flight log holds the hook's mutex lines,
- * tsan_api.h); asan-*, ubsan-*, lsan-*
+ * tsan_api.h; tsan-lockmem.* one report and its block, the flight cut
+ * short, of `run --build tsan --inject anon-vma-walk-unlocked`); asan-*, ubsan-*, lsan-*
  * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
  * from racy_probe's race and use-after-free alone, built with clang 14
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
@@ -707,6 +708,33 @@ START_TEST(test_sanitizers_locks_collect)
 }
 END_TEST
 
+/* A lock primitive's access to a freed lock's memory: the lock named there. */
+START_TEST(test_sanitizers_locks_access_named)
+{
+	static const char sig[] =
+		"tsan:data-race:_spin_trylock(page_table_lock)|slab_obj_kill";
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	json_t *art, *want;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-lockmem.log", path, false);
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	copy_file(RT_TEST_DATA "/tsan-lockmem.flight", path, false);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, NULL), 1);
+	art = load_artifact(dir, "tsan", sig);
+	ck_assert(stack_line_has(art, "-- Previous read of size 2 in page_table_lock by thread T5"));
+	/* free()'s write is to the lock's memory too, but not by a lock primitive. */
+	ck_assert(stack_line_has(art, "-- Write of size 8 by thread T6"));
+	want = json_pack("[s, s]", "page_table_lock", "page_table_lock");
+	ck_assert_int_eq(json_equal(json_object_get(art, "accessed_locks"), want), 1);
+	json_decref(want);
+	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
 START_TEST(test_sanitizers_locks_api_lines)
 {
 	struct rt_san_api_block b;
@@ -729,6 +757,13 @@ START_TEST(test_sanitizers_locks_api_lines)
 	ck_assert_int_eq(b.nr, RT_SAN_MAX_MUTEXES);
 	ck_assert_uint_eq(b.m[3].id, 3);
 	ck_assert_str_eq(b.m[3].cls, "anon_vma->lock");
+	/* Accesses in order, "?" for none; one out of order is dropped. */
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 0 ? ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 5 mmap_sem ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 1 mmap_sem ==", &b));
+	ck_assert_int_eq(b.nr_accesses, 2);
+	ck_assert_str_eq(b.accessed[0], "");
+	ck_assert_str_eq(b.accessed[1], "mmap_sem");
 }
 END_TEST
 
@@ -1179,6 +1214,7 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_locks_text_fallback);
 	tcase_add_test(tc, test_sanitizers_locks_api_lines);
 	tcase_add_test(tc, test_sanitizers_locks_collect);
+	tcase_add_test(tc, test_sanitizers_locks_access_named);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variant");
