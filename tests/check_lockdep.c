@@ -460,9 +460,13 @@ static struct {
 
 START_TEST(test_lockdep_class_of_lock_objects)
 {
-	spinlock_t spin;
-	struct rw_semaphore rw;
-	struct semaphore sem;
+	/*
+	 * Static: a stack slot may hold an earlier test's lock at
+	 * &rw.dep_map, which lockdep_class_within() would rightly name.
+	 */
+	static spinlock_t spin;
+	static struct rw_semaphore rw;
+	static struct semaphore sem;
 	uint64_t rng = rt_test_seed();
 
 	spin_lock_init(&spin, LOCK_CLASS_ANON_VMA_LOCK);
