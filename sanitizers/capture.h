@@ -26,7 +26,8 @@
  * with report i (a child that ran children of its own would break that
  * pairing). Each artifact is @context plus kind, message, signature,
  * stack, task and op (from the hook's line; else the task is the thread
- * name the sanitizer printed, or "", and op null) and flight.
+ * name the sanitizer printed, or "", and op null) and flight; a TSan
+ * report's also mutexes and tsan_api (san_report_locks.h).
  *
  * Context: the caller's thread; allocates. Return: the number of reports
  * found, or -errno (a message printed) when an artifact cannot be saved.
