@@ -735,6 +735,42 @@ START_TEST(test_sanitizers_locks_access_named)
 }
 END_TEST
 
+/* A mutex misuse (text in gcc 12's shape, made up): signed by the lock's class. */
+START_TEST(test_sanitizers_locks_misuse_named)
+{
+	static const char text[] =
+		"==================\n"
+		"WARNING: ThreadSanitizer: unlock of an unlocked mutex (or by a wrong thread) (pid=7)\n"
+		"    #0 __tsan_mutex_pre_unlock ../../../../src/libsanitizer/tsan/tsan_interface_ann.cpp:389 (libtsan.so.2+0x71010)\n"
+		"    #1 _spin_unlock core/spinlock.h:95 (rmaptorture+0xa8c1)\n"
+		"    #2 page_remove_rmap core/rmap_anonvma.c:300 (rmaptorture+0xb1c2)\n"
+		"\n"
+		"  Mutex M42 (0x7b0c00001230) created at:\n"
+		"    #0 __tsan_mutex_create ../../../../src/libsanitizer/tsan/tsan_interface_ann.cpp:352 (libtsan.so.2+0x70a80)\n"
+		"    #1 spin_lock_init core/spinlock.c:83 (rmaptorture+0xf6e7)\n"
+		"    #2 anon_vma_ctor core/rmap_anonvma.c:158 (rmaptorture+0xb000)\n"
+		"\n"
+		"SUMMARY: ThreadSanitizer: unlock of an unlocked mutex (or by a wrong thread) core/spinlock.h:95 in _spin_unlock\n"
+		"==================\n";
+	static const char *const api[] = {
+		"== rmaptorture tsan report: mutex-bad-unlock mutexes 1 ==",
+		"== rmaptorture tsan mutex: M42 anon_vma->lock ==",
+		NULL,
+	};
+	struct rt_san_api_block b;
+	struct rt_san_report *r;
+
+	ck_assert_int_eq(rt_san_parse(text, sizeof(text) - 1, &r), 1);
+	ck_assert_str_eq(r[0].signature, "tsan:unlock-of-an-unlocked-mutex:_spin_unlock");
+	api_block(&b, api);
+	rt_san_name_mutexes(&r[0], &b);
+	ck_assert_str_eq(r[0].signature,
+			 "tsan:unlock-of-an-unlocked-mutex:anon_vma->lock,page_remove_rmap");
+	ck_assert_str_eq(r[0].stacks[1].title, "Mutex M42 (anon_vma->lock) created at:");
+	free(r);
+}
+END_TEST
+
 START_TEST(test_sanitizers_locks_api_lines)
 {
 	struct rt_san_api_block b;
@@ -1215,6 +1251,7 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_locks_api_lines);
 	tcase_add_test(tc, test_sanitizers_locks_collect);
 	tcase_add_test(tc, test_sanitizers_locks_access_named);
+	tcase_add_test(tc, test_sanitizers_locks_misuse_named);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("variant");
