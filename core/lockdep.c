@@ -592,8 +592,10 @@ int lockdep_depth(void)
  * lock_names: open addressing, LOCK_NAME_PROBE slots from the key's hash;
  * each slot one word, key << 8 | size code << 6 | (class + 1), 0 when
  * empty, so that a reader never sees half an entry (size code: the
- * object's size, 0 unknown, 1..3 up to 8, 16, 32 bytes). A key found again is updated in place;
- * with no free slot the first of its probe window is replaced.
+ * object's size, 0 unknown, 1..3 up to 8, 16, 32 bytes). A key found
+ * again is updated in place; with no free slot the first of its probe
+ * window is replaced. Entries are never removed: a freed lock's stays
+ * until its memory holds a lock again (see lockdep_class_within()).
  */
 #define LOCK_NAME_BITS		15
 #define LOCK_NAME_SLOTS		(1u << LOCK_NAME_BITS)

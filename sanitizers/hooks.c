@@ -13,6 +13,7 @@
  *   == rmaptorture sanitizer hook: tsan task cpu-2 op do_anonymous_page ==
  *   == rmaptorture tsan report: data-race mutexes 1 ==   (TSan: tsan_api.h)
  *   == rmaptorture tsan mutex: M1181 PG_maplock ==
+ *   == rmaptorture tsan access: 0 ? ==
  *   == rmaptorture flight recorder ==
  *   ...
  *   == end ==
@@ -43,8 +44,8 @@ static int hook_fd = STDERR_FILENO;	/* set once by the constructor */
 static struct timespec hook_start;	/* the process's start, by the constructor */
 
 /*
- * Name the reporting thread and its operation, then (TSan) the report's
- * mutexes by class, then dump every ring. Reads current_task, never
+ * Name the reporting thread and its operation, then (TSan) the classes of
+ * the report's mutexes and accesses, then dump every ring. Reads current_task, never
  * current (which would attach a task).
  */
 __attribute__((noinline))

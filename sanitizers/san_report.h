@@ -96,8 +96,10 @@ int rt_san_parse_file(const char *path, struct rt_san_report **reps);
  * frame is the lock primitive; one otherwise). TSan's stacks are
  * symmetric (which thread of a race reports it is timing), so theirs are
  * sorted; ASan's keep their roles (access, free, allocation). No
- * addresses, pids, thread ids or line numbers: stable across runs.
- * rt_san_parse() calls it; exposed for tests.
+ * addresses, pids, thread ids or line numbers: stable across runs. Where
+ * the report's locks are named (rt_san_name_mutexes()), a report about
+ * locks names their classes instead of the lock primitive's frame
+ * (san_lock_signature_part()). rt_san_parse() calls it; exposed for tests.
  */
 void rt_san_signature(struct rt_san_report *rep);
 
