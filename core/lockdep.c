@@ -43,6 +43,7 @@
  */
 #include "lockdep.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -580,4 +581,164 @@ RT_NOTSAN bool lock_is_held(const void *instance)
 int lockdep_depth(void)
 {
 	return current->lockdep_depth;
+}
+
+/*
+ * Locks by address (lockdep_class_of()). TSan's reports name a lock by
+ * its address only; these tables name its class. Like lock_acquire(),
+ * unwatched by TSan (RT_NOTSAN): they touch only lockdep's own tables, and
+ * lockdep_class_of() runs inside TSan's report hook.
+ *
+ * lock_names: open addressing, LOCK_NAME_PROBE slots from the key's hash;
+ * each slot one word, key << 8 | size code << 6 | (class + 1), 0 when
+ * empty, so that a reader never sees half an entry (size code: the
+ * object's size, 0 unknown, 1..3 up to 8, 16, 32 bytes). A key found
+ * again is updated in place; with no free slot the first of its probe
+ * window is replaced. Entries are never removed: a freed lock's stays
+ * until its memory holds a lock again (see lockdep_class_within()).
+ */
+#define LOCK_NAME_BITS		15
+#define LOCK_NAME_SLOTS		(1u << LOCK_NAME_BITS)
+#define LOCK_NAME_PROBE		8
+
+static uint64_t lock_names[LOCK_NAME_SLOTS];	/* relaxed atomics */
+
+struct lock_array {
+	const char *base;	/* release-published last; NULL when free */
+	size_t nr, stride;
+	int nr_keys;
+	struct lockdep_array_key keys[LOCKDEP_ARRAY_MAX_KEYS];
+};
+
+#define LOCK_ARRAYS	4
+static struct lock_array lock_arrays[LOCK_ARRAYS];	/* graph_lock for writers */
+
+static inline unsigned int lock_name_hash(uintptr_t key)
+{
+	return (unsigned int)((key * 0x9E3779B97F4A7C15ull) >> (64 - LOCK_NAME_BITS));
+}
+
+_Static_assert(LOCK_CLASS_MAX < 64, "class + 1 fits an entry's six bits");
+
+static inline unsigned int lock_size_code(size_t size)
+{
+	return !size ? 0 : size <= 8 ? 1 : size <= 16 ? 2 : 3;
+}
+
+RT_NOTSAN void lockdep_note_lock(const void *key, size_t size, int class_id)
+{
+	uintptr_t k = (uintptr_t)key;
+	uint64_t want = (uint64_t)k << 8 | lock_size_code(size) << 6 | (uint64_t)(class_id + 1);
+	unsigned int h = lock_name_hash(k), empty = LOCK_NAME_SLOTS;
+
+	if (!k || k >> 56 || class_id < 0 || class_id >= LOCK_CLASS_MAX)
+		return;
+	for (unsigned int i = 0; i < LOCK_NAME_PROBE; i++) {
+		unsigned int s = (h + i) & (LOCK_NAME_SLOTS - 1);
+		uint64_t v = __atomic_load_n(&lock_names[s], __ATOMIC_RELAXED);
+
+		if (v >> 8 == k) {
+			if (v != want)
+				__atomic_store_n(&lock_names[s], want, __ATOMIC_RELAXED);
+			return;
+		}
+		if (!v && empty == LOCK_NAME_SLOTS)
+			empty = s;
+	}
+	if (empty != LOCK_NAME_SLOTS) {
+		uint64_t zero = 0;
+
+		if (__atomic_compare_exchange_n(&lock_names[empty], &zero, want, false,
+						__ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			return;
+	}
+	__atomic_store_n(&lock_names[h], want, __ATOMIC_RELAXED);
+}
+
+int lockdep_register_lock_array(const void *base, size_t nr, size_t stride,
+				const struct lockdep_array_key *keys, int nr_keys)
+{
+	int ret = -ENOSPC;
+
+	if (!base || !stride || nr_keys < 0 || nr_keys > LOCKDEP_ARRAY_MAX_KEYS)
+		return -EINVAL;
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	for (int i = 0; i < LOCK_ARRAYS; i++) {
+		struct lock_array *a = &lock_arrays[i];
+
+		if (__atomic_load_n(&a->base, __ATOMIC_RELAXED))
+			continue;
+		a->nr = nr;
+		a->stride = stride;
+		a->nr_keys = nr_keys;
+		memcpy(a->keys, keys, (size_t)nr_keys * sizeof(*keys));
+		/* Release pairs with the acquire in lockdep_class_of(): fields before base. */
+		__atomic_store_n(&a->base, (const char *)base, __ATOMIC_RELEASE);
+		ret = 0;
+		break;
+	}
+	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+	return ret;
+}
+
+void lockdep_unregister_lock_array(const void *base)
+{
+	RT_PTHREAD(pthread_mutex_lock(&graph_lock));
+	for (int i = 0; i < LOCK_ARRAYS; i++)
+		if (__atomic_load_n(&lock_arrays[i].base, __ATOMIC_RELAXED) == base)
+			__atomic_store_n(&lock_arrays[i].base, NULL, __ATOMIC_RELAXED);
+	RT_PTHREAD(pthread_mutex_unlock(&graph_lock));
+}
+
+/* The table's entry for @k, or 0. */
+static RT_NOTSAN uint64_t lock_name_entry(uintptr_t k)
+{
+	unsigned int h = lock_name_hash(k);
+
+	if (!k || k >> 56)
+		return 0;
+	for (unsigned int i = 0; i < LOCK_NAME_PROBE; i++) {
+		uint64_t v = __atomic_load_n(&lock_names[(h + i) & (LOCK_NAME_SLOTS - 1)],
+					     __ATOMIC_RELAXED);
+
+		if (v >> 8 == k)
+			return v;
+	}
+	return 0;
+}
+
+RT_NOTSAN int lockdep_class_within(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+
+	for (uintptr_t d = 0; d < 32 && d <= a; d++) {
+		uint64_t v = lock_name_entry(a - d);
+		unsigned int code = (unsigned int)(v >> 6) & 3;
+
+		if (v && (d == 0 || (code && d < (4u << code))))
+			return (int)(v & 0x3f) - 1;
+	}
+	return -1;
+}
+
+RT_NOTSAN int lockdep_class_of(const void *key)
+{
+	uint64_t v;
+
+	for (int i = 0; i < LOCK_ARRAYS; i++) {
+		const struct lock_array *a = &lock_arrays[i];
+		/* Acquire pairs with the release in lockdep_register_lock_array(). */
+		const char *base = __atomic_load_n(&a->base, __ATOMIC_ACQUIRE);
+		size_t off;
+
+		if (!base || (const char *)key < base ||
+		    (size_t)((const char *)key - base) >= a->nr * a->stride)
+			continue;
+		off = (size_t)((const char *)key - base) % a->stride;
+		for (int j = 0; j < a->nr_keys; j++)
+			if (a->keys[j].offset == off)
+				return a->keys[j].class_id;
+	}
+	v = lock_name_entry((uintptr_t)key);
+	return v ? (int)(v & 0x3f) - 1 : -1;
 }

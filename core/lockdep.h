@@ -18,6 +18,7 @@
 #define RT_CORE_LOCKDEP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -174,6 +175,71 @@ int lockdep_depth(void);
 void lockdep_reset_graph(void);
 /* True when the dependency edge @a -> @b has been recorded. */
 bool lockdep_has_edge(int a, int b);
+
+/*
+ * Naming a lock from its address alone, as ThreadSanitizer's reports know
+ * it (sanitizers/tsan_api.c). Lock objects (spinlock_t, rw_semaphore,
+ * semaphore) are noted when they are initialised; bit locks are found
+ * from the arrays of objects whose words hold them (mem_map's page bit
+ * locks, page_lock_key()). A lock freed and its memory reused for another
+ * lock is named by the newest; the table keeps the most recent of many.
+ */
+
+/**
+ * lockdep_note_lock() - remember that the lock at @key is of class @class_id
+ * @key: the lock's identity (its address; lock_events.h)
+ * @size: the lock object's size (sizeof(spinlock_t), ...), for
+ *	lockdep_class_within(); at most 32 bytes count
+ * @class_id: its class
+ *
+ * Context: any; lock-free, takes no lock.
+ */
+void lockdep_note_lock(const void *key, size_t size, int class_id);
+
+/* A bit lock of each object of a lock array: its key's offset in the object. */
+struct lockdep_array_key {
+	size_t offset;		/* page_lock_key(obj, bit) - obj */
+	int class_id;
+};
+
+#define LOCKDEP_ARRAY_MAX_KEYS	4
+
+/**
+ * lockdep_register_lock_array() - name the bit locks of @nr objects at @base
+ * @base, @nr, @stride: the array (mem_map: struct page each)
+ * @keys, @nr_keys: each bit lock's key offset in an object and its class
+ *	(at most LOCKDEP_ARRAY_MAX_KEYS)
+ *
+ * Context: before threads take the array's locks (mem_init()).
+ * Return: 0, or -ENOSPC when every slot for arrays is taken.
+ */
+int lockdep_register_lock_array(const void *base, size_t nr, size_t stride,
+				const struct lockdep_array_key *keys, int nr_keys);
+/* Forget the array at @base (mem_exit()). Context: after its last use. */
+void lockdep_unregister_lock_array(const void *base);
+
+/**
+ * lockdep_class_of() - the class of the lock whose key is @key
+ * @key: an address, perhaps of no lock at all
+ *
+ * Context: any, a sanitizer's report hook included: no lock, no
+ * allocation, reads only lockdep's tables.
+ * Return: the class id, or -1 when @key is no lock lockdep was told of.
+ */
+int lockdep_class_of(const void *key);
+
+/**
+ * lockdep_class_within() - the class of the lock object that holds @addr
+ * @addr: an address inside a lock object (its dep_map, say), or anywhere
+ *
+ * For a memory access TSan reports on a lock's own memory. A lock object
+ * freed and its memory reused keeps its entry until a lock is noted there
+ * again: call it only for an access that a lock primitive made.
+ *
+ * Context: as lockdep_class_of().
+ * Return: the class id, or -1.
+ */
+int lockdep_class_within(const void *addr);
 
 /* Sum of every task's statistics for @class_id, live and exited. */
 void lock_stats_read(int class_id, struct lock_class_stats *out);

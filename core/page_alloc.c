@@ -79,6 +79,27 @@ static int zone_batchsize(unsigned long present_pages)
 	return (int)batch;
 }
 
+/* Name the pages' bit locks by their keys (lockdep_class_of(): TSan's reports). */
+static void mem_map_note_locks(unsigned long nr_pages)
+{
+	static const struct { int bit, cls; } bit_locks[] = {
+		{ PG_locked, LOCK_CLASS_PG_LOCKED },
+		{ PG_chainlock, LOCK_CLASS_PG_CHAINLOCK },
+		{ PG_maplock, LOCK_CLASS_PG_MAPLOCK },
+	};
+	struct lockdep_array_key keys[ARRAY_SIZE(bit_locks)];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bit_locks); i++)
+		keys[i] = (struct lockdep_array_key){
+			.offset = (size_t)((char *)page_lock_key(&mem_map[0], bit_locks[i].bit) -
+					   (char *)&mem_map[0]),
+			.class_id = bit_locks[i].cls,
+		};
+	/* Four slots, one mem_map at a time (-EBUSY above): never full. */
+	BUG_ON(lockdep_register_lock_array(mem_map, nr_pages, sizeof(*mem_map), keys,
+					   (int)ARRAY_SIZE(keys)));
+}
+
 /**
  * mem_init() - allocate mem_map of @nr_pages and put all but the zero page free
  * @nr_pages: pages of emulated memory, zero page included
@@ -135,6 +156,7 @@ int mem_init(unsigned long nr_pages)
 		list_add_tail(&page->lru, &zone->free_list);
 	}
 	zone->free_pages = nr_pages - 1;
+	mem_map_note_locks(nr_pages);
 	return 0;
 }
 
@@ -168,6 +190,7 @@ void mem_exit(void)
 		tsan_mutex_destroy(&contig_zone.lock, 0);
 		tsan_mutex_destroy(&contig_zone.lru_lock, 0);
 	}
+	lockdep_unregister_lock_array(mem_map);
 	free(mem_map);
 	mem_map = NULL;
 	max_mapnr = 0;

@@ -17,6 +17,7 @@ void init_rwsem(struct rw_semaphore *sem, int class_id)
 {
 	__atomic_store_n(&sem->count, 0, __ATOMIC_RELAXED);
 	sem->dep_map.class_id = (uint16_t)class_id;
+	lockdep_note_lock(sem, sizeof(*sem), class_id);
 	tsan_mutex_create(sem, RT_TSAN_MUTEX_NOT_STATIC);
 }
 

@@ -18,6 +18,7 @@ void sema_init(struct semaphore *sem, int val, int class_id)
 	__atomic_store_n(&sem->count, val, __ATOMIC_RELAXED);
 	sem->mutex = val == 1;
 	sem->dep_map.class_id = (uint16_t)class_id;
+	lockdep_note_lock(sem, sizeof(*sem), class_id);
 	if (sem->mutex)
 		tsan_mutex_create(sem, RT_TSAN_MUTEX_NOT_STATIC);
 }

@@ -79,6 +79,7 @@ void spin_lock_init(spinlock_t *lock, int class_id)
 {
 	__atomic_store_n(&lock->locked, 0, __ATOMIC_RELAXED);
 	lock->dep_map.class_id = (uint16_t)class_id;
+	lockdep_note_lock(lock, sizeof(*lock), class_id);
 	tsan_mutex_create(lock, RT_TSAN_MUTEX_NOT_STATIC);
 }
 

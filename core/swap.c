@@ -72,6 +72,14 @@ static struct swapper_space swapper_space = {
 	.tree_lock = __SPIN_LOCK_UNLOCKED(LOCK_CLASS_TREE_LOCK),
 };
 
+/* Statically initialised, so named here (lockdep_class_of(): TSan's reports). */
+__attribute__((constructor)) static void swap_locks_note(void)
+{
+	lockdep_note_lock(&swap_info.lock, sizeof(spinlock_t), LOCK_CLASS_SWAP_LOCK);
+	lockdep_note_lock(&swapper_space.tree_lock, sizeof(spinlock_t),
+			  LOCK_CLASS_TREE_LOCK);
+}
+
 /*
  * The offset of @entry in the one area, or 0 when the entry cannot name
  * a slot of it (wrong type, the header, beyond the end).

@@ -18,12 +18,14 @@
 #include "artifact.h"
 #include "die.h"
 #include "record.h"
+#include "san_report_locks.h"
 
 struct flight_block {
 	json_t *flight;		/* [{"task", "events"}] */
 	char task[32];		/* the hook's reporting task, "" if unknown */
 	char op[64];		/* its operation, "" if unknown */
 	double elapsed;		/* seconds from the process's start; < 0 unknown */
+	struct rt_san_api_block api;	/* TSan's report interface (tsan_api.h) */
 };
 
 struct log_list {
@@ -238,6 +240,8 @@ static int parse_flight(const char *path, struct flight_block **blocks)
 		s = line;
 		if (!strncmp(s, hook_head, sizeof(hook_head) - 1)) {
 			parse_hook_line(s, &pending);
+		} else if (rt_san_api_line(s, &pending.api)) {
+			continue;
 		} else if (!strncmp(s, dump_head, sizeof(dump_head) - 1)) {
 			if (nr == cap) {
 				int ncap = cap ? cap * 2 : 8;
@@ -320,6 +324,7 @@ json_t *rt_sanitizer_report_json(const struct rt_san_report *rep, json_t *contex
 	json_object_set_new(art, "op", op && *op ? json_string(op) : json_null());
 	json_object_set_new(art, "task", json_string(task && *task ? task : rep->task));
 	json_object_set_new(art, "stack", stack_json(rep));
+	rt_san_mutexes_json(rep, art);
 	if (flight)
 		json_object_set_new(art, "flight", flight);
 	return art;
@@ -503,6 +508,9 @@ int rt_sanitizer_collect(const char *log_prefix, json_t *context, const char *ou
 	nr_blocks = parse_flight(path, &blocks);
 	total = parse_logs(&logs, &reps);
 	err = total < 0 ? total : 0;
+	/* Lock classes first: they are part of the signatures the groups use. */
+	for (int i = 0; i < total; i++)
+		rt_san_name_mutexes(&reps[i], i < nr_blocks ? &blocks[i].api : NULL);
 	if (total > 0) {
 		group_of = malloc((size_t)total * sizeof(*group_of));
 		nr_groups = group_of ? rt_san_group(reps, total, group_of, &groups) : -ENOMEM;

@@ -32,7 +32,8 @@
  * pairing). The reports are grouped by root cause (rt_san_group()); each
  * group is one artifact: its first report's context plus kind, message,
  * stack, task and op (from the hook's line; else the task is the thread
- * name the sanitizer printed, or "", and op null) and flight, with the
+ * name the sanitizer printed, or "", and op null) and flight (a TSan
+ * report's also mutexes and tsan_api, san_report_locks.h), with the
  * group's signature and title, and "group": each distinct report
  * signature in it with its count and first message.
  *

@@ -11,6 +11,9 @@
  * $RT_FLIGHT_LOG (stderr when unset), opened once at startup:
  *
  *   == rmaptorture sanitizer hook: tsan task cpu-2 op do_anonymous_page ==
+ *   == rmaptorture tsan report: data-race mutexes 1 ==   (TSan: tsan_api.h)
+ *   == rmaptorture tsan mutex: M1181 PG_maplock ==
+ *   == rmaptorture tsan access: 0 ? ==
  *   == rmaptorture flight recorder ==
  *   ...
  *   == end ==
@@ -33,6 +36,7 @@
 #include "compiler.h"
 #include "flight.h"
 #include "task.h"
+#include "tsan_api.h"
 
 #if RT_TSAN || RT_ASAN
 
@@ -40,11 +44,12 @@ static int hook_fd = STDERR_FILENO;	/* set once by the constructor */
 static struct timespec hook_start;	/* the process's start, by the constructor */
 
 /*
- * Name the reporting thread and its operation, then dump every ring.
- * Reads current_task, never current (which would attach a task).
+ * Name the reporting thread and its operation, then (TSan) the classes of
+ * the report's mutexes and accesses, then dump every ring. Reads current_task, never
+ * current (which would attach a task).
  */
 __attribute__((noinline))
-static void rt_san_hook_dump(const char *sanitizer)
+static void rt_san_hook_dump(const char *sanitizer, void *tsan_report)
 {
 	struct task_struct *t = current_task;
 	const char *op = t ? __atomic_load_n(&t->op, __ATOMIC_RELAXED) : NULL;
@@ -61,6 +66,12 @@ static void rt_san_hook_dump(const char *sanitizer)
 		     (double)(now.tv_nsec - hook_start.tv_nsec) * 1e-9);
 	if (n > 0 && write(hook_fd, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
 		return;
+#if RT_TSAN
+	if (tsan_report)
+		rt_tsan_api_write(hook_fd, tsan_report);
+#else
+	(void)tsan_report;
+#endif
 	flight_dump_fd(hook_fd);
 }
 
@@ -72,7 +83,8 @@ void __tsan_ignore_thread_end(void);
 
 /**
  * __tsan_on_report() - ThreadSanitizer's per-report callback (overrides its weak no-op)
- * @report: TSan's report (unused: the text goes to its log)
+ * @report: TSan's report (its text goes to its log; its mutexes are named
+ *	by class through the report interface, tsan_api.c)
  *
  * Context: inside TSan's report, interceptors ignored; the dump's reads of
  * other tasks' rings are hidden from TSan too (ignore_thread), so that the
@@ -80,9 +92,8 @@ void __tsan_ignore_thread_end(void);
  */
 void __tsan_on_report(void *report)
 {
-	(void)report;
 	__tsan_ignore_thread_begin();
-	rt_san_hook_dump("tsan");
+	rt_san_hook_dump("tsan", report);
 	__tsan_ignore_thread_end();
 }
 #endif /* RT_TSAN */
@@ -94,7 +105,7 @@ void __sanitizer_set_death_callback(void (*callback)(void));
 /* ASan, UBSan (halting) and LeakSanitizer call this once, before _exit(). */
 static void rt_san_hook_death(void)
 {
-	rt_san_hook_dump("asan");
+	rt_san_hook_dump("asan", NULL);
 }
 
 /*

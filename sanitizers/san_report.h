@@ -12,6 +12,7 @@
 #ifndef RT_SANITIZERS_SAN_REPORT_H
 #define RT_SANITIZERS_SAN_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum rt_san_kind {
@@ -24,6 +25,8 @@ enum rt_san_kind {
 #define RT_SAN_MAX_STACKS	8	/* stacks kept per report */
 #define RT_SAN_MAX_FRAMES	24	/* frames kept per stack */
 #define RT_SAN_SIG_LEN		512
+#define RT_SAN_MAX_MUTEXES	8	/* mutexes kept per report (san_report_locks.h) */
+#define RT_SAN_MAX_ACCESSES	4	/* memory accesses named per report (idem) */
 
 struct rt_san_frame {
 	char func[96];		/* "racy_probe_writer_a"; "" when unknown */
@@ -38,6 +41,12 @@ struct rt_san_stack {
 	struct rt_san_frame f[RT_SAN_MAX_FRAMES];
 };
 
+/* A mutex of a TSan report: its id, and its lock class where known. */
+struct rt_san_mutex {
+	unsigned long id;	/* TSan's "M1181" */
+	char cls[40];		/* "PG_maplock"; "" when unknown */
+};
+
 struct rt_san_report {
 	enum rt_san_kind kind;
 	char type[64];		/* "data-race", "heap-use-after-free", "runtime-error:..." */
@@ -47,6 +56,13 @@ struct rt_san_report {
 	char summary[256];	/* the SUMMARY: line, or "" */
 	int nr_stacks;
 	struct rt_san_stack stacks[RT_SAN_MAX_STACKS];
+	/* The mutexes, named by class (san_report_locks.h: rt_san_name_mutexes()). */
+	int nr_mutexes;
+	struct rt_san_mutex mutexes[RT_SAN_MAX_MUTEXES];
+	bool tsan_api;		/* classes from TSan's report interface, not the text alone */
+	/* The lock each memory access (the I-th access stack) touched, "" for none. */
+	int nr_accesses;
+	char accessed[RT_SAN_MAX_ACCESSES][40];
 };
 
 /* "tsan", "asan", "ubsan", "lsan": the artifact kind of @kind. */
@@ -80,8 +96,10 @@ int rt_san_parse_file(const char *path, struct rt_san_report **reps);
  * frame is the lock primitive; one otherwise). TSan's stacks are
  * symmetric (which thread of a race reports it is timing), so theirs are
  * sorted; ASan's keep their roles (access, free, allocation). No
- * addresses, pids, thread ids or line numbers: stable across runs.
- * rt_san_parse() calls it; exposed for tests.
+ * addresses, pids, thread ids or line numbers: stable across runs. Where
+ * the report's locks are named (rt_san_name_mutexes()), a report about
+ * locks names their classes instead of the lock primitive's frame
+ * (san_lock_signature_part()). rt_san_parse() calls it; exposed for tests.
  */
 void rt_san_signature(struct rt_san_report *rep);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "san_report-internal.h"
+#include "san_report_locks.h"
 
 static bool is_hex_token(const char *s)
 {
@@ -415,6 +416,12 @@ void rt_san_signature(struct rt_san_report *rep)
 
 		if (!st->primary)
 			continue;
+		/* A report about locks names them by class, where known. */
+		if (san_lock_signature_part(rep, st, parts[nr], sizeof(parts[nr]))) {
+			order[nr] = parts[nr];
+			nr++;
+			continue;
+		}
 		parts[nr][0] = '\0';
 		for (int j = 0; j < st->nr && taken < depth; j++) {
 			if (st->f[j].skip)

@@ -2,7 +2,9 @@
 /*
  * lockdep: ABBA and longer cycles reported with both sites, trylocks against
  * the order silent, the documented order enforced and equal to the tree in
- * the comment at the top of core/lockdep.c, unheld releases, nesting.
+ * the comment at the top of core/lockdep.c, unheld releases, nesting; a
+ * lock's class from its address alone (lockdep_class_of(), for TSan's
+ * reports).
  */
 #include <sched.h>
 #include <stdio.h>
@@ -10,6 +12,9 @@
 #include <string.h>
 
 #include "lockdep.h"
+#include "mm-internal.h"
+#include "page.h"
+#include "page_alloc.h"
 #include "rt_check.h"
 #include "rt_lockval.h"
 #include "rwsem.h"
@@ -445,6 +450,99 @@ START_TEST(test_lockdep_many_threads_in_order)
 }
 END_TEST
 
+/* ---- a lock's class from its address (TSan's reports) ---- */
+
+static int not_a_lock;	/* never a lock: lockdep_class_of() must not know it */
+static struct {
+	spinlock_t lock;
+	long after;		/* right after the lock: not the lock's */
+} lock_then_field;
+
+START_TEST(test_lockdep_class_of_lock_objects)
+{
+	/*
+	 * Static: a stack slot may hold an earlier test's lock at
+	 * &rw.dep_map, which lockdep_class_within() would rightly name.
+	 */
+	static spinlock_t spin;
+	static struct rw_semaphore rw;
+	static struct semaphore sem;
+	uint64_t rng = rt_test_seed();
+
+	spin_lock_init(&spin, LOCK_CLASS_ANON_VMA_LOCK);
+	init_rwsem(&rw, LOCK_CLASS_MMAP_SEM);
+	sema_init(&sem, 1, LOCK_CLASS_I_SHARED_SEM);
+	ck_assert_int_eq(lockdep_class_of(&spin), LOCK_CLASS_ANON_VMA_LOCK);
+	ck_assert_int_eq(lockdep_class_of(&rw), LOCK_CLASS_MMAP_SEM);
+	ck_assert_int_eq(lockdep_class_of(&sem), LOCK_CLASS_I_SHARED_SEM);
+	/* Statically initialised locks are named too. */
+	ck_assert_int_eq(lockdep_class_of(&mmlist_lock), LOCK_CLASS_MMLIST_LOCK);
+	/* The memory reused for a lock of another class: the newest names it. */
+	spin_lock_init(&spin, LOCK_CLASS_LRU_LOCK);
+	ck_assert_int_eq(lockdep_class_of(&spin), LOCK_CLASS_LRU_LOCK);
+	/* An address inside a lock object names it; the field after it does not. */
+	ck_assert_int_eq(lockdep_class_within(&spin.dep_map), LOCK_CLASS_LRU_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&rw.dep_map), LOCK_CLASS_MMAP_SEM);
+	ck_assert_int_eq(lockdep_class_within(&sem), LOCK_CLASS_I_SHARED_SEM);
+	spin_lock_init(&lock_then_field.lock, LOCK_CLASS_SWAP_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&lock_then_field.lock.dep_map),
+			 LOCK_CLASS_SWAP_LOCK);
+	ck_assert_int_eq(lockdep_class_within(&lock_then_field.after), -1);
+	ck_assert_int_eq(lockdep_class_of(&lock_then_field.lock.dep_map), -1);
+	ck_assert_int_eq(lockdep_class_within(&not_a_lock), -1);
+	/* Addresses of no lock: unknown. */
+	ck_assert_int_eq(lockdep_class_of(&not_a_lock), -1);
+	ck_assert_int_eq(lockdep_class_of(NULL), -1);
+	ck_assert_int_eq(lockdep_class_of((char *)&spin + 1), -1);
+	for (int i = 0; i < 1000; i++) {
+		uintptr_t a = (uintptr_t)(rt_rand(&rng) & ((1ULL << 47) - 1));
+
+		ck_assert_msg(lockdep_class_of((void *)a) == -1, "%#lx", (unsigned long)a);
+	}
+}
+END_TEST
+
+START_TEST(test_lockdep_class_of_many_locks)
+{
+	enum { NR = 4096 };
+	spinlock_t *locks = calloc(NR, sizeof(*locks));
+
+	ck_assert_ptr_nonnull(locks);
+	for (int i = 0; i < NR; i++)
+		spin_lock_init(&locks[i], i % LOCK_CLASS_NR_STATIC);
+	for (int i = 0; i < NR; i++)
+		ck_assert_int_eq(lockdep_class_of(&locks[i]), i % LOCK_CLASS_NR_STATIC);
+	free(locks);
+}
+END_TEST
+
+START_TEST(test_lockdep_class_of_page_bit_locks)
+{
+	struct page *page;
+
+	ck_assert_int_eq(mem_init(64), 0);
+	page = &mem_map[17];
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(page, PG_maplock)), LOCK_CLASS_PG_MAPLOCK);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(page, PG_chainlock)),
+			 LOCK_CLASS_PG_CHAINLOCK);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(&mem_map[63], PG_locked)),
+			 LOCK_CLASS_PG_LOCKED);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(&mem_map[0], PG_maplock)),
+			 LOCK_CLASS_PG_MAPLOCK);
+	/* The flags word itself, another bit, another field, past the end: no lock. */
+	ck_assert_int_eq(lockdep_class_of(&page->flags), -1);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(page, PG_dirty)), -1);
+	ck_assert_int_eq(lockdep_class_of(&page->count), -1);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(&mem_map[64], PG_maplock)), -1);
+	/* A bit lock taken and released is still named by its key. */
+	page_map_lock(page);
+	page_map_unlock(page);
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(page, PG_maplock)), LOCK_CLASS_PG_MAPLOCK);
+	mem_exit();
+	ck_assert_int_eq(lockdep_class_of(page_lock_key(page, PG_maplock)), -1);
+}
+END_TEST
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -469,6 +567,11 @@ int main(void)
 		} },
 		{ "concurrency", 60, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
 			test_lockdep_many_threads_in_order,
+		} },
+		{ "lookup", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+			test_lockdep_class_of_lock_objects,
+			test_lockdep_class_of_many_locks,
+			test_lockdep_class_of_page_bit_locks,
 		} },
 	};
 

@@ -17,7 +17,10 @@
  * The fixtures are unedited logs: tests/data/tsan-*.log and *.flight from
  * `racy_probe MODE` (and tsan-abba.log from `tsan_lock_probe abba`) in
  * build-tsan with TSAN_OPTIONS=log_path=...:halt_on_error=0:
- * second_deadlock_stack=1 and RT_FLIGHT_LOG=...; asan-*, ubsan-*, lsan-*
+ * second_deadlock_stack=1 and RT_FLIGHT_LOG=... (tsan-locked.* from
+ * `racy_probe locked`, whose flight log holds the hook's mutex lines,
+ * tsan_api.h; tsan-lockmem.* one report and its block, the flight cut
+ * short, of `run --build tsan --inject anon-vma-walk-unlocked`); asan-*, ubsan-*, lsan-*
  * from build-asan with ASAN_OPTIONS/UBSAN_OPTIONS log_path=...; clang-*
  * from racy_probe's race and use-after-free alone, built with clang 14
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
@@ -44,6 +47,7 @@
 #include "capture.h"
 #include "compiler.h"
 #include "san_report.h"
+#include "san_report_locks.h"
 #include "rt_check.h"
 #include "variant.h"
 
@@ -56,6 +60,8 @@
 #define SIG_UAF_GROUP	"asan:use-after-free:racy_probe_free"
 #define SIG_OVERFLOW	"ubsan:runtime-error:signed-integer-overflow:racy_probe_overflow"
 #define SIG_LEAK	"lsan:detected-memory-leaks:racy_probe_leak"
+#define SIG_ABBA_PROBE	"tsan:lock-order-inversion:" \
+	"lru_lock->page_table_lock,racy_probe_lock_ba|page_table_lock->lru_lock,racy_probe_lock_ab"
 
 static bool starts_with(const char *s, const char *prefix)
 {
@@ -824,6 +830,278 @@ START_TEST(test_sanitizers_collect_groups)
 }
 END_TEST
 
+/* --- lock classes (san_report_locks.h) ---------------------------------- */
+
+/* The hook's lines (tsan_api.h) of one report, read into a block. */
+static void api_block(struct rt_san_api_block *b, const char *const *lines)
+{
+	memset(b, 0, sizeof(*b));
+	for (; *lines; lines++)
+		ck_assert_msg(rt_san_api_line(*lines, b), "not taken: %s", *lines);
+}
+
+static const char *const abba_api[] = {
+	"== rmaptorture tsan report: lock-order-inversion mutexes 2 ==",
+	"== rmaptorture tsan mutex: M0 page_table_lock ==",
+	"== rmaptorture tsan mutex: M1 lru_lock ==",
+	NULL,
+};
+
+#define SIG_ABBA_NAMED \
+	"tsan:lock-order-inversion:lru_lock->page_table_lock,second|page_table_lock->lru_lock,first"
+#define ABBA_TITLE_NAMED \
+	"Mutex M1 (lru_lock) acquired here while holding mutex M0 (page_table_lock) in thread T1:"
+
+START_TEST(test_sanitizers_locks_inversion_named)
+{
+	struct rt_san_api_block b;
+	struct rt_san_report *r;
+	json_t *art, *want;
+
+	ck_assert_int_eq(parse_fixture("tsan-abba.log", &r), 1);
+	api_block(&b, abba_api);
+	ck_assert(b.seen);
+	ck_assert_str_eq(b.type, "lock-order-inversion");
+	ck_assert_int_eq(b.nr, 2);
+	rt_san_name_mutexes(&r[0], &b);
+	ck_assert(r[0].tsan_api);
+	ck_assert_str_eq(r[0].stacks[0].title, ABBA_TITLE_NAMED);
+	/* Each edge by class, with the caller of the lock primitive. */
+	ck_assert_str_eq(r[0].signature, SIG_ABBA_NAMED);
+	/* Once more: nothing named twice. */
+	rt_san_name_mutexes(&r[0], &b);
+	ck_assert_str_eq(r[0].stacks[0].title, ABBA_TITLE_NAMED);
+	ck_assert_str_eq(r[0].signature, SIG_ABBA_NAMED);
+	art = rt_sanitizer_report_json(&r[0], NULL, NULL, NULL, NULL);
+	ck_assert_ptr_nonnull(art);
+	ck_assert(json_is_true(json_object_get(art, "tsan_api")));
+	want = json_pack("[{s:s, s:s}, {s:s, s:s}]", "id", "M0", "class", "page_table_lock",
+			 "id", "M1", "class", "lru_lock");
+	ck_assert_int_eq(json_equal(json_object_get(art, "mutexes"), want), 1);
+	json_decref(want);
+	ck_assert_str_eq(json_string_value(json_object_get(art, "signature")), SIG_ABBA_NAMED);
+	json_decref(art);
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_locks_text_fallback)
+{
+	static const char *const one_unknown[] = {
+		"== rmaptorture tsan report: lock-order-inversion mutexes 2 ==",
+		"== rmaptorture tsan mutex: M0 page_table_lock ==",
+		"== rmaptorture tsan mutex: M1 ? ==",
+		NULL,
+	};
+	struct rt_san_api_block b;
+	struct rt_san_report *r;
+	json_t *art, *want;
+
+	/* No hook block (a runtime without the report interface): the text's ids, unnamed. */
+	ck_assert_int_eq(parse_fixture("tsan-abba.log", &r), 1);
+	rt_san_name_mutexes(&r[0], NULL);
+	ck_assert(!r[0].tsan_api);
+	ck_assert_str_eq(r[0].signature, SIG_ABBA);
+	ck_assert_str_eq(r[0].stacks[0].title,
+			 "Mutex M1 acquired here while holding mutex M0 in thread T1:");
+	art = rt_sanitizer_report_json(&r[0], NULL, NULL, NULL, NULL);
+	ck_assert(json_is_false(json_object_get(art, "tsan_api")));
+	want = json_pack("[{s:s, s:n}, {s:s, s:n}]", "id", "M1", "class", "id", "M0", "class");
+	ck_assert_int_eq(json_equal(json_object_get(art, "mutexes"), want), 1);
+	json_decref(want);
+	json_decref(art);
+	free(r);
+
+	/* One class unknown: that one stays unnamed, the signature the text's. */
+	ck_assert_int_eq(parse_fixture("tsan-abba.log", &r), 1);
+	api_block(&b, one_unknown);
+	rt_san_name_mutexes(&r[0], &b);
+	ck_assert(r[0].tsan_api);
+	ck_assert_str_eq(r[0].signature, SIG_ABBA);
+	ck_assert_str_eq(r[0].stacks[0].title,
+			 "Mutex M1 acquired here while holding mutex M0 (page_table_lock) in thread T1:");
+	free(r);
+
+	/* ASan's reports have no mutexes: nothing added. */
+	ck_assert_int_eq(parse_fixture("asan-uaf.log", &r), 1);
+	rt_san_name_mutexes(&r[0], &b);
+	art = rt_sanitizer_report_json(&r[0], NULL, NULL, NULL, NULL);
+	ck_assert_ptr_null(json_object_get(art, "mutexes"));
+	ck_assert_ptr_null(json_object_get(art, "tsan_api"));
+	json_decref(art);
+	free(r);
+}
+END_TEST
+
+/* The artifact's stack: does a line contain @text? */
+static bool stack_line_has(json_t *art, const char *text)
+{
+	size_t i;
+	json_t *l;
+
+	json_array_foreach(json_object_get(art, "stack"), i, l)
+		if (strstr(json_string_value(l), text))
+			return true;
+	return false;
+}
+
+/* A race's artifact names the classes of the mutexes the racer held. */
+static void assert_race_locks_named(json_t *art, bool api)
+{
+	json_t *m = json_object_get(art, "mutexes"), *want;
+
+	ck_assert(json_is_boolean(json_object_get(art, "tsan_api")));
+	ck_assert(json_boolean_value(json_object_get(art, "tsan_api")) == api);
+	ck_assert_int_eq(json_array_size(m), 2);
+	ck_assert(stack_line_has(art, "(mutexes: write M"));
+	if (!api) {
+		ck_assert(json_is_null(json_object_get(json_array_get(m, 0), "class")));
+		return;
+	}
+	want = json_pack("[s, s]", "page_table_lock", "PG_maplock");
+	for (size_t i = 0; i < 2; i++)
+		ck_assert_str_eq(json_string_value(json_object_get(json_array_get(m, i), "class")),
+				 json_string_value(json_array_get(want, i)));
+	json_decref(want);
+	ck_assert(stack_line_has(art, "(page_table_lock) created at:"));
+	ck_assert(stack_line_has(art, "(PG_maplock) created at:"));
+	ck_assert(stack_line_has(art, " (page_table_lock), write M"));
+}
+
+START_TEST(test_sanitizers_locks_collect)
+{
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	json_t *art;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-locked.log", path, false);
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	copy_file(RT_TEST_DATA "/tsan-locked.flight", path, false);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, NULL, NULL), 1);
+	/* A race's signature stays its racing functions'. */
+	art = load_artifact(dir, "tsan", SIG_RACE);
+	assert_race_locks_named(art, true);
+	json_decref(art);
+
+	/* The same report without the hook's block: the text's mutexes, unnamed. */
+	rm_tree(dir);
+	ck_assert_ptr_nonnull(mkdtemp(strcpy(dir, "/tmp/rt-sancap-XXXXXX")));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-locked.log", path, false);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, NULL, NULL), 1);
+	art = load_artifact(dir, "tsan", SIG_RACE);
+	assert_race_locks_named(art, false);
+	ck_assert(stack_line_has(art, "Mutex M8 () created at:"));
+	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
+/*
+ * A lock primitive's access to a freed lock's memory: the lock named in the
+ * report's signature, which its use-after-free group (keyed by the site
+ * that freed it) lists.
+ */
+START_TEST(test_sanitizers_locks_access_named)
+{
+	static const char sig[] =
+		"tsan:data-race:_spin_trylock(page_table_lock)|slab_obj_kill";
+	static const char group_sig[] = "tsan:use-after-free:mm_free_rcu";
+	char dir[] = "/tmp/rt-sancap-XXXXXX", prefix[PATH_MAX], path[PATH_MAX];
+	json_t *art, *want;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(prefix, sizeof(prefix), "%s/log", dir);
+	snprintf(path, sizeof(path), "%s.5", prefix);
+	copy_file(RT_TEST_DATA "/tsan-lockmem.log", path, false);
+	snprintf(path, sizeof(path), "%s.flight", prefix);
+	copy_file(RT_TEST_DATA "/tsan-lockmem.flight", path, false);
+	ck_assert_int_eq(rt_sanitizer_collect(prefix, NULL, dir, NULL, NULL, NULL), 1);
+	art = load_artifact(dir, "tsan", group_sig);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+		json_object_get(art, "group"), 0), "signature")), sig);
+	ck_assert(stack_line_has(art, "-- Previous read of size 2 in page_table_lock by thread T5"));
+	/* free()'s write is to the lock's memory too, but not by a lock primitive. */
+	ck_assert(stack_line_has(art, "-- Write of size 8 by thread T6"));
+	want = json_pack("[s, s]", "page_table_lock", "page_table_lock");
+	ck_assert_int_eq(json_equal(json_object_get(art, "accessed_locks"), want), 1);
+	json_decref(want);
+	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+
+/* A mutex misuse (text in gcc 12's shape, made up): signed by the lock's class. */
+START_TEST(test_sanitizers_locks_misuse_named)
+{
+	static const char text[] =
+		"==================\n"
+		"WARNING: ThreadSanitizer: unlock of an unlocked mutex (or by a wrong thread) (pid=7)\n"
+		"    #0 __tsan_mutex_pre_unlock ../../../../src/libsanitizer/tsan/tsan_interface_ann.cpp:389 (libtsan.so.2+0x71010)\n"
+		"    #1 _spin_unlock core/spinlock.h:95 (rmaptorture+0xa8c1)\n"
+		"    #2 page_remove_rmap core/rmap_anonvma.c:300 (rmaptorture+0xb1c2)\n"
+		"\n"
+		"  Mutex M42 (0x7b0c00001230) created at:\n"
+		"    #0 __tsan_mutex_create ../../../../src/libsanitizer/tsan/tsan_interface_ann.cpp:352 (libtsan.so.2+0x70a80)\n"
+		"    #1 spin_lock_init core/spinlock.c:83 (rmaptorture+0xf6e7)\n"
+		"    #2 anon_vma_ctor core/rmap_anonvma.c:158 (rmaptorture+0xb000)\n"
+		"\n"
+		"SUMMARY: ThreadSanitizer: unlock of an unlocked mutex (or by a wrong thread) core/spinlock.h:95 in _spin_unlock\n"
+		"==================\n";
+	static const char *const api[] = {
+		"== rmaptorture tsan report: mutex-bad-unlock mutexes 1 ==",
+		"== rmaptorture tsan mutex: M42 anon_vma->lock ==",
+		NULL,
+	};
+	struct rt_san_api_block b;
+	struct rt_san_report *r;
+
+	ck_assert_int_eq(rt_san_parse(text, sizeof(text) - 1, &r), 1);
+	ck_assert_str_eq(r[0].signature, "tsan:unlock-of-an-unlocked-mutex:_spin_unlock");
+	api_block(&b, api);
+	rt_san_name_mutexes(&r[0], &b);
+	ck_assert_str_eq(r[0].signature,
+			 "tsan:unlock-of-an-unlocked-mutex:anon_vma->lock,page_remove_rmap");
+	ck_assert_str_eq(r[0].stacks[1].title, "Mutex M42 (anon_vma->lock) created at:");
+	free(r);
+}
+END_TEST
+
+START_TEST(test_sanitizers_locks_api_lines)
+{
+	struct rt_san_api_block b;
+	char line[128];
+
+	memset(&b, 0, sizeof(b));
+	ck_assert(!rt_san_api_line("== rmaptorture flight recorder ==", &b));
+	ck_assert(!rt_san_api_line("task racer-a op racy_write", &b));
+	ck_assert(!b.seen);
+	/* Malformed mutex lines are taken and dropped. */
+	ck_assert(rt_san_api_line("== rmaptorture tsan mutex: ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan mutex: Mx lru_lock ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan mutex: M12x lru_lock ==", &b));
+	ck_assert_int_eq(b.nr, 0);
+	/* At most RT_SAN_MAX_MUTEXES kept. */
+	for (int i = 0; i < RT_SAN_MAX_MUTEXES + 3; i++) {
+		snprintf(line, sizeof(line), "== rmaptorture tsan mutex: M%d anon_vma->lock ==", i);
+		ck_assert(rt_san_api_line(line, &b));
+	}
+	ck_assert_int_eq(b.nr, RT_SAN_MAX_MUTEXES);
+	ck_assert_uint_eq(b.m[3].id, 3);
+	ck_assert_str_eq(b.m[3].cls, "anon_vma->lock");
+	/* Accesses in order, "?" for none; one out of order is dropped. */
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 0 ? ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 5 mmap_sem ==", &b));
+	ck_assert(rt_san_api_line("== rmaptorture tsan access: 1 mmap_sem ==", &b));
+	ck_assert_int_eq(b.nr_accesses, 2);
+	ck_assert_str_eq(b.accessed[0], "");
+	ck_assert_str_eq(b.accessed[1], "mmap_sem");
+}
+END_TEST
+
 /* --- variants --------------------------------------------------------- */
 
 START_TEST(test_sanitizers_variant_path)
@@ -1193,6 +1471,33 @@ START_TEST(test_sanitizers_tsan_probe)
 END_TEST
 #endif
 
+#if RT_TSAN
+/* The test: a real race names its lock classes; so does an inversion. */
+START_TEST(test_sanitizers_tsan_probe_locks)
+{
+	char dir[PATH_MAX] = "", out[PATH_MAX];
+	int nr, nr_new, nr_repeat, st;
+	json_t *art;
+
+	st = run_probe("locked", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 1);
+	art = load_artifact(out, "tsan", SIG_RACE);
+	assert_race_locks_named(art, true);
+	json_decref(art);
+
+	st = run_probe("abba", dir, out, sizeof(out), &nr, &nr_new, &nr_repeat);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 66, "status %#x, %s", st, last_output);
+	ck_assert_int_eq(nr, 1);
+	art = load_artifact(out, "tsan", SIG_ABBA_PROBE);
+	ck_assert(json_is_true(json_object_get(art, "tsan_api")));
+	ck_assert(stack_line_has(art, "(lru_lock) acquired here while holding mutex M"));
+	json_decref(art);
+	rm_tree(dir);
+}
+END_TEST
+#endif
+
 #if RT_ASAN
 START_TEST(test_sanitizers_asan_probe)
 {
@@ -1253,6 +1558,16 @@ int main(void)
 	tcase_add_test(tc, test_sanitizers_collect_groups);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("locks");
+	tcase_set_timeout(tc, rt_tmo(30));
+	tcase_add_test(tc, test_sanitizers_locks_inversion_named);
+	tcase_add_test(tc, test_sanitizers_locks_text_fallback);
+	tcase_add_test(tc, test_sanitizers_locks_api_lines);
+	tcase_add_test(tc, test_sanitizers_locks_collect);
+	tcase_add_test(tc, test_sanitizers_locks_access_named);
+	tcase_add_test(tc, test_sanitizers_locks_misuse_named);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("variant");
 	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_sanitizers_variant_path);
@@ -1277,6 +1592,7 @@ int main(void)
 	tcase_set_timeout(tc, rt_tmo(60));
 # if RT_TSAN
 	tcase_add_test(tc, test_sanitizers_tsan_probe);
+	tcase_add_test(tc, test_sanitizers_tsan_probe_locks);
 # endif
 # if RT_ASAN
 	tcase_add_test(tc, test_sanitizers_asan_probe);

@@ -22,6 +22,16 @@
  *             thread leak.
  *   signal    racy_probe_on_signal(), a signal handler, calls malloc():
  *             TSan's signal-unsafe call.
+ *   locked    the race, racy_probe_writer_a() under two emulated locks
+ *             (a spinlock_t of class page_table_lock and the PG_maplock
+ *             bit lock of a page of mem_map) that racy_probe_writer_b()
+ *             does not take: the report's mutexes, named by class
+ *             (sanitizers/tsan_api.c).
+ *   abba      racy_probe_lock_ab() takes the probe's spinlock, then a
+ *             second one (class lru_lock); racy_probe_lock_ba(), in a later
+ *             thread, the two the other way round: TSan's
+ *             lock-order-inversion, its mutexes named by class (lockdep,
+ *             which would report the inversion itself, is off).
  *   clean     the race with the turn taken by release/acquire: the writes
  *             are ordered, no finding.
  *
@@ -41,6 +51,10 @@
 #include <unistd.h>
 
 #include "die.h"
+#include "lockdep.h"
+#include "page.h"
+#include "page_alloc.h"
+#include "spinlock.h"
 #include "task.h"
 
 static int racy_probe_counter;	/* the race: no lock, on purpose */
@@ -51,6 +65,8 @@ static void *volatile racy_probe_sink;
 static int meet_ready[2], meet_mid[2], meet_done[2];
 static int write_turn[2];	/* whose write is next, per global */
 static const char *mode;
+static spinlock_t racy_probe_lock;	/* modes locked, abba: page_table_lock's class */
+static spinlock_t racy_probe_lock2;	/* mode abba: lru_lock's class */
 
 /* Distinct bodies: identical ones could be folded into one function. */
 __attribute__((noinline)) static void racy_probe_writer_a(void)
@@ -71,6 +87,36 @@ __attribute__((noinline)) static void racy_probe_writer_c(void)
 __attribute__((noinline)) static void racy_probe_writer_d(void)
 {
 	racy_probe_other += 4;
+}
+
+/* racy_probe_writer_a() under the probe's spinlock and a page's PG_maplock. */
+static void racy_probe_writer_locked(void)
+{
+	struct page *page = &mem_map[1];
+
+	spin_lock(&racy_probe_lock);
+	page_map_lock(page);
+	racy_probe_writer_a();
+	page_map_unlock(page);
+	spin_unlock(&racy_probe_lock);
+}
+
+__attribute__((noinline)) static void *racy_probe_lock_ab(void *arg)
+{
+	spin_lock(&racy_probe_lock);
+	spin_lock(&racy_probe_lock2);
+	spin_unlock(&racy_probe_lock2);
+	spin_unlock(&racy_probe_lock);
+	return arg;
+}
+
+__attribute__((noinline)) static void *racy_probe_lock_ba(void *arg)
+{
+	spin_lock(&racy_probe_lock2);
+	spin_lock(&racy_probe_lock);
+	spin_unlock(&racy_probe_lock);
+	spin_unlock(&racy_probe_lock2);
+	return arg;
 }
 
 static void meet(int *flags, int idx)
@@ -105,7 +151,8 @@ static void *racer(void *arg)
 	rt_task_attach(idx ? "racer-b" : "racer-a");
 	rt_task_set_op("racy_write");
 	meet(meet_ready, idx);
-	take_turn(&write_turn[0], idx, idx ? racy_probe_writer_b : racy_probe_writer_a);
+	take_turn(&write_turn[0], idx, idx ? racy_probe_writer_b :
+		  !strcmp(mode, "locked") ? racy_probe_writer_locked : racy_probe_writer_a);
 	if (!strcmp(mode, "many")) {
 		rt_task_set_op("racy_write_other");
 		meet(meet_mid, idx);
@@ -177,6 +224,7 @@ int main(int argc, char **argv)
 {
 	static const char *const modes[] = {
 		"race", "many", "uaf", "overflow", "leak", "clean", "threadleak", "signal",
+		"locked", "abba",
 	};
 	volatile int big = INT_MAX;
 	bool known = false;
@@ -185,7 +233,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		known |= !strcmp(mode, modes[i]);
 	if (!known || argc > 2) {
-		fprintf(stderr, "usage: %s [race|many|uaf|overflow|leak|clean|threadleak|signal]\n",
+		fprintf(stderr,
+			"usage: %s [race|many|uaf|overflow|leak|clean|threadleak|signal|locked|abba]\n",
 			argv[0]);
 		return 2;
 	}
@@ -209,6 +258,19 @@ int main(int argc, char **argv)
 		signal(SIGUSR1, racy_probe_on_signal);
 		raise(SIGUSR1);
 		printf("racy_probe signal: handled\n");
+	} else if (!strcmp(mode, "abba")) {
+		pthread_t th;
+
+		rt_task_set_op("racy_abba");
+		lockdep_set_enabled(false);
+		spin_lock_init(&racy_probe_lock, LOCK_CLASS_PAGE_TABLE_LOCK);
+		spin_lock_init(&racy_probe_lock2, LOCK_CLASS_LRU_LOCK);
+		/* One after the other: a potential deadlock, never a real one. */
+		RT_PTHREAD(pthread_create(&th, NULL, racy_probe_lock_ab, NULL));
+		RT_PTHREAD(pthread_join(th, NULL));
+		RT_PTHREAD(pthread_create(&th, NULL, racy_probe_lock_ba, NULL));
+		RT_PTHREAD(pthread_join(th, NULL));
+		printf("racy_probe abba: done\n");
 	} else if (!strcmp(mode, "leak")) {
 		rt_task_set_op("racy_leak");
 		racy_probe_leak();
@@ -216,10 +278,17 @@ int main(int argc, char **argv)
 	} else {
 		pthread_t th[2];
 
+		if (!strcmp(mode, "locked")) {
+			if (mem_init(MEM_MIN_PAGES))
+				rt_die("mem_init");
+			spin_lock_init(&racy_probe_lock, LOCK_CLASS_PAGE_TABLE_LOCK);
+		}
 		for (int i = 0; i < 2; i++)
 			RT_PTHREAD(pthread_create(&th[i], NULL, racer, (void *)(intptr_t)i));
 		for (int i = 0; i < 2; i++)
 			RT_PTHREAD(pthread_join(th[i], NULL));
+		if (!strcmp(mode, "locked"))
+			mem_exit();
 		printf("racy_probe %s: counter %d other %d\n", mode, racy_probe_counter,
 		       racy_probe_other);
 	}
