@@ -6,7 +6,7 @@
       Validate each record FILE (one JSON object, or JSON Lines) against the
       schema its "record" names. Exit 0 when all are valid, 1 otherwise.
 
-  check_records.py --produce BINARY SCHEMAS SOURCE_ROOT
+  check_records.py --produce BINARY SCHEMAS SOURCE_ROOT [BUILD_KIND]
       Produce one record of every kind that is cheap to make (run, run
       --json with --rmap all, failure artifact, replay's artifact, explore,
       locks, scale, bench locks, cover-map, ci through ci-merge of the stored
@@ -15,7 +15,9 @@
       replay too) and that
       `run --rmap all --json` is one run record per line. The costly kinds
       (bench, bench vm, matrix) are validated where the stress tests make
-      them (tests/check_numbers.c).
+      them (tests/check_numbers.c). In a sanitizer build (BUILD_KIND tsan
+      or asan), also a seeded bug that sanitizer catches, captured: its
+      grouped artifacts (and TSan's lock classes) against the schema.
 
 Exit 77 (skipped) when python3-jsonschema is missing.
 """
@@ -76,8 +78,9 @@ def validate_files(schemas, files):
 
 
 class Producer:
-    def __init__(self, binary, schemas, root, tmp):
+    def __init__(self, binary, schemas, root, tmp, build_kind="plain"):
         self.binary, self.schemas, self.root, self.tmp = binary, schemas, root, tmp
+        self.build_kind = build_kind
         self.problems = []
         self.kinds = set()
 
@@ -104,6 +107,25 @@ class Producer:
             for rec in load_records(path):
                 self.check(os.path.relpath(path, self.tmp), rec, seed)
         return files
+
+    def produce_sanitizer(self):
+        """In a sanitizer build: a seeded bug its sanitizer catches, captured
+        (run --build KIND in this build itself): the grouped artifacts, with
+        TSan's lock classes, against the failure schema."""
+        bug = {"tsan": "anon-vma-walk-unlocked", "asan": "anon-vma-free-now"}.get(self.build_kind)
+        if not bug:
+            return
+        self.run(1, "run", "--build", self.build_kind, "--no-build", "--inject", bug,
+                 "--no-progress", "--out", "san")
+        arts = self.check_files("san/failure-%s-*.json" % self.build_kind, None, "1")
+        recs = [load_records(a)[0] for a in arts]
+        for rec in recs:
+            if not rec.get("title") or not rec.get("group"):
+                self.problems.append("%s artifact %s: no title or group" % (bug, rec.get("signature")))
+        if self.build_kind == "tsan" and not any(
+                rec.get("tsan_api") and any(m.get("class") for m in rec.get("mutexes", []))
+                for rec in recs):
+            self.problems.append("%s: no TSan artifact names a lock class" % bug)
 
     def produce(self):
         # run --rmap all --json: one run record per design, one per line.
@@ -140,6 +162,7 @@ class Producer:
                  "--no-progress", "--out", "bug")
         arts = self.check_files("bug/failure-*.json", None, BIG_SEED)
         self.check_files("bug/run-*.json", 1, BIG_SEED)
+        self.produce_sanitizer()
         if arts:
             self.run(0, "replay", arts[0], "--times", "1", "--quiet", "--out", "replay")
             self.check_files("replay/failure-*.json", None, BIG_SEED)
@@ -169,9 +192,10 @@ class Producer:
 def main(argv):
     if len(argv) >= 5 and argv[1] == "--produce":
         binary, schemas, root = os.path.abspath(argv[2]), argv[3], os.path.abspath(argv[4])
+        kind = argv[5] if len(argv) >= 6 else "plain"
         tmp = tempfile.mkdtemp(prefix="rt-records-")
         try:
-            p = Producer(binary, schemas, root, tmp)
+            p = Producer(binary, schemas, root, tmp, kind)
             p.produce()
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
