@@ -6,7 +6,8 @@
  * those counts with what the selected rmap records and with what its full
  * walk finds (must-find-all); one pass over the swap area and the files
  * checks slot counts and page caches; one pass over the zone's free list
- * and every task's per-CPU lists accounts for each free page. Reclaim's
+ * and every task's per-CPU lists accounts for each free page, and one
+ * over every task's LRU-addition pagevecs for the references they hold. Reclaim's
  * trylock walks tolerate a missing pte; this walk takes every lock and
  * tolerates nothing.
  */
@@ -30,6 +31,7 @@
 struct audit {
 	unsigned int *ptes;		/* per pfn: present ptes mapping it */
 	unsigned int *swap_ptes;	/* per swap offset */
+	unsigned char *pvec_refs;	/* per pfn: LRU-addition pagevec entries, saturating */
 	unsigned long nr_swap;
 	unsigned long violations;
 	struct vm_audit_stats *stats;
@@ -249,19 +251,52 @@ static int audit_found_pte(struct page *page, struct mm_struct *mm,
 	return 0;
 }
 
+/*
+ * rt_task_for_each(): count the references @t's LRU-addition pagevecs
+ * hold (page_alloc.c's lru_cache_add()). Read from afar: the tasks are
+ * quiescent while the audit runs.
+ */
+static void pvec_refs_task(struct task_struct *t, void *arg)
+{
+	struct audit *a = arg;
+	const struct pagevec *pvecs[] = { &t->pageset.lru_add_pvecs,
+					  &t->pageset.lru_add_active_pvecs };
+
+	for (int v = 0; v < 2; v++) {
+		unsigned int nr = __atomic_load_n(&pvecs[v]->nr, __ATOMIC_RELAXED);
+
+		if (nr > PAGEVEC_SIZE) {
+			violation(a, AUDIT_LRU, "task %s: a pagevec of %u pages", t->comm, nr);
+			continue;
+		}
+		for (unsigned int i = 0; i < nr; i++) {
+			struct page *page = pvecs[v]->pages[i];
+			unsigned long pfn = page ? page_to_pfn(page) : 0;
+
+			if (!page || pfn == ZERO_PAGE_PFN || !pfn_valid(pfn)) {
+				violation(a, AUDIT_LRU, "task %s: pagevec entry %u is not a page", t->comm, i);
+				continue;
+			}
+			if (a->pvec_refs[pfn] < UCHAR_MAX)
+				a->pvec_refs[pfn]++;
+		}
+	}
+}
+
 static void audit_pages(struct audit *a)
 {
 	for (unsigned long pfn = 1; pfn < max_mapnr; pfn++) {
 		struct page *page = pfn_to_page(pfn);
 		unsigned int ptes = a->ptes[pfn];
+		unsigned int pvecs = a->pvec_refs[pfn];
 		int expected_refs, rc;
 
 		if (PageBuddy(page)) {
-			if (page_count(page) != 0 || ptes ||
+			if (page_count(page) != 0 || ptes || pvecs ||
 			    (READ_ONCE(page->flags) & ~page_flag_mask(PG_buddy)))
 				violation(a, AUDIT_FREE_PAGE,
-					  "free pfn %lu: count %d, %u ptes, flags %#lx",
-					  pfn, page_count(page), ptes, READ_ONCE(page->flags));
+					  "free pfn %lu: count %d, %u ptes, %u pagevecs, flags %#lx",
+					  pfn, page_count(page), ptes, pvecs, READ_ONCE(page->flags));
 			continue;
 		}
 		rc = rmap->rmap_count(page);
@@ -287,15 +322,19 @@ static void audit_pages(struct audit *a)
 			free(seen);
 		}
 		expected_refs = (int)ptes + (in_page_cache(page) ? 1 : 0) +
-				(PageSwapCache(page) ? 1 : 0);
+				(PageSwapCache(page) ? 1 : 0) + (int)pvecs;
 		if (page_count(page) != expected_refs)
 			violation(a, AUDIT_PAGE_COUNT,
-				  "pfn %lu (%s): count %d, expected %d (%u ptes%s%s)",
+				  "pfn %lu (%s): count %d, expected %d (%u ptes%s%s, %u pagevecs)",
 				  pfn, PageAnon(page) ? "anon" : "file", page_count(page),
 				  expected_refs, ptes, in_page_cache(page) ? " + page cache" : "",
-				  PageSwapCache(page) ? " + swap cache" : "");
-		if (!PageLRU(page))
-			violation(a, AUDIT_LRU, "pfn %lu: in use (count %d) but on no LRU list",
+				  PageSwapCache(page) ? " + swap cache" : "", pvecs);
+		/* A page reaches the LRU through one pagevec, once. */
+		if (pvecs > 1 || (pvecs && PageLRU(page)))
+			violation(a, AUDIT_LRU, "pfn %lu: in %u pagevecs%s", pfn, pvecs,
+				  PageLRU(page) ? " and on an LRU list" : "");
+		else if (!pvecs && !PageLRU(page))
+			violation(a, AUDIT_LRU, "pfn %lu: in use (count %d) but on no LRU list or pagevec",
 				  pfn, page_count(page));
 	}
 }
@@ -533,6 +572,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 	a.ptes = rt_calloc(max_mapnr, sizeof(*a.ptes));
 	a.nr_swap = nr_swap_slots();
 	a.swap_ptes = rt_calloc(a.nr_swap ? a.nr_swap : 1, sizeof(*a.swap_ptes));
+	a.pvec_refs = rt_calloc(max_mapnr, sizeof(*a.pvec_refs));
 
 	for (int i = 0; i < nr_mms; i++) {
 		struct mm_struct *mm = mms[i];
@@ -552,6 +592,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 						  mm->id, v->id, v->vm_start, v->vm_end);
 	}
 	audit_free_lists(&a);
+	rt_task_for_each(pvec_refs_task, &a);
 	audit_pages(&a);
 	audit_swap(&a);
 	audit_mmlist(&a, mms, nr_mms);
@@ -561,6 +602,7 @@ unsigned long vm_audit(struct mm_struct *const *mms, int nr_mms,
 
 	free(a.ptes);
 	free(a.swap_ptes);
+	free(a.pvec_refs);
 	a.stats->violations = a.violations;
 	return a.violations;
 }

@@ -31,18 +31,40 @@
 /* ---- zapping ---- */
 
 /*
- * free_page_and_swap_cache() of 2.6: drop a pte's reference to a page,
- * and its swap cache copy too when that was the last user, so an exiting
- * process does not leave its swapped-in pages cached forever.
- * Context: page_table_lock may be held (the page lock is only tried).
+ * free_swap_cache() of 2.6: when a pte's reference to a swap cache page
+ * is about to go, drop the swap cache copy too if that was its last
+ * user, so an exiting process does not leave its swapped-in pages cached
+ * forever. Context: page_table_lock may be held (the page lock is only
+ * tried).
  */
-static void free_page_and_swap_cache(struct page *page)
+static void free_swap_cache(struct page *page)
 {
 	if (PageSwapCache(page) && !TestSetPageLocked(page)) {
 		remove_exclusive_swap_page(page);
 		unlock_page(page);
 	}
-	put_page(page);
+}
+
+/*
+ * Drop the ptes' references to @pages: the task's queued LRU additions
+ * go on the LRU first (one of them may hold one of these pages), then
+ * sixteen pages at a time lose their swap cache and their reference,
+ * under one hold of lru_lock for those freed. Mirrors
+ * mm/swap_state.c:free_pages_and_swap_cache() of 2.6.9.
+ * Context: page_table_lock may be held.
+ */
+static void free_pages_and_swap_cache(struct page **pages, int nr)
+{
+	lru_add_drain();
+	while (nr) {
+		int todo = nr < PAGEVEC_SIZE ? nr : PAGEVEC_SIZE;
+
+		for (int i = 0; i < todo; i++)
+			free_swap_cache(pages[i]);
+		release_pages(pages, todo, 0);
+		pages += todo;
+		nr -= todo;
+	}
 }
 
 /*
@@ -96,6 +118,9 @@ static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_
  */
 static void tlb_flush_mmu(struct mmu_gather *tlb)
 {
+	struct page *pages[FREE_PTE_NR];
+	int nr = 0;
+
 	if (!tlb->nr && !tlb->nr_tables)
 		return;
 	flush_tlb_mm(tlb->mm);
@@ -125,8 +150,9 @@ static void tlb_flush_mmu(struct mmu_gather *tlb)
 		 */
 		if (tlb->batch[i].dirty)
 			set_page_dirty(page);
-		free_page_and_swap_cache(page);
+		pages[nr++] = page;
 	}
+	free_pages_and_swap_cache(pages, nr);
 	tlb->nr = 0;
 }
 
@@ -227,6 +253,7 @@ void zap_page_range(struct vm_area_struct *vma, unsigned long address,
 	unsigned long end = address + size;
 	struct mmu_gather tlb;
 
+	lru_add_drain();
 	spin_lock(&mm->page_table_lock);
 	tlb_gather_mmu(&tlb, mm);
 	for (unsigned long a = address; a < end; a += PAGE_SIZE) {

@@ -14,7 +14,7 @@
  * one that unlocks it (lockdep reports a release by any other task).
  *
  * Mirrors mm/filemap.c (lock_page, unlock_page) and mm/swap.c (put_page,
- * __page_cache_release) of 2.6.
+ * __page_cache_release, release_pages) of 2.6.
  */
 #include "page.h"
 
@@ -152,13 +152,14 @@ static void __page_cache_release(struct page *page, bool cold)
 		__free_page(page);
 }
 
-/* put_page() and put_page_cold(): the last reference frees to the hot or cold list. */
-static inline void __put_page(struct page *page, bool cold)
+/*
+ * Drop a reference; true when it was the last. Mirrors
+ * include/linux/mm.h:put_page_testzero().
+ */
+static inline bool put_page_testzero(struct page *page)
 {
 	int old;
 
-	if (PageReserved(page))
-		return;
 	/*
 	 * Release: our accesses to the page happen before the drop. Acquire
 	 * (used by whoever drops the last reference) pairs with the release
@@ -166,8 +167,55 @@ static inline void __put_page(struct page *page, bool cold)
 	 */
 	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
-	if (old == 1)
+	return old == 1;
+}
+
+/* put_page() and put_page_cold(): the last reference frees to the hot or cold list. */
+static inline void __put_page(struct page *page, bool cold)
+{
+	if (PageReserved(page))
+		return;
+	if (put_page_testzero(page))
 		__page_cache_release(page, cold);
+}
+
+void release_pages(struct page **pages, int nr, int cold)
+{
+	struct pagevec pages_to_free;
+	struct zone *zone = NULL;
+
+	pagevec_init(&pages_to_free, cold);
+	for (int i = 0; i < nr; i++) {
+		struct page *page = pages[i];
+		struct zone *pagezone;
+
+		if (PageReserved(page) || !put_page_testzero(page))
+			continue;
+		pagezone = page_zone(page);
+		if (pagezone != zone) {
+			if (zone)
+				spin_unlock(&zone->lru_lock);
+			zone = pagezone;
+			spin_lock(&zone->lru_lock);
+		}
+		/*
+		 * A scanner that meets the page on the LRU now sees count 0
+		 * and leaves it (get_page_unless_zero()), so unlike 2.6.9 no
+		 * count re-check is needed: the page is ours.
+		 */
+		if (PageLRU(page))
+			del_page_from_lru(zone, page);
+		if (!pagevec_add(&pages_to_free, page)) {
+			spin_unlock(&zone->lru_lock);
+			__pagevec_free(&pages_to_free);
+			pagevec_reinit(&pages_to_free);
+			zone = NULL;	/* no lock is held */
+		}
+	}
+	if (zone)
+		spin_unlock(&zone->lru_lock);
+	if (pagevec_count(&pages_to_free))
+		__pagevec_free(&pages_to_free);
 }
 
 /**

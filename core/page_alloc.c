@@ -21,6 +21,11 @@
  * 6 + 2 batches stay with a task. rt_task_detach() drains a task's lists
  * (2.6's CPU_DEAD notifier), mem_exit() forgets them.
  *
+ * New pages reach the LRU as in 2.6, through the task's pagevecs
+ * (lru_cache_add()): sixteen at a time under one hold of lru_lock, each
+ * with a reference the pagevec holds until then (docs/model.md,
+ * "LRU pagevecs").
+ *
  * Allocation never aborts: an empty free list returns NULL and the caller
  * takes the VM_FAULT_OOM path. Falling below pages_low (and failing) calls
  * the zone's low hook, the model's wakeup_kswapd().
@@ -171,6 +176,8 @@ static void pageset_forget(struct task_struct *t, void *arg)
 		pcp->batch = 0;
 		INIT_LIST_HEAD(&pcp->list);
 	}
+	pagevec_init(&t->pageset.lru_add_pvecs, 0);
+	pagevec_init(&t->pageset.lru_add_active_pvecs, 0);
 }
 
 /**
@@ -178,7 +185,8 @@ static void pageset_forget(struct task_struct *t, void *arg)
  *
  * Pages still allocated are simply forgotten: the audit, not this
  * function, reports leaks. So are the pages on every task's per-CPU
- * lists: the lists are emptied, and set up again from the next zone.
+ * lists and LRU-addition pagevecs: they are emptied, and the lists set
+ * up again from the next zone.
  *
  * Context: after every thread that used the model has stopped.
  */
@@ -361,14 +369,16 @@ static struct page *buffered_rmqueue(struct zone *zone, gfp_t gfp)
  * page_alloc_task_exit() - give a task's per-CPU pages back to the zone
  * @t: the exiting task, which must be current
  *
- * Empties both lists, coldest first, to the tail of the zone's free list
- * under zone->lock, and folds the task's statistics into the exited
+ * Puts the task's queued LRU additions on the LRU (lru_add_drain(), 2.6's
+ * lru_drain_cache() at CPU_DEAD), empties both lists, coldest first, to
+ * the tail of the zone's free list under zone->lock, and folds the task's statistics into the exited
  * totals (so that zone_stats_read() counts them once).
  *
  * Mirrors mm/page_alloc.c:page_alloc_cpu_notify() (CPU_DEAD) and
  * __drain_pages().
  *
- * Context: rt_task_detach(); holds no emulated lock; takes zone->lock.
+ * Context: rt_task_detach(); holds no emulated lock; takes zone->lru_lock,
+ * then zone->lock.
  */
 void page_alloc_task_exit(struct task_struct *t)
 {
@@ -376,6 +386,8 @@ void page_alloc_task_exit(struct task_struct *t)
 	struct zone_stats *s = &ps->stats;
 
 	BUG_ON(t != current_task);
+	/* Before the lists: a pagevec reference may be a page's last. */
+	lru_add_drain();
 	for (int cold = 0; cold < 2; cold++) {
 		struct per_cpu_pages *pcp = &ps->pcp[cold];
 
@@ -671,47 +683,85 @@ void del_page_from_lru(struct zone *zone, struct page *page)
 	ClearPageLRU(page);
 }
 
-/**
- * lru_cache_add() - add a new page to the inactive list
- * @page: a page the caller holds a reference to, on no LRU list
- *
- * The list takes no reference of its own (see page_alloc.h). There are no
- * pagevecs: the page goes straight onto the list.
- *
- * Mirrors mm/swap.c:lru_cache_add().
- *
- * Context: any; takes zone->lru_lock.
+/*
+ * One hold of lru_lock for the whole pagevec, then the pagevec's
+ * references go (one of them may be a page's last: release_pages()).
  */
-void lru_cache_add(struct page *page)
+static void pagevec_lru_add(struct pagevec *pvec, bool active)
 {
-	struct zone *zone = page_zone(page);
+	struct zone *zone = NULL;
 
-	BUG_ON(page_count(page) <= 0);
-	BUG_ON(PageReserved(page));
-	spin_lock(&zone->lru_lock);
-	BUG_ON(PageLRU(page));
-	add_page_to_inactive_list(zone, page);
-	spin_unlock(&zone->lru_lock);
+	for (unsigned int i = 0; i < pagevec_count(pvec); i++) {
+		struct page *page = pvec->pages[i];
+		struct zone *pagezone = page_zone(page);
+
+		if (pagezone != zone) {
+			if (zone)
+				spin_unlock(&zone->lru_lock);
+			zone = pagezone;
+			spin_lock(&zone->lru_lock);
+		}
+		BUG_ON(PageLRU(page));	/* 2.6: if (TestSetPageLRU(page)) BUG(); */
+		if (active)
+			add_page_to_active_list(zone, page);
+		else
+			add_page_to_inactive_list(zone, page);
+	}
+	if (zone)
+		spin_unlock(&zone->lru_lock);
+	release_pages(pvec->pages, (int)pagevec_count(pvec), pvec->cold);
+	pagevec_reinit(pvec);
 }
 
-/**
- * lru_cache_add_active() - add a new page to the active list
- * @page: a page the caller holds a reference to, on no LRU list
- *
- * Mirrors mm/swap.c:lru_cache_add_active().
- *
- * Context: any; takes zone->lru_lock.
- */
-void lru_cache_add_active(struct page *page)
+void __pagevec_lru_add(struct pagevec *pvec)
 {
-	struct zone *zone = page_zone(page);
+	pagevec_lru_add(pvec, false);
+}
+
+void __pagevec_lru_add_active(struct pagevec *pvec)
+{
+	pagevec_lru_add(pvec, true);
+}
+
+void __pagevec_free(struct pagevec *pvec)
+{
+	for (unsigned int i = 0; i < pagevec_count(pvec); i++)
+		free_hot_cold_page(pvec->pages[i], pvec->cold);
+	pagevec_reinit(pvec);
+}
+
+/* lru_cache_add() and lru_cache_add_active(): the pagevec's own reference. */
+static void lru_cache_add_pvec(struct page *page, bool active)
+{
+	struct per_cpu_pageset *ps = &current->pageset;
+	struct pagevec *pvec = active ? &ps->lru_add_active_pvecs : &ps->lru_add_pvecs;
 
 	BUG_ON(page_count(page) <= 0);
 	BUG_ON(PageReserved(page));
-	spin_lock(&zone->lru_lock);
 	BUG_ON(PageLRU(page));
-	add_page_to_active_list(zone, page);
-	spin_unlock(&zone->lru_lock);
+	get_page(page);		/* page_cache_get(): the pagevec's */
+	if (!pagevec_add(pvec, page))
+		pagevec_lru_add(pvec, active);
+}
+
+void lru_cache_add(struct page *page)
+{
+	lru_cache_add_pvec(page, false);
+}
+
+void lru_cache_add_active(struct page *page)
+{
+	lru_cache_add_pvec(page, true);
+}
+
+void lru_add_drain(void)
+{
+	struct per_cpu_pageset *ps = &current->pageset;
+
+	if (pagevec_count(&ps->lru_add_pvecs))
+		__pagevec_lru_add(&ps->lru_add_pvecs);
+	if (pagevec_count(&ps->lru_add_active_pvecs))
+		__pagevec_lru_add_active(&ps->lru_add_active_pvecs);
 }
 
 /**

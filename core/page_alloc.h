@@ -173,7 +173,8 @@ void page_alloc_task_exit(struct task_struct *t);
 /* ---- LRU: mirrors mm/swap.c ---- */
 
 /*
- * The LRU lists hold no reference of their own: put_page() of the last
+ * The LRU lists hold no reference of their own (a pagevec on the way to
+ * them does: lru_cache_add()): put_page() of the last
  * reference takes the page off its list under lru_lock, then frees it.
  * The list helpers keep PG_lru and PG_active in step with the list the
  * page is on (add sets PG_lru, del clears it), so the 2.6 idiom of
@@ -204,9 +205,101 @@ static inline bool get_page_unless_zero(struct page *page)
 	return true;
 }
 
-/* Add a page to the inactive (or active) list. Context: takes lru_lock. */
+/* ---- pagevecs: mirrors include/linux/pagevec.h ---- */
+
+/* The owner sets the count; the audit reads it from afar, relaxed. */
+static inline void pagevec_set_count(struct pagevec *pvec, unsigned int nr)
+{
+	__atomic_store_n(&pvec->nr, nr, __ATOMIC_RELAXED);
+}
+
+static inline void pagevec_init(struct pagevec *pvec, int cold)
+{
+	pagevec_set_count(pvec, 0);
+	pvec->cold = cold;
+}
+
+static inline void pagevec_reinit(struct pagevec *pvec)
+{
+	pagevec_set_count(pvec, 0);
+}
+
+static inline unsigned int pagevec_count(const struct pagevec *pvec)
+{
+	return pvec->nr;
+}
+
+static inline unsigned int pagevec_space(const struct pagevec *pvec)
+{
+	return PAGEVEC_SIZE - pvec->nr;
+}
+
+/* Add @page (its reference goes with it). Return: the room left; 0: full. */
+static inline unsigned int pagevec_add(struct pagevec *pvec, struct page *page)
+{
+	pvec->pages[pvec->nr] = page;
+	pagevec_set_count(pvec, pvec->nr + 1);
+	return pagevec_space(pvec);
+}
+
+/**
+ * release_pages() - drop one reference to each of @pages, freeing the last
+ * @pages: the pages; each reference is the caller's
+ * @nr: how many
+ * @cold: free to the cold per-CPU list
+ *
+ * The pages whose count reaches 0 leave their LRU list under one hold of
+ * lru_lock (taken at the first such page, kept for the rest) and are
+ * freed PAGEVEC_SIZE at a time with lru_lock dropped.
+ *
+ * Mirrors mm/swap.c:release_pages() of 2.6.9.
+ *
+ * Context: any; takes zone->lru_lock, then zone->lock (one after the
+ * other), so the caller must hold neither.
+ */
+void release_pages(struct page **pages, int nr, int cold);
+
+/*
+ * Free the pages of @pvec, each with count 0 and off the LRU, and empty
+ * it. Mirrors mm/page_alloc.c:__pagevec_free().
+ */
+void __pagevec_free(struct pagevec *pvec);
+
+/*
+ * Put every page of @pvec on the inactive (active) list under one hold
+ * of lru_lock, then drop the pagevec's references (release_pages()) and
+ * empty it. Mirrors mm/swap.c:__pagevec_lru_add(), __pagevec_lru_add_active().
+ */
+void __pagevec_lru_add(struct pagevec *pvec);
+void __pagevec_lru_add_active(struct pagevec *pvec);
+
+/**
+ * lru_cache_add() - queue a new page for the inactive list
+ * @page: a page the caller holds a reference to, on no LRU list
+ *
+ * The calling task's lru_add_pvecs takes a reference of its own and the
+ * page; the sixteenth page puts all of them on the list under one hold
+ * of lru_lock. Until then the page is not PG_lru: reclaim cannot see it.
+ * lru_cache_add_active() does the same with lru_add_active_pvecs.
+ *
+ * Mirrors mm/swap.c:lru_cache_add().
+ *
+ * Context: any; takes zone->lru_lock when the pagevec is full, and
+ * zone->lock after it if a pagevec reference was the page's last.
+ */
 void lru_cache_add(struct page *page);
 void lru_cache_add_active(struct page *page);
+
+/**
+ * lru_add_drain() - put the calling task's queued pages on the LRU now
+ *
+ * Mirrors mm/swap.c:lru_add_drain(): called where 2.6.9 called it (the
+ * start of reclaim's scans, zap_page_range(), the mmu_gather's freeing)
+ * and when the task leaves (page_alloc_task_exit()).
+ *
+ * Context: any; as lru_cache_add() with a full pagevec.
+ */
+void lru_add_drain(void);
 /* Move an inactive LRU page to the active list. Context: takes lru_lock. */
 void activate_page(struct page *page);
 /*

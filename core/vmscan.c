@@ -510,6 +510,8 @@ unsigned long shrink_zone(struct zone *zone, unsigned long nr_to_scan)
 	unsigned long nr_inactive = READ_ONCE(zone->nr_inactive);
 	unsigned long freed = 0;
 
+	/* shrink_cache()'s: this task's queued pages become reclaimable. */
+	lru_add_drain();
 	if (nr_inactive < nr_to_scan || 3 * nr_inactive < nr_active + nr_inactive)
 		refill_inactive_zone(zone, nr_to_scan);
 

@@ -514,6 +514,7 @@ START_TEST(test_anonvma_stale_pointer_reused_object)
 	c.par = mm_alloc();
 	a = rt_mmap(c.par, NULL, 0, 1, VM_READ | VM_WRITE, 0);
 	ck_assert_int_eq(rt_access(c.par, a, true, NULL), ACCESS_OK);
+	lru_add_drain();	/* reclaim sees LRU pages only: no pagevec reference */
 	c.chi = dup_mm(c.par);
 	ck_assert_ptr_nonnull(c.chi);
 	c.page = rt_page_at(c.par, a);

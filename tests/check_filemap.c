@@ -50,6 +50,18 @@ static struct page *new_locked_page(void)
 }
 
 /* Take a page only the cache holds out of it: the cache's put frees it. */
+/*
+ * filemap_nopage(), then the new page's pagevec reference goes
+ * (lru_add_drain()): the counts below are those of a page on the LRU.
+ */
+static struct page *nopage_drained(struct address_space *m, unsigned long index)
+{
+	struct page *page = filemap_nopage(m, index);
+
+	lru_add_drain();
+	return page;
+}
+
 static void evict(struct page *page)
 {
 	lock_page(page);
@@ -166,7 +178,7 @@ START_TEST(test_filemap_nopage_reads_backing)
 	for (unsigned long i = 0; i < 10; i++)
 		m->backing[i] = stamp(i);
 	for (unsigned long i = 0; i < 6; i++) {
-		page = filemap_nopage(m, i);
+		page = nopage_drained(m, i);
 		ck_assert_ptr_nonnull(page);
 		ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
 		ck_assert_uint_eq(page_data_read(page), stamp(i));
@@ -180,7 +192,7 @@ START_TEST(test_filemap_nopage_reads_backing)
 
 		/* A hit: the same page, one more reference, no new read. */
 		m->backing[i] = 0;
-		again = filemap_nopage(m, i);
+		again = nopage_drained(m, i);
 		ck_assert_ptr_eq(again, page);
 		ck_assert_int_eq(page_count(page), 3);
 		ck_assert_uint_eq(page_data_read(page), stamp(i));
@@ -191,9 +203,9 @@ START_TEST(test_filemap_nopage_reads_backing)
 	ck_assert_uint_eq(m->nrpages, 6);
 	ck_assert_uint_eq(nr_free_pages(), free_at_start - 6);
 	/* Beyond i_size (but within max_pages): SIGBUS, nothing cached. */
-	ck_assert_ptr_eq(filemap_nopage(m, 6), FILEMAP_SIGBUS);
-	ck_assert_ptr_eq(filemap_nopage(m, 9), FILEMAP_SIGBUS);
-	ck_assert_ptr_eq(filemap_nopage(m, 1000), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 6), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 9), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 1000), FILEMAP_SIGBUS);
 	ck_assert_uint_eq(m->nrpages, 6);
 
 	file_destroy(m);	/* drops the cached pages */
@@ -215,19 +227,19 @@ START_TEST(test_filemap_nopage_oom_returns_null)
 		n++;
 	ck_assert_uint_eq(n, max_mapnr - 1);
 
-	ck_assert_ptr_null(filemap_nopage(m, 2));
+	ck_assert_ptr_null(nopage_drained(m, 2));
 	ck_assert_uint_eq(m->nrpages, 0);
 	ck_assert_ptr_null(m->page_tree[2]);
 	/* Still SIGBUS, not OOM, beyond i_size. */
-	ck_assert_ptr_eq(filemap_nopage(m, 4), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 4), FILEMAP_SIGBUS);
 
 	/* One page back: the fault succeeds. */
 	put_page(pages[--n]);
-	page = filemap_nopage(m, 2);
+	page = nopage_drained(m, 2);
 	ck_assert_ptr_nonnull(page);
 	ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
 	ck_assert_uint_eq(page_data_read(page), stamp(2));
-	ck_assert_ptr_null(filemap_nopage(m, 3));
+	ck_assert_ptr_null(nopage_drained(m, 3));
 	put_page(page);
 
 	while (n)
@@ -243,7 +255,7 @@ END_TEST
 START_TEST(test_filemap_writeback_copies_data)
 {
 	struct address_space *m = file_create("f", 4, 4);
-	struct page *page = filemap_nopage(m, 1);
+	struct page *page = nopage_drained(m, 1);
 
 	ck_assert_ptr_nonnull(page);
 	ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
@@ -264,7 +276,7 @@ START_TEST(test_filemap_writeback_copies_data)
 	put_page(page);
 	evict(page);
 	ck_assert(PageBuddy(page));
-	page = filemap_nopage(m, 1);
+	page = nopage_drained(m, 1);
 	ck_assert_ptr_nonnull(page);
 	ck_assert_uint_eq(page_data_read(page), 0xabcdef);
 	put_page(page);
@@ -288,7 +300,7 @@ START_TEST(test_filemap_truncate_drops_pages_beyond)
 	}
 	/* Cache 0..13 (14 and 15 stay uncached), some dirty. */
 	for (unsigned long i = 0; i < 14; i++) {
-		page = filemap_nopage(m, i);
+		page = nopage_drained(m, i);
 		ck_assert_ptr_nonnull(page);
 		ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
 		if (i & 1)
@@ -332,8 +344,8 @@ START_TEST(test_filemap_truncate_drops_pages_beyond)
 	put_page(held);
 	ck_assert(PageBuddy(held));
 	ck_assert_uint_eq(nr_free_pages(), free_at_start - 6);
-	ck_assert_ptr_eq(filemap_nopage(m, 6), FILEMAP_SIGBUS);
-	ck_assert_ptr_eq(filemap_nopage(m, 15), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 6), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 15), FILEMAP_SIGBUS);
 
 	/* Truncating to the same size or above only (re)grows. */
 	vmtruncate(m, 6);
@@ -344,13 +356,13 @@ START_TEST(test_filemap_truncate_drops_pages_beyond)
 	file_extend(m, 12);
 	ck_assert_uint_eq(m->i_size, 12);
 	for (unsigned long i = 6; i < 12; i++) {
-		page = filemap_nopage(m, i);
+		page = nopage_drained(m, i);
 		ck_assert_ptr_nonnull(page);
 		ck_assert_ptr_ne(page, FILEMAP_SIGBUS);
 		ck_assert_uint_eq(page_data_read(page), 0);
 		put_page(page);
 	}
-	ck_assert_ptr_eq(filemap_nopage(m, 12), FILEMAP_SIGBUS);
+	ck_assert_ptr_eq(nopage_drained(m, 12), FILEMAP_SIGBUS);
 	file_extend(m, 3);		/* not a shrink */
 	ck_assert_uint_eq(m->i_size, 12);
 	file_extend(m, 1000);		/* clamped */
@@ -386,7 +398,7 @@ START_TEST(test_filemap_extend_drops_stale_page_beyond_size)
 	file_extend(m, 8);
 	ck_assert_uint_eq(m->nrpages, 0);
 	ck_assert(PageBuddy(page));
-	page = filemap_nopage(m, 5);
+	page = nopage_drained(m, 5);
 	ck_assert_ptr_nonnull(page);
 	ck_assert_uint_eq(page_data_read(page), 0);
 	put_page(page);
@@ -543,7 +555,7 @@ static void fault_worker(int idx, void *arg)
 	for (int round = 0; round < FAULT_ROUNDS && !rt_first_failure(); round++) {
 		for (unsigned long k = 0; k < FAULT_INDICES; k++) {
 			unsigned long index = (k + rt_rand(&rng)) % FAULT_INDICES;
-			struct page *page = filemap_nopage(m, index);
+			struct page *page = nopage_drained(m, index);
 
 			if (!page || page == FILEMAP_SIGBUS) {
 				rt_fail("t%d: index %lu: %s", idx, index,
@@ -614,7 +626,7 @@ static void trunc_worker(int idx, void *arg)
 	}
 	for (int op = 0; op < TRUNC_OPS && !rt_first_failure(); op++) {
 		unsigned long index = rt_rand(&rng) % TRUNC_INDICES;
-		struct page *page = filemap_nopage(tr->m, index);
+		struct page *page = nopage_drained(tr->m, index);
 
 		faults++;
 		if (!page) {

@@ -88,6 +88,7 @@ START_TEST(test_gup_pinned_page_stays_mapped)
 
 		ck_assert_int_gt(a, 0);
 		rt_touch(mm, (unsigned long)a, true);
+		lru_add_drain();	/* reclaim sees LRU pages only: no pagevec reference */
 		page = pin(mm, (unsigned long)a, true);
 		ck_assert_ptr_eq(page, rt_page_at(mm, (unsigned long)a));
 		ck_assert_int_eq(reclaim_one(page), SWAP_FAIL);

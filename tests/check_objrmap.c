@@ -317,6 +317,7 @@ static void check_fallback(enum fb_hold what, enum rmap_fallback_site ref_site,
 	a = rt_mmap(mm, r.file, 0, 4, VM_READ | VM_WRITE | VM_SHARED, 0);
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_eq(rt_access(mm, a, true, &w), ACCESS_OK);
+	lru_add_drain();	/* the fault queued the page in a pagevec */
 	r.page = find_get_page(r.file, 0);
 	ck_assert_ptr_nonnull(r.page);
 	ck_assert_uint_eq(mm->rss, 1);

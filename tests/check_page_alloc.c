@@ -322,6 +322,7 @@ START_TEST(test_page_alloc_put_page_removes_from_lru)
 	ck_assert_ptr_nonnull(act);
 	lru_cache_add(in);
 	lru_cache_add_active(act);
+	lru_add_drain();	/* the pagevecs' references go */
 	ck_assert_uint_eq(z->nr_inactive, 1);
 	ck_assert_uint_eq(z->nr_active, 1);
 
@@ -387,6 +388,7 @@ START_TEST(test_page_alloc_lru_add_activate_del)
 	lru_cache_add(p[2]);
 	lru_cache_add_active(p[3]);
 	lru_cache_add_active(p[4]);
+	lru_add_drain();
 	ck_assert_uint_eq(z->nr_inactive, 3);
 	ck_assert_uint_eq(z->nr_active, 2);
 	ck_assert_uint_eq(list_len(&z->inactive_list), 3);
@@ -506,6 +508,7 @@ static void storm_worker(int idx, void *arg)
 			}
 			batch[got++] = page;
 		}
+		lru_add_drain();	/* the pagevecs' references go */
 		if (rt_rand(&rng) & 1)
 			sched_yield();
 		for (int i = 0; i < got; i++) {
@@ -590,6 +593,7 @@ START_TEST(test_page_alloc_concurrent_put_frees_once)
 		else if (i % 3 == 1)
 			lru_cache_add_active(sh.pages[i]);
 	}
+	lru_add_drain();
 	rt_failure_reset();
 	rt_run_threads(STORM_THREADS, share_worker, &sh);
 	ck_assert_no_worker_failure();
@@ -946,6 +950,280 @@ START_TEST(test_page_alloc_pcp_two_threads_then_audit_clean)
 }
 END_TEST
 
+/* ---- pagevecs ---- */
+
+static unsigned long lru_lock_acquired(void)
+{
+	struct lock_class_stats st;
+
+	lock_stats_read(LOCK_CLASS_LRU_LOCK, &st);
+	return st.acquired;
+}
+
+START_TEST(test_page_alloc_pagevec_fills_then_drains_under_one_lock)
+{
+	struct pagevec *pvec = &current->pageset.lru_add_active_pvecs;
+	struct page *pages[PAGEVEC_SIZE];
+	struct zone *z = &contig_zone;
+	unsigned long locks;
+
+	for (int i = 0; i < PAGEVEC_SIZE; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(pages[i]);
+	}
+	locks = lru_lock_acquired();
+	for (int i = 0; i < PAGEVEC_SIZE - 1; i++)
+		lru_cache_add_active(pages[i]);
+	/* Queued: the pagevec's reference, not on the LRU, no lock taken. */
+	ck_assert_uint_eq(pagevec_count(pvec), PAGEVEC_SIZE - 1);
+	ck_assert_uint_eq(lru_lock_acquired(), locks);
+	ck_assert_uint_eq(z->nr_active, 0);
+	for (int i = 0; i < PAGEVEC_SIZE - 1; i++) {
+		ck_assert_int_eq(page_count(pages[i]), 2);
+		ck_assert(!PageLRU(pages[i]));
+	}
+	/* The sixteenth: all of them on the active list, lru_lock once. */
+	lru_cache_add_active(pages[PAGEVEC_SIZE - 1]);
+	ck_assert_uint_eq(pagevec_count(pvec), 0);
+	ck_assert_uint_eq(lru_lock_acquired() - locks, 1);
+	ck_assert_uint_eq(z->nr_active, PAGEVEC_SIZE);
+	for (int i = 0; i < PAGEVEC_SIZE; i++) {
+		ck_assert_int_eq(page_count(pages[i]), 1);
+		ck_assert(PageLRU(pages[i]) && PageActive(pages[i]));
+		put_page(pages[i]);
+	}
+	ck_assert_uint_eq(z->nr_active, 0);
+}
+END_TEST
+
+START_TEST(test_page_alloc_pagevec_drain_empties_both)
+{
+	struct per_cpu_pageset *ps = &current->pageset;
+	struct zone *z = &contig_zone;
+	unsigned long free = nr_free_pages();
+	struct page *p[5];
+
+	for (int i = 0; i < 5; i++) {
+		p[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(p[i]);
+		if (i < 3)
+			lru_cache_add(p[i]);
+		else
+			lru_cache_add_active(p[i]);
+	}
+	/* The last user goes while the page is queued: the pagevec keeps it. */
+	put_page(p[0]);
+	ck_assert_int_eq(page_count(p[0]), 1);
+	ck_assert(!PageBuddy(p[0]));
+	lru_add_drain();
+	ck_assert_uint_eq(pagevec_count(&ps->lru_add_pvecs), 0);
+	ck_assert_uint_eq(pagevec_count(&ps->lru_add_active_pvecs), 0);
+	/* p[0]'s last reference was the pagevec's: freed, off the LRU. */
+	ck_assert(PageBuddy(p[0]));
+	ck_assert_uint_eq(z->nr_inactive, 2);
+	ck_assert_uint_eq(z->nr_active, 2);
+	for (int i = 1; i < 5; i++) {
+		ck_assert_int_eq(page_count(p[i]), 1);
+		ck_assert(PageLRU(p[i]));
+		put_page(p[i]);
+	}
+	ck_assert_uint_eq(nr_free_pages(), free);
+}
+END_TEST
+
+#define PVEC_THREAD_PAGES	5
+
+struct pvec_thread {
+	struct page *pages[PVEC_THREAD_PAGES];
+	int queued;		/* the worker's pagevec count before it left */
+};
+
+static void pvec_queue_worker(int idx, void *arg)
+{
+	struct pvec_thread *pt = arg;
+
+	(void)idx;
+	for (int i = 0; i < PVEC_THREAD_PAGES; i++) {
+		pt->pages[i] = alloc_page(GFP_KERNEL);
+		if (!pt->pages[i]) {
+			rt_fail("allocation %d failed", i);
+			return;
+		}
+		lru_cache_add(pt->pages[i]);
+		put_page(pt->pages[i]);	/* only the pagevec holds it now */
+	}
+	pt->queued = (int)pagevec_count(&current->pageset.lru_add_pvecs);
+}
+
+START_TEST(test_page_alloc_pagevec_detach_drains)
+{
+	struct pvec_thread pt = { 0 };
+	unsigned long free = nr_free_pages();
+
+	rt_failure_reset();
+	rt_run_threads(1, pvec_queue_worker, &pt);
+	ck_assert_no_worker_failure();
+	ck_assert_int_eq(pt.queued, PVEC_THREAD_PAGES);
+	/* Its detach put them on the LRU and dropped the last references. */
+	for (int i = 0; i < PVEC_THREAD_PAGES; i++)
+		ck_assert(PageBuddy(pt.pages[i]));
+	ck_assert_uint_eq(contig_zone.nr_inactive, 0);
+	ck_assert_uint_eq(nr_free_pages(), free);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_page_alloc_pagevec_audit_counts_references)
+{
+	struct pagevec *pvec = &current->pageset.lru_add_pvecs;
+	struct page *page = alloc_page(GFP_KERNEL);
+	struct vm_report r;
+
+	ck_assert_ptr_nonnull(page);
+	lru_cache_add(page);
+	put_page(page);		/* the pagevec's reference alone */
+	rt_reports_capture();
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+
+	/* The pagevec loses the page, the reference with it: a leak. */
+	pagevec_set_count(pvec, 0);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 2);
+	ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+	ck_assert_str_eq(r.signature, "audit:page-count");
+	ck_assert_msg(strstr(r.message, "count 1, expected 0"), "%s", r.message);
+	rt_reports_release();
+
+	/* The reference is dropped, the page still queued. */
+	rt_reports_capture();
+	pagevec_set_count(pvec, 1);
+	__atomic_store_n(&page->count, 0, __ATOMIC_RELAXED);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 1);
+	ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+	ck_assert_msg(strstr(r.message, "count 0, expected 1"), "%s", r.message);
+	__atomic_store_n(&page->count, 1, __ATOMIC_RELAXED);
+	rt_reports_release();
+
+	/* Queued and on the LRU at once. */
+	rt_reports_capture();
+	spin_lock(&contig_zone.lru_lock);
+	add_page_to_inactive_list(&contig_zone, page);
+	spin_unlock(&contig_zone.lru_lock);
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 1);
+	ck_assert(rt_reports_first(VM_REPORT_AUDIT, &r));
+	ck_assert_str_eq(r.signature, "audit:lru");
+	spin_lock(&contig_zone.lru_lock);
+	del_page_from_lru(&contig_zone, page);
+	spin_unlock(&contig_zone.lru_lock);
+	rt_reports_release();
+
+	lru_add_drain();
+	ck_assert(PageBuddy(page));
+	ck_assert_uint_eq(vm_audit(NULL, 0, NULL, 0, NULL), 0);
+}
+END_TEST
+
+#define RELEASE_PAGES	(PAGEVEC_SIZE + 4)
+
+START_TEST(test_page_alloc_release_pages_frees_batch)
+{
+	struct page *pages[RELEASE_PAGES], *odd;
+	unsigned long free = nr_free_pages(), locks;
+
+	for (int i = 0; i < RELEASE_PAGES; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		ck_assert_ptr_nonnull(pages[i]);
+		if (i % 2)
+			lru_cache_add(pages[i]);
+	}
+	lru_add_drain();
+	get_page(pages[0]);	/* a second user: not freed */
+	odd = pages[1];
+	get_page(ZERO_PAGE());
+	pages[1] = ZERO_PAGE();	/* reserved: skipped */
+	locks = lru_lock_acquired();
+	release_pages(pages, RELEASE_PAGES, 0);
+	/* 18 freed: one lru_lock hold per PAGEVEC_SIZE of them. */
+	ck_assert_uint_eq(lru_lock_acquired() - locks, 2);
+	ck_assert_int_eq(page_count(pages[0]), 1);
+	ck_assert(!PageBuddy(pages[0]));
+	for (int i = 2; i < RELEASE_PAGES; i++) {
+		ck_assert(PageBuddy(pages[i]));
+		ck_assert(!PageLRU(pages[i]));
+	}
+	ck_assert_uint_eq(contig_zone.nr_inactive, 1);	/* odd's */
+	put_page(pages[0]);
+	put_page(odd);
+	ck_assert_uint_eq(contig_zone.nr_inactive, 0);
+	ck_assert_uint_eq(nr_free_pages(), free);
+}
+END_TEST
+
+#define PVEC_CHURN_ROUNDS	200
+#define PVEC_CHURN_PAGES	7	/* not a divisor of PAGEVEC_SIZE: pages stay queued */
+
+/* Two workers fault and unmap in their own mms; the third audits while they hold pagevecs. */
+struct pvec_churn {
+	struct mm_struct *mm[2];
+	int parked;		/* atomic: workers done and waiting */
+	int go;			/* atomic: the audit is done */
+	unsigned long audit;	/* the auditor's result: read after the join */
+	int queued;		/* atomic: pages the workers left queued */
+};
+
+static void pvec_churn_worker(int idx, void *arg)
+{
+	struct pvec_churn *pc = arg;
+
+	if (idx < 2) {
+		struct mm_struct *mm = pc->mm[idx];
+		long a = 0;
+
+		current->flags |= PF_MEMALLOC;	/* no direct reclaim */
+		for (int round = 0; round < PVEC_CHURN_ROUNDS && !rt_first_failure(); round++) {
+			if (round)
+				rt_munmap(mm, (unsigned long)a, PVEC_CHURN_PAGES);
+			a = rt_mmap(mm, NULL, 0, PVEC_CHURN_PAGES, VM_READ | VM_WRITE, 0);
+			for (int i = 0; i < PVEC_CHURN_PAGES; i++)
+				if (rt_access(mm, (unsigned long)a + (unsigned long)i * PAGE_SIZE,
+					      true, NULL) != ACCESS_OK)
+					rt_fail("t%d: fault %d of round %d failed", idx, i, round);
+		}
+		current->flags &= ~PF_MEMALLOC;
+		__atomic_fetch_add(&pc->queued,
+				   (int)pagevec_count(&current->pageset.lru_add_active_pvecs),
+				   __ATOMIC_RELAXED);
+		/* Release pairs with the auditor's acquire: our pagevecs are quiescent. */
+		__atomic_fetch_add(&pc->parked, 1, __ATOMIC_RELEASE);
+		/* Acquire pairs with the auditor's release: it read our pagevecs. */
+		while (!__atomic_load_n(&pc->go, __ATOMIC_ACQUIRE))
+			sched_yield();
+		return;
+	}
+	while (__atomic_load_n(&pc->parked, __ATOMIC_ACQUIRE) < 2)
+		sched_yield();
+	pc->audit = vm_audit(pc->mm, 2, NULL, 0, NULL);
+	__atomic_store_n(&pc->go, 1, __ATOMIC_RELEASE);
+}
+
+START_TEST(test_page_alloc_pagevec_churn_then_audit_clean)
+{
+	struct pvec_churn pc = { .mm = { mm_alloc(), mm_alloc() } };
+
+	rt_reports_capture();
+	rt_failure_reset();
+	rt_run_threads(3, pvec_churn_worker, &pc);
+	ck_assert_no_worker_failure();
+	ck_assert_uint_eq(pc.audit, 0);
+	ck_assert_int_gt(pc.queued, 0);
+	ck_assert_int_eq(rt_reports_count(VM_REPORT_AUDIT), 0);
+	/* The workers' detach drained their pagevecs: the audit still balances. */
+	ck_assert_uint_eq(vm_audit(pc.mm, 2, NULL, 0, NULL), 0);
+	rt_reports_release();
+	rt_audit_and_exit(pc.mm, 2, NULL, 0);
+	ck_assert_uint_eq(nr_free_pages(), max_mapnr - 1);
+}
+END_TEST
+
 /* ---- atomic sleep ---- */
 
 START_TEST(test_page_alloc_gfp_kernel_in_atomic_reported)
@@ -1021,6 +1299,14 @@ int main(void)
 			test_page_alloc_pcp_detach_gives_pages_back,
 			test_page_alloc_pcp_audit_accounts_every_page,
 			test_page_alloc_pcp_two_threads_then_audit_clean,
+		} },
+		{ "pagevec", 60, rt_vm_checked_setup, rt_vm_teardown, .tests = {
+			test_page_alloc_pagevec_fills_then_drains_under_one_lock,
+			test_page_alloc_pagevec_drain_empties_both,
+			test_page_alloc_pagevec_detach_drains,
+			test_page_alloc_pagevec_audit_counts_references,
+			test_page_alloc_release_pages_frees_batch,
+			test_page_alloc_pagevec_churn_then_audit_clean,
 		} },
 		{ "atomic_sleep", 10, rt_vm_checked_setup, rt_vm_teardown, .tests = {
 			test_page_alloc_gfp_kernel_in_atomic_reported,

@@ -345,6 +345,7 @@ START_TEST(test_vm_aging_takes_no_page_lock)
 		ck_assert_int_eq(rt_access(mm, a, true, NULL), ACCESS_OK);
 		page = rt_page_at(mm, a);
 		ck_assert_ptr_nonnull(page);
+		lru_add_drain();	/* the fault queued it in a pagevec */
 		ck_assert(PageActive(page));
 		/* The fault's young bit keeps it active once, and is cleared. */
 		shrink_zone(&contig_zone, 8);

@@ -157,6 +157,24 @@ pte_t rt_pte_at(struct mm_struct *mm, unsigned long addr)
 	return pte;
 }
 
+/*
+ * The write fault's page is still queued in this task's lru_add_active
+ * pagevec, whose reference keeps remove_exclusive_swap_page() from
+ * freeing the slot (as in 2.6); the other CPU's next swap-cache check,
+ * after its pagevec drained, frees it.
+ */
+static void swap_race_free_slot(void)
+{
+	struct page *page;
+
+	lru_add_drain();
+	page = rt_page_at(swap_race.mm, swap_race.addr);
+	if (page && PageSwapCache(page) && !TestSetPageLocked(page)) {
+		remove_exclusive_swap_page(page);
+		unlock_page(page);
+	}
+}
+
 static void swap_race_yield(const char *where)
 {
 	if (swap_race.chained && swap_race.chained->yield)
@@ -169,6 +187,7 @@ static void swap_race_yield(const char *where)
 		swap_race.steps = 1;
 		handle_mm_fault(swap_race.mm, find_vma(swap_race.mm, swap_race.addr),
 				swap_race.addr, true);
+		swap_race_free_slot();
 	} else if (swap_race.steps == 1 && swap_race.reuse &&
 		   !strcmp(where, "do_swap_page:slot_freed")) {
 		/* Reclaim: the page out again, to the same, lowest free slot. */

@@ -220,6 +220,8 @@ static double unmap_loop(const struct rt_bench_vm_cfg *cfg, struct page *page,
 	double total = 0, t_start = rt_now_s(), t0, t1;
 	long calls = 0;
 
+	/* Reclaim meets LRU pages only: the page leaves this task's pagevec. */
+	lru_add_drain();
 	do {
 		int r;
 
