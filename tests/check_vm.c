@@ -1336,6 +1336,7 @@ START_TEST(test_vm_stores_racing_zap_reclaim_cow)
 }
 END_TEST
 
+#if !RT_TSAN
 START_TEST(test_vm_stores_racing_a_skipped_flush_are_caught)
 {
 	uint64_t saved = inject_mask;
@@ -1355,6 +1356,7 @@ START_TEST(test_vm_stores_racing_a_skipped_flush_are_caught)
 	rt_vm_teardown();
 }
 END_TEST
+#endif /* !RT_TSAN: registered below */
 
 /*
  * A BUG the test did not expect, with reports captured and a lock held:
@@ -1445,7 +1447,16 @@ int main(void)
 			test_vm_tlb_flush_waits_for_access,
 			test_vm_tlb_flush_skip_is_caught,
 			test_vm_stores_racing_zap_reclaim_cow,
+#if !RT_TSAN
+			/*
+			 * Under TSan the seeded bug's stale accesses race with the
+			 * freed page's reuse (mm_access_page() against
+			 * _alloc_page()): TSan reports the bug itself and ends the
+			 * process 66, so the audit's catch is checked in the other
+			 * builds (tlb-flush-skip is a plain-build seeded bug).
+			 */
 			test_vm_stores_racing_a_skipped_flush_are_caught,
+#endif
 		} },
 	};
 
