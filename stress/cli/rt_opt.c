@@ -71,7 +71,8 @@ uint64_t rt_opt_u64(const char *opt, const char *arg)
 	return v;
 }
 
-double rt_opt_seconds(const char *opt, const char *arg, double min, double max)
+/* A finite number of seconds in @arg, or exit 2 naming @opt. */
+static double parse_seconds(const char *opt, const char *arg)
 {
 	char *end;
 	double v;
@@ -82,6 +83,13 @@ double rt_opt_seconds(const char *opt, const char *arg, double min, double max)
 	v = strtod(arg, &end);
 	if (end == arg || *end || errno == ERANGE || !isfinite(v))
 		rt_usage_error("%s: '%s' is not a number of seconds", opt, arg);
+	return v;
+}
+
+double rt_opt_seconds(const char *opt, const char *arg, double min, double max)
+{
+	double v = parse_seconds(opt, arg);
+
 	if (v <= min || v > max)
 		rt_usage_error("%s: '%s' is out of range (%g, %g]", opt, arg, min, max);
 	return v;
@@ -89,15 +97,8 @@ double rt_opt_seconds(const char *opt, const char *arg, double min, double max)
 
 double rt_opt_seconds0(const char *opt, const char *arg, double max)
 {
-	char *end;
-	double v;
+	double v = parse_seconds(opt, arg);
 
-	if (!arg || !*arg)
-		rt_usage_error("%s: missing value", opt);
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end == arg || *end || errno == ERANGE || !isfinite(v))
-		rt_usage_error("%s: '%s' is not a number of seconds", opt, arg);
 	if (v < 0 || v > max)
 		rt_usage_error("%s: '%s' is out of range [0, %g]", opt, arg, max);
 	return v;
