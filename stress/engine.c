@@ -251,6 +251,23 @@ static __attribute__((noinline)) void rt_test_race_bump(void)
 }
 
 /*
+ * Test-only (--test-spin): worker 0's first operation waits, at switch
+ * points and holding no lock, until another thread finished one: the
+ * shape of try_to_unuse() rescanning the swap map for the slot kswapd's
+ * swap-out still holds. Under pct, when worker 0 outranks the others, it
+ * ends only by the scheduler's tick (rt_sched.c: PCT_TICK_STEPS).
+ */
+static int test_spin_others;
+
+static void rt_test_spin_wait(void)
+{
+	rt_task_set_op("test-spin");
+	while (!__atomic_load_n(&test_spin_others, __ATOMIC_ACQUIRE))
+		yield_point("test:spin");
+	rt_task_set_op(NULL);
+}
+
+/*
  * Test-only (--test-window): before its operation, worker 0 and worker 1
  * each set a flag, read the other's, and set their own again, with a
  * switch point between each step. Both reading the other's middle state
@@ -369,6 +386,8 @@ static void *worker_main(void *arg)
 			break;
 		if (e->cfg->test_race)
 			rt_test_race_bump();
+		if (e->cfg->test_spin && step == 0 && t->idx == 0)
+			rt_test_spin_wait();
 		if (seq && seq->ops[step] == RT_OP_KSWAPD) {
 			kswapd_step(e, t, RT_KSWAPD_STEP_SCAN, (unsigned long)RT_OP_KSWAPD * 16 + 1);
 			if (step + 1 == seq->nr)
@@ -382,6 +401,8 @@ static void *worker_main(void *arg)
 		r = wl_do_op(e->world, op, &t->rng, t->idx);
 		flight_record(FL_OP_END, NULL, 0, (long)r);
 		rt_task_set_op(NULL);
+		if (e->cfg->test_spin && t->idx != 0)
+			__atomic_store_n(&test_spin_others, 1, __ATOMIC_RELEASE);
 		seq_add(e, t, (unsigned long)op * 16 + (unsigned long)r + 1);
 		if (e->cfg->sched == RT_SCHED_VTIME)
 			rt_vtime_op_done();
@@ -599,6 +620,7 @@ double engine_start_threads(struct engine *e)
 	e->ts = rt_aligned_alloc(SMP_CACHE_BYTES, sizeof(*e->ts) * (size_t)e->nr_threads);
 	memset(e->ts, 0, sizeof(*e->ts) * (size_t)e->nr_threads);
 	e->ops_left = cfg->ops;
+	__atomic_store_n(&test_spin_others, 0, __ATOMIC_RELAXED);	/* before the threads */
 	for (int i = 0; i < e->nr_threads; i++) {
 		struct thread_state *t = &e->ts[i];
 

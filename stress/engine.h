@@ -53,6 +53,7 @@ struct rt_run_config {
 	bool progress;			/* live line on stderr */
 	const char *test_hang;		/* test-only: a class a worker holds forever */
 	bool test_race;			/* test-only: workers race on a plain counter */
+	bool test_spin;			/* test-only: worker 0 waits, lockless, for another's op */
 	bool test_window;		/* test-only: a planted race that needs two preemptions */
 	bool test_window_bug;		/* test-only: and it ends in a BUG (an oops), not a WARN */
 	bool halt_on_failure;		/* end the run at the first report */
@@ -122,6 +123,8 @@ struct rt_run_result {
 	int procs_end;
 	/* Deterministic schedules: decisions taken, the one that stopped the run. */
 	unsigned long sched_steps, stop_step;
+	/* pct, cover: rt_sched_tick_drops() and rt_sched_longest_op(). */
+	unsigned long tick_drops, longest_op;
 	struct rt_vtime_result vtime;	/* --sched vtime: what the virtual run measured */
 	/*
 	 * Per thread (workers, then kswapds): operations done and a hash of

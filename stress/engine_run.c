@@ -210,6 +210,8 @@ static void collect(struct engine *e)
 	res->nr_threads = e->nr_threads;
 	res->sched_steps = rt_sched_steps();
 	res->stop_step = rt_sched_stop_step();
+	res->tick_drops = rt_sched_tick_drops();
+	res->longest_op = rt_sched_longest_op();
 	if (e->cfg->sched == RT_SCHED_VTIME)
 		rt_vtime_result_read(&res->vtime);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++)

@@ -42,6 +42,7 @@ struct slot {
 	unsigned long wait_epoch;	/* S.epoch when it started waiting */
 	long prio;		/* pct: higher runs first */
 	unsigned int idle;	/* cover: decisions in a row with no coverage event */
+	unsigned long op_steps;	/* pct, cover: its decisions since its last operation boundary */
 	int point_kind;		/* baton holder: the switch point it stands at (enum */
 	int point_cls;		/*   sched_point_kind) and its lock class, or -1 */
 } ____cacheline_aligned;
@@ -64,6 +65,8 @@ static struct {
 	long low_prio;			/* pct, cover: next priority below everyone */
 	unsigned int *site_tries;	/* cover: drops at each site since its last new pair */
 	unsigned long cover_drops;	/* cover: change points taken */
+	unsigned long tick_drops;	/* pct, cover: threads dropped by PCT_TICK_STEPS */
+	unsigned long longest_op;	/* pct, cover: most decisions one thread took in one operation */
 	int parking;			/* an audit is due */
 	int stop;			/* decided: the run ends */
 	int request_stop;		/* main asked for the end */
@@ -88,6 +91,22 @@ static struct {
  * spins for another (a trylock loop): the default hands the CPU over.
  */
 #define EXPLORE_FAIR_RUN	256
+
+/*
+ * pct, cover: a thread that took so many decisions inside one operation
+ * drops below everyone, as a timer tick would preempt it. PCT assumes
+ * every thread finishes on its own, but the model has loops that wait,
+ * without a lock the scheduler could see, for work of a lower-priority
+ * thread (try_to_unuse() rescans the swap map until kswapd's in-flight
+ * swap-out lets go of its slot): with strict priorities the loop would
+ * run for good. The bound is 2.6 times the longest operation seen in
+ * one-second pct runs of every scenario and design (about 100,000
+ * decisions), swapoff's long scans aside (up to 460,000: preempted then,
+ * as a long kernel loop would be), so PCT's own change points still
+ * decide nearly every schedule that ends on its own; the run's summary
+ * prints its longest operation and the drops.
+ */
+#define PCT_TICK_STEPS		(1UL << 18)
 
 _Static_assert(RT_SCHED_SEG_OBJS == COVER_SEG_OBJS, "a decision holds what cover reports");
 
@@ -498,6 +517,21 @@ static void cover_steer(int me)
 	}
 }
 
+/* pct, cover: count @me's decisions in its operation; drop it at the bound. */
+static void tick(int me)
+{
+	unsigned long n = RLX(S.slots[me].op_steps) + 1;
+
+	if (n > RLX(S.longest_op))
+		SET(S.longest_op, n);
+	if (n >= PCT_TICK_STEPS) {
+		demote(me);
+		SET(S.tick_drops, RLX(S.tick_drops) + 1);
+		n = 0;
+	}
+	SET(S.slots[me].op_steps, n);
+}
+
 /* One decision by the baton holder @me (or by main when @me < 0). */
 static void decide(int me)
 {
@@ -520,6 +554,8 @@ static void decide(int me)
 	}
 	if (me >= 0 && S.cfg.kind == RT_SCHED_COVER)
 		cover_steer(me);
+	if (me >= 0 && (S.cfg.kind == RT_SCHED_PCT || S.cfg.kind == RT_SCHED_COVER))
+		tick(me);
 	next = pick_next();
 	if (next < 0 || next == me)
 		return;
@@ -694,7 +730,10 @@ void rt_sched_park_point(void)
 	int me = t->sched_slot;
 	unsigned long gen;
 
-	if (me < 0 || !RLX(S.parking))
+	if (me < 0)
+		return;
+	SET(S.slots[me].op_steps, 0UL);		/* an operation boundary */
+	if (!RLX(S.parking))
 		return;
 	gen = __atomic_load_n(&S.park_gen, __ATOMIC_RELAXED);
 	SET(S.slots[me].state, SLOT_PARKED);
@@ -750,6 +789,16 @@ void rt_sched_request_stop(void)
 unsigned long rt_sched_steps(void)
 {
 	return RLX(S.steps);
+}
+
+unsigned long rt_sched_tick_drops(void)
+{
+	return RLX(S.tick_drops);
+}
+
+unsigned long rt_sched_longest_op(void)
+{
+	return RLX(S.longest_op);
 }
 
 unsigned long rt_sched_stop_step(void)

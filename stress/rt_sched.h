@@ -155,4 +155,12 @@ void rt_sched_request_stop(void);
 unsigned long rt_sched_steps(void);
 unsigned long rt_sched_stop_step(void);
 
+/*
+ * pct, cover: the threads dropped below everyone after PCT_TICK_STEPS
+ * decisions inside one operation (a loop waiting for a lower-priority
+ * thread), and the most decisions one thread took in one operation.
+ */
+unsigned long rt_sched_tick_drops(void);
+unsigned long rt_sched_longest_op(void);
+
 #endif /* RT_STRESS_RT_SCHED_H */

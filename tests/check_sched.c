@@ -317,6 +317,28 @@ static json_t *load_artifact(const char *dir, const char *prefix, char *path, si
 	return art;
 }
 
+/*
+ * A loop that waits, at switch points and with no lock the scheduler can
+ * see, for a lower-priority thread (try_to_unuse() rescanning for the
+ * slot kswapd's swap-out holds): pct without change points would run it
+ * for good; the tick drops it and the run ends. No audits: a thread
+ * parked for one never starts the operation the spinner waits for (the
+ * model's waits are on work inside an operation, which never parks).
+ */
+START_TEST(test_sched_pct_tick_ends_a_waiting_loop)
+{
+	int rc = RUN("run", "--scenario", "shm", "--threads", "2", "--reclaim-threads", "0",
+		     "--sched", "pct", "--pct-depth", "1", "--seed", "1",
+		     "--sched-steps", "400000", "--audit-every", "0", "--test-spin",
+		     "--watchdog", RT_TSAN ? "120" : "30", "--no-progress");
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "the longest operation took 262144 of one thread's;"
+			      " 1 ticks dropped a thread"), "%s", tail());
+	ck_assert_msg(strstr(out, "END: SUCCESS"), "%s", tail());
+}
+END_TEST
+
 START_TEST(test_sched_seeded_failure_replays_10_of_10)
 {
 	char dir[] = "/tmp/rt-sched-XXXXXX", path[4096];
@@ -412,6 +434,7 @@ static Suite *sched_suite(void)
 	tcase_add_test(tc, test_sched_failing_run_is_deterministic);
 	tcase_add_test(tc, test_cover_map_and_coverage_command);
 	tcase_add_test(tc, test_sched_pct_prints_its_bound);
+	tcase_add_test(tc, test_sched_pct_tick_ends_a_waiting_loop);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("load");
 	tcase_set_timeout(tc, rt_tmo(300));

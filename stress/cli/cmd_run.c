@@ -81,6 +81,10 @@ static void print_summary(FILE *f, const struct rt_run_opts *o, enum rmap_mode m
 		r->rmap_bytes.pte_chain_now, r->rmap_bytes.pte_chain_peak,
 		r->rmap_bytes.anon_vma_now, r->rmap_bytes.anon_vma_peak,
 		r->rmap_bytes.vma_extra_now, r->rmap_bytes.vma_extra_peak, r->mapped_pages_peak);
+	if (o->cfg.sched == RT_SCHED_PCT || o->cfg.sched == RT_SCHED_COVER)
+		fprintf(f, "schedule: %lu decisions; the longest operation took %lu of one thread's;"
+			" %lu ticks dropped a thread that kept the CPU through one operation\n",
+			r->sched_steps, r->longest_op, r->tick_drops);
 	fprintf(f, "audits: %lu run, %lu violations; reports: %lu; teardown: %s\n",
 		r->audits, r->audit_violations, rt_result_failures(r),
 		r->oops ? "not run (a task died in BUG holding locks)" :

@@ -93,6 +93,8 @@ static void run_usage(FILE *f)
 	      "                          per root cause in --out DIR\n"
 	      "      --no-build          with --build: fail if that build is not there\n"
 	      "      --test-race         test-only: workers race on an unlocked counter\n"
+	      "      --test-spin         test-only: worker 0 waits, at switch points and with\n"
+	      "                          no lock, until another thread finished an operation\n"
 	      "      --no-progress       no live progress line\n"
 	      "  -h, --help              this text\n"
 	      "\n"
@@ -218,6 +220,7 @@ static const struct option run_options[] = {
 	{ "no-progress", no_argument, NULL, 'N' },
 	{ "test-hang", required_argument, NULL, 'H' },
 	{ "test-race", no_argument, NULL, 'T' },
+	{ "test-spin", no_argument, NULL, 'q' },
 	{ "sched", required_argument, NULL, 'D' },
 	{ "pct-depth", required_argument, NULL, 'E' },
 	{ "pct-steps", required_argument, NULL, 'K' },
@@ -414,6 +417,7 @@ static bool opt_drive(struct run_parse *p, int c, const char *arg)
 	case 'N': cfg->progress = false; break;
 	case 'H': cfg->test_hang = arg; break;
 	case 'T': cfg->test_race = true; break;
+	case 'q': cfg->test_spin = true; break;
 	case 'M': o->cover_map = arg; break;
 	case 'O': o->no_cover = true; break;
 	case 'D': opt_sched(p, arg); break;

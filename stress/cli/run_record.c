@@ -256,6 +256,8 @@ json_t *rt_reproduce_args(const struct rt_run_opts *o, enum rmap_mode mode,
 		args_opt(args, "--watchdog", "%g", c->watchdog);
 	if (c->test_race)
 		json_array_append_new(args, json_string("--test-race"));
+	if (c->test_spin)
+		json_array_append_new(args, json_string("--test-spin"));
 	if (c->test_window)
 		json_array_append_new(args, json_string(c->test_window_bug ? "--test-window-bug" :
 								 "--test-window"));
