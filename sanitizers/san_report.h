@@ -109,13 +109,16 @@ void rt_san_signature(struct rt_san_report *rep);
  * freed the object (the first frame of the free stack, else of the
  * allocation stack, beyond libc's and the model's allocator), whichever
  * access touched it and whether ASan (use-after-free, or use-after-poison
- * of a dead slab object) or TSan (a race with free()) saw it; any other
- * report is its signature's own group.
+ * of a dead slab object) or TSan (a race with free(), with the block's
+ * allocation once it was handed out again, or with its construction where
+ * a use-after-free of the run made the same access) saw it, and with the
+ * use-after-frees that made the same access; any other report is its
+ * signature's own group (san_report_group.c).
  */
 struct rt_san_group {
 	char signature[RT_SAN_SIG_LEN];	/* "tsan:use-after-free:vm_area_free": stable across runs */
 	char title[256];		/* "TSan: use-after-free Read in page_referenced_anon_one" */
-	int first;			/* the index of its first report */
+	int first;			/* the index of the report that keys and titles it */
 	int nr;				/* its reports */
 };
 
@@ -144,7 +147,8 @@ void rt_san_title(const struct rt_san_report *rep, char *buf, size_t len);
  * rt_san_group() - group the @nr reports @reps of one run by root cause
  * @group_of: receives each report's group index (NULL: not wanted)
  * @groups: receives a malloc()ed array of the groups, in the order of
- *	their first reports (NULL when none); titled by their first report
+ *	their first reports (NULL when none); each keyed and titled by one
+ *	report (@first): a use-after-free with a free stack where it has one
  *
  * Context: any; allocates. Return: the number of groups, or -ENOMEM.
  */

@@ -26,7 +26,9 @@
  * (-fsanitize=thread, -fsanitize=address,undefined). garbage.log is made
  * up. Their line numbers need not match racy_probe.c. tsan-uaf-vma.log is
  * four unedited reports of `rmaptorture run --build tsan --inject
- * anon-vma-walk-unlocked` (gcc 12). san-kinds.log is written in gcc 12's
+ * anon-vma-walk-unlocked` (gcc 12); tsan-walk-unlocked.log is all 29 of
+ * another such run, and tsan-uaf-reuse.log all 3 of `run --build tsan
+ * --inject anon-vma-free-now` (both at 1d0c1bb). san-kinds.log is written in gcc 12's
  * formats, with the model's function names: one report of each type the
  * others lack (TSan's heap-use-after-free, SEGV and unlock of an unlocked
  * mutex, every ASan kind, every UBSan runtime error).
@@ -424,6 +426,7 @@ START_TEST(test_sanitizers_signature_no_address)
 		"tsan-race.log", "tsan-many.log", "tsan-abba.log", "tsan-threadleak.log",
 		"tsan-signal.log", "tsan-uaf-vma.log", "asan-uaf.log", "ubsan-overflow.log",
 		"lsan-leak.log", "clang-tsan-race.log", "clang-asan-uaf.log", "san-kinds.log",
+		"tsan-uaf-reuse.log", "tsan-walk-unlocked.log",
 	};
 	bool seen[sizeof(all_types) / sizeof(all_types[0])] = { false };
 
@@ -507,6 +510,89 @@ START_TEST(test_sanitizers_group_uaf)
 	ck_assert_str_eq(key, "asan:use-after-free:vm_area_alloc");
 	rt_san_title(&r[8], title, sizeof(title));
 	ck_assert_str_eq(title, "ASan: use-after-poison Read in vma_address");
+	free(r);
+}
+END_TEST
+
+/*
+ * tsan-uaf-reuse.log: a freed anon_vma read twice (TSan's heap-use-after-
+ * free), then once more after malloc() handed its block out again (a race
+ * with the allocation): one use-after-free, keyed by its free site.
+ */
+START_TEST(test_sanitizers_group_reuse)
+{
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	char key[RT_SAN_SIG_LEN], title[256];
+	int of[3], nr = parse_fixture("tsan-uaf-reuse.log", &r);
+
+	ck_assert_int_eq(nr, 3);
+	ck_assert_str_eq(r[2].type, "data-race");
+	/* Alone, the race with malloc() is a use-after-free keyed by the allocation. */
+	rt_san_group_key(&r[2], key, sizeof(key));
+	ck_assert_str_eq(key, "tsan:use-after-free:anon_vma_alloc");
+	rt_san_title(&r[2], title, sizeof(title));
+	ck_assert_str_eq(title, "TSan: use-after-free Read in _spin_lock");
+	ck_assert_int_eq(rt_san_group(r, nr, of, &g), 1);
+	ck_assert_str_eq(g[0].signature, "tsan:use-after-free:anon_vma_free");
+	ck_assert_str_eq(g[0].title, "TSan: heap-use-after-free Read in _spin_lock");
+	ck_assert_int_eq(g[0].nr, 3);
+	ck_assert_int_eq(g[0].first, 0);
+	ck_assert_int_eq(of[2], 0);
+	free(g);
+
+	/* Without the use-after-frees, the race keeps its own key: no free site to name. */
+	ck_assert_int_eq(rt_san_group(r + 2, 1, NULL, &g), 1);
+	ck_assert_str_eq(g[0].signature, "tsan:use-after-free:anon_vma_alloc");
+	free(g);
+	free(r);
+}
+END_TEST
+
+/*
+ * tsan-walk-unlocked.log: the 29 reports of one unlocked anon_vma walk
+ * (13 signatures). The walk's reads met vmas freed, reused by the slab
+ * and live: every race whose side made an access a use-after-free of the
+ * run made joins it; the freed mm and page table are groups of their own;
+ * a race no use-after-free shares an access with stays alone.
+ */
+START_TEST(test_sanitizers_group_walk)
+{
+	static const char *const joined[] = {
+		"tsan:data-race:list_del_init|page_referenced_anon_vma",
+		"tsan:data-race:page_referenced_anon_one|vm_area_alloc",
+		"tsan:data-race:dup_mm|vma_address",
+		"tsan:data-race:INIT_LIST_HEAD|page_referenced_anon_vma",
+		"tsan:data-race:slab_block_alloc|vma_address",
+		"tsan:data-race:slab_obj_kill|vma_address",
+	};
+	struct rt_san_report *r;
+	struct rt_san_group *g;
+	int of[29], nr = parse_fixture("tsan-walk-unlocked.log", &r), vma = -1;
+
+	ck_assert_int_eq(nr, 29);
+	ck_assert_int_eq(rt_san_group(r, nr, of, &g), 4);
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(g[k].signature, "tsan:use-after-free:vm_area_free"))
+			vma = k;
+	ck_assert_int_ge(vma, 0);
+	ck_assert_str_eq(g[vma].title, "TSan: use-after-free Read in page_referenced_anon_one");
+	ck_assert_int_eq(g[vma].nr, 23);
+	for (size_t j = 0; j < sizeof(joined) / sizeof(joined[0]); j++) {
+		bool found = false;
+
+		for (int i = 0; i < nr; i++)
+			if (!strcmp(r[i].signature, joined[j])) {
+				found = true;
+				ck_assert_msg(of[i] == vma, "%s: group %d", joined[j], of[i]);
+			}
+		ck_assert_msg(found, "%s not in the fixture", joined[j]);
+	}
+	ck_assert_str_eq(g[1].signature, "tsan:use-after-free:mm_free_rcu");
+	ck_assert_str_eq(g[2].signature, "tsan:use-after-free:pte_free");
+	ck_assert_str_eq(g[3].signature, "tsan:data-race:find_pte|mmput");
+	ck_assert_int_eq(g[3].nr, 1);
+	free(g);
 	free(r);
 }
 END_TEST
@@ -1544,6 +1630,8 @@ int main(void)
 	tcase_set_timeout(tc, rt_tmo(30));
 	tcase_add_test(tc, test_sanitizers_group_uaf);
 	tcase_add_test(tc, test_sanitizers_group_asan_uaf);
+	tcase_add_test(tc, test_sanitizers_group_reuse);
+	tcase_add_test(tc, test_sanitizers_group_walk);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("terminal");
