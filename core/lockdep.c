@@ -625,7 +625,21 @@ static inline unsigned int lock_size_code(size_t size)
 	return !size ? 0 : size <= 8 ? 1 : size <= 16 ? 2 : 3;
 }
 
-RT_NOTSAN void lockdep_note_lock(const void *key, size_t size, int class_id)
+/* Is the table kept (lockdep_names_enable())? Relaxed: a switch, not an order. */
+static int lock_names_on = RT_TSAN;
+
+void lockdep_names_enable(bool on)
+{
+	__atomic_store_n(&lock_names_on, on, __ATOMIC_RELAXED);
+}
+
+void lockdep_note_lock(const void *key, size_t size, int class_id)
+{
+	if (__atomic_load_n(&lock_names_on, __ATOMIC_RELAXED))
+		lockdep_note_static_lock(key, size, class_id);
+}
+
+RT_NOTSAN void lockdep_note_static_lock(const void *key, size_t size, int class_id)
 {
 	uintptr_t k = (uintptr_t)key;
 	uint64_t want = (uint64_t)k << 8 | lock_size_code(size) << 6 | (uint64_t)(class_id + 1);

@@ -192,9 +192,23 @@ bool lockdep_has_edge(int a, int b);
  *	lockdep_class_within(); at most 32 bytes count
  * @class_id: its class
  *
+ * Only while the table is kept (lockdep_names_enable()): by default in
+ * the TSan build alone, whose report hook reads it; elsewhere lock
+ * initialisation writes no shared table, as the kernel's without lockdep.
+ *
  * Context: any; lock-free, takes no lock.
  */
 void lockdep_note_lock(const void *key, size_t size, int class_id);
+
+/* lockdep_note_lock() whether or not the table is kept: statically initialised locks. */
+void lockdep_note_static_lock(const void *key, size_t size, int class_id);
+
+/*
+ * Keep the address -> class table from now on (@on), or stop adding to
+ * it. Default: on in the TSan build only. Context: before the locks to be
+ * named are initialised (tests; the TSan build needs no call).
+ */
+void lockdep_names_enable(bool on);
 
 /* A bit lock of each object of a lock array: its key's offset in the object. */
 struct lockdep_array_key {

@@ -117,7 +117,7 @@ spinlock_t mmlist_lock = __SPIN_LOCK_UNLOCKED(LOCK_CLASS_MMLIST_LOCK);
 /* Statically initialised, so named here (lockdep_class_of(): TSan's reports). */
 __attribute__((constructor)) static void mmlist_lock_note(void)
 {
-	lockdep_note_lock(&mmlist_lock, sizeof(mmlist_lock), LOCK_CLASS_MMLIST_LOCK);
+	lockdep_note_static_lock(&mmlist_lock, sizeof(mmlist_lock), LOCK_CLASS_MMLIST_LOCK);
 }
 LIST_HEAD(mmlist_head);
 

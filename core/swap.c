@@ -75,9 +75,9 @@ static struct swapper_space swapper_space = {
 /* Statically initialised, so named here (lockdep_class_of(): TSan's reports). */
 __attribute__((constructor)) static void swap_locks_note(void)
 {
-	lockdep_note_lock(&swap_info.lock, sizeof(spinlock_t), LOCK_CLASS_SWAP_LOCK);
-	lockdep_note_lock(&swapper_space.tree_lock, sizeof(spinlock_t),
-			  LOCK_CLASS_TREE_LOCK);
+	lockdep_note_static_lock(&swap_info.lock, sizeof(spinlock_t), LOCK_CLASS_SWAP_LOCK);
+	lockdep_note_static_lock(&swapper_space.tree_lock, sizeof(spinlock_t),
+				 LOCK_CLASS_TREE_LOCK);
 }
 
 /*

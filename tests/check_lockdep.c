@@ -543,6 +543,38 @@ START_TEST(test_lockdep_class_of_page_bit_locks)
 }
 END_TEST
 
+/*
+ * The table is kept by default in the TSan build alone: without it, an
+ * initialised lock is named by nobody, and lock initialisation writes no
+ * shared table.
+ */
+START_TEST(test_lockdep_names_only_when_kept)
+{
+	static spinlock_t never_named, named;	/* static: no earlier test's address */
+
+	lockdep_names_enable(false);
+	spin_lock_init(&never_named, LOCK_CLASS_ANON_VMA_LOCK);
+	ck_assert_int_eq(lockdep_class_of(&never_named), -1);
+	lockdep_names_enable(true);
+	spin_lock_init(&named, LOCK_CLASS_ANON_VMA_LOCK);
+	ck_assert_int_eq(lockdep_class_of(&named), LOCK_CLASS_ANON_VMA_LOCK);
+	/* The statically initialised ones are named whatever the default. */
+	ck_assert_int_eq(lockdep_class_of(&mmlist_lock), LOCK_CLASS_MMLIST_LOCK);
+}
+END_TEST
+
+static void lookup_setup(void)
+{
+	rt_lockval_graph_setup();
+	lockdep_names_enable(true);
+}
+
+static void lookup_teardown(void)
+{
+	lockdep_names_enable(RT_TSAN);	/* the default */
+	rt_lockval_graph_teardown();
+}
+
 int main(void)
 {
 	const struct rt_tcase tcs[] = {
@@ -568,7 +600,8 @@ int main(void)
 		{ "concurrency", 60, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
 			test_lockdep_many_threads_in_order,
 		} },
-		{ "lookup", 30, rt_lockval_graph_setup, rt_lockval_graph_teardown, .tests = {
+		{ "lookup", 30, lookup_setup, lookup_teardown, .tests = {
+			test_lockdep_names_only_when_kept,
 			test_lockdep_class_of_lock_objects,
 			test_lockdep_class_of_many_locks,
 			test_lockdep_class_of_page_bit_locks,
