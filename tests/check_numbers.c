@@ -207,12 +207,22 @@ static void check_vs_host(const json_t *rec, const json_t *d, const char *mode)
 	}
 }
 
-/* Design @d's disjoint-mm row: positive costs at one CPU and more, ratio 1 at one CPU. */
+/*
+ * Design @d's disjoint-mm row: every operation, positive CPU and wall
+ * costs at one CPU and more, ratio 1 at one CPU.
+ */
 static void check_disjoint_scaling(const json_t *d, const char *mode)
 {
-	static const char *const ops[] = { "anon_fault_ns", "fork_exit_ns" };
+	static const char *const ops[] = { "anon_fault_ns", "fork_exit_ns", "mmap_munmap_ns",
+					   "touch_ns" };
 
-	for (size_t o = 0; o < 2; o++) {
+	ck_assert_int_eq(RT_BENCH_SCALING_OPS, 4);
+	for (size_t o = 0; o < 4; o++) {
+		ck_assert_str_eq(rt_bench_scaling_ops[o].key, ops[o]);
+		/* The two that allocate pages share the zone; the others nothing. */
+		ck_assert_int_eq(rt_bench_scaling_ops[o].shares != NULL, o < 2);
+	}
+	for (size_t o = 0; o < 4; o++) {
 		const json_t *op = json_object_get(json_object_get(d, "disjoint_scaling"), ops[o]);
 		const json_t *one = json_object_get(op, "1"), *p;
 		const char *key;
@@ -222,6 +232,9 @@ static void check_disjoint_scaling(const json_t *d, const char *mode)
 		json_object_foreach((json_t *)op, key, p) {
 			ck_assert_msg(finite_num(p, "median") &&
 				      json_number_value(json_object_get(p, "median")) > 0, "%s %s N=%s",
+				      mode, ops[o], key);
+			ck_assert_msg(finite_num(p, "wall_median") &&
+				      json_number_value(json_object_get(p, "wall_median")) > 0, "%s %s N=%s",
 				      mode, ops[o], key);
 			ck_assert(json_is_string(json_object_get(p, "verdict")));
 		}
@@ -258,6 +271,9 @@ START_TEST(test_numbers_bench_output)
 		check_disjoint_scaling(d, mode);
 	}
 	ck_assert(json_is_string(json_object_get(json_object_get(rec, "scaling"), "verdict")));
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(rec, "scaling"), "metric")),
+			 "cpu_ns");
+	ck_assert(json_is_integer(json_object_get(json_object_get(rec, "scaling"), "flags_shared")));
 	json_decref(rec);
 	{
 		char bdir[300];
@@ -541,19 +557,37 @@ END_TEST
 /* The verdict on synthetic figures: the ranges of the repeats decide, and only up to the cores. */
 START_TEST(test_numbers_scaling_verdict)
 {
-	struct rt_bench_scaling_point one = { 1, 100, 90, 120, 5 };
-	struct rt_bench_scaling_point same = { 2, 110, 95, 130, 5 };	/* overlaps: noise */
-	struct rt_bench_scaling_point slower = { 2, 125, 100, 140, 5 };	/* median above, overlaps */
-	struct rt_bench_scaling_point grown = { 2, 200, 121, 260, 5 };	/* beyond the spread */
-	struct rt_bench_scaling_point cheaper = { 2, 60, 50, 70, 5 };
-	struct rt_bench_scaling_point empty = { 2, NAN, NAN, NAN, 0 };
-	struct rt_bench_scaling_point over = { 4, 400, 300, 500, 5 };
+#define POINT(c, m, lo, hi, k) \
+	{ .cpus = (c), .med = (m), .mn = (lo), .mx = (hi), .n = (k), \
+	  .wall_med = (m), .wall_mn = (lo), .wall_mx = (hi) }
+	struct rt_bench_scaling_point one = POINT(1, 100, 90, 120, 5);
+	struct rt_bench_scaling_point same = POINT(2, 110, 95, 130, 5);	/* overlaps: noise */
+	struct rt_bench_scaling_point slower = POINT(2, 125, 100, 140, 5);	/* median above, overlaps */
+	struct rt_bench_scaling_point grown = POINT(2, 200, 121, 260, 5);	/* beyond the spread */
+	struct rt_bench_scaling_point cheaper = POINT(2, 60, 50, 70, 5);
+	struct rt_bench_scaling_point empty = POINT(2, NAN, NAN, NAN, 0);
+	struct rt_bench_scaling_point over = POINT(4, 400, 300, 500, 5);
+	/*
+	 * Preempted now and then: the wall time grew, the CPU time did not (1.7
+	 * of 2 CPUs at a time): no FLAG. Taking turns on one core (0.23 of
+	 * 2): no verdict, whatever the CPU time did.
+	 */
+	struct rt_bench_scaling_point preempted = { .cpus = 2, .med = 105, .mn = 92, .mx = 118, .n = 5,
+						    .wall_med = 125, .wall_mn = 100, .wall_mx = 150 };
+	struct rt_bench_scaling_point turns = { .cpus = 2, .med = 200, .mn = 121, .mx = 260, .n = 5,
+						.wall_med = 1800, .wall_mn = 1000, .wall_mx = 2400 };
+#undef POINT
 	int cpus[RT_BENCH_MAX_CPUS_LIST];
 	json_t *rec;
 
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &same, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &slower, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &grown, 2), RT_SCALING_FLAG);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &preempted, 2), RT_SCALING_OK);
+	ck_assert(fabs(rt_bench_scaling_parallelism(&preempted) - 1.68) < 1e-9);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &turns, 2), RT_SCALING_NA);
+	ck_assert(fabs(rt_bench_scaling_parallelism(&grown) - 2) < 1e-9);
+	ck_assert(isnan(rt_bench_scaling_parallelism(&empty)));
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &cheaper, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &empty, 2), RT_SCALING_NA);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&empty, &grown, 2), RT_SCALING_NA);
@@ -575,6 +609,9 @@ START_TEST(test_numbers_scaling_verdict)
 	rec = json_pack("{s:{s:s}}", "scaling", "verdict", "FLAG");
 	ck_assert(rt_bench_scaling_flagged(rec, stderr));
 	json_object_set_new(json_object_get(rec, "scaling"), "verdict", json_string("ok"));
+	ck_assert(!rt_bench_scaling_flagged(rec, stderr));
+	/* The FLAGs of operations 2.6 shared a line for are named, not counted. */
+	json_object_set_new(json_object_get(rec, "scaling"), "flags_shared", json_integer(3));
 	ck_assert(!rt_bench_scaling_flagged(rec, stderr));
 	json_object_del(rec, "scaling");
 	ck_assert(!rt_bench_scaling_flagged(rec, stderr));

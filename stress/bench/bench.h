@@ -69,17 +69,39 @@ struct rt_bench_vm_cfg {
  */
 double rt_bench_host_ratio(double model_rate, double host_rate);
 
-/* 5. disjoint-mm scaling: the operations, CPU counts at most. */
-#define RT_BENCH_SCALING_OPS 2		/* anonymous fault+unmap, fork+exit */
+/*
+ * 5. disjoint-mm scaling: the operations (anonymous fault+unmap, fork+exit,
+ * mmap+munmap of an untouched vma, a write to a mapped page), CPU counts
+ * at most.
+ */
+#define RT_BENCH_SCALING_OPS 4
 #define RT_BENCH_MAX_CPUS_LIST 16
 /* CPU counts above this are refused (--scaling-max). */
 #define RT_BENCH_SCALING_MAX 1024
 
-/* One CPU count of the scaling row: ns per operation per CPU, over the repeats. */
+/* Each operation's record key, its label, and what it shares by design. */
+struct rt_bench_scaling_op {
+	const char *key;	/* "anon_fault_ns" */
+	const char *label;	/* "anon fault+unmap" */
+	/*
+	 * What CPUs on disjoint mms share on this path in 2.6 too (the zone's
+	 * free list and zone->lock, lru_lock), or NULL: nothing, so a growth
+	 * is the harness's or the model's own shared line.
+	 */
+	const char *shares;
+};
+extern const struct rt_bench_scaling_op rt_bench_scaling_ops[RT_BENCH_SCALING_OPS];
+
+/*
+ * One CPU count of the scaling row over the repeats: CPU ns per operation
+ * per CPU (the thread's own CPU time: a line other CPUs write costs it
+ * cycles; a preemption by another process costs it none), and the wall ns.
+ */
 struct rt_bench_scaling_point {
 	int cpus;
-	double med, mn, mx;	/* NaN when n == 0 */
+	double med, mn, mx;	/* CPU ns; NaN when n == 0 */
 	int n;
+	double wall_med, wall_mn, wall_mx;
 };
 
 enum rt_bench_scaling_verdict {
@@ -96,12 +118,27 @@ enum rt_bench_scaling_verdict {
  *
  * The cost per operation of CPUs working on disjoint mms must not grow
  * with their number: FLAG when even the cheapest sample at @p costs more
- * than the dearest at one CPU (the ranges of the repeats do not overlap).
- * Return: the verdict; RT_SCALING_NA without samples or above @cores.
+ * than the dearest at one CPU (the ranges of the repeats do not overlap),
+ * in CPU time (@p->mn, @one->mx). Only where the CPUs ran side by side
+ * (rt_bench_scaling_parallelism() at least RT_BENCH_SCALING_MIN_PARALLEL
+ * of them): on a machine busy with other work they take turns, and a
+ * line none writes while another reads costs nothing to measure.
+ * Return: the verdict; RT_SCALING_NA without samples, above @cores, or
+ * when the CPUs did not run side by side.
  */
 enum rt_bench_scaling_verdict rt_bench_scaling_verdict(const struct rt_bench_scaling_point *one,
 							const struct rt_bench_scaling_point *p,
 							int cores);
+
+/* The share of @p's CPUs that ran at a time below which a point has no verdict. */
+#define RT_BENCH_SCALING_MIN_PARALLEL 0.75
+
+/*
+ * How many of @p's CPUs ran at a time, on average: its CPUs times its CPU
+ * cost over its wall cost (@p->cpus when none was ever preempted). NaN
+ * without samples.
+ */
+double rt_bench_scaling_parallelism(const struct rt_bench_scaling_point *p);
 
 /* "ok", "FLAG" or "n/a". */
 const char *rt_bench_scaling_verdict_name(enum rt_bench_scaling_verdict v);
@@ -110,6 +147,9 @@ const char *rt_bench_scaling_verdict_name(enum rt_bench_scaling_verdict v);
  * rt_bench_scaling_flagged() - whether a bench record's scaling row flagged
  * @rec: a `bench` or `bench vm` record
  * @out: one line saying the verdict ("ok", "FLAG", "n/a", or not measured)
+ *
+ * The verdict counts the operations that share nothing by design
+ * (rt_bench_scaling_ops[].shares NULL); the others' FLAGs are named.
  *
  * Return: true when its "scaling" verdict is FLAG (--check-scaling: exit 1).
  */
