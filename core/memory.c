@@ -104,7 +104,12 @@ static void set_shadow_slot(struct mm_struct *mm, unsigned long address, uint64_
 {
 	uint64_t *s = v ? shadow_slot(mm, address) : shadow_slot_lookup(mm, address);
 
-	if (!s)
+	/*
+	 * An address nothing was ever written at, staying so (a none pte's
+	 * in a zap): no reset to tell a reader of, and no shared count to
+	 * bump for every empty pte of an exiting mm.
+	 */
+	if (!s || (!v && !__atomic_load_n(s, __ATOMIC_RELAXED)))
 		return;
 	shadow_reset_begin(s);
 	__atomic_store_n(s, v, __ATOMIC_RELAXED);
