@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The engine's private state, shared by its threads and hooks (engine.c)
- * and its main thread (engine_run.c). Not for use outside stress/engine*.c.
+ * The engine's private state, shared by its threads (engine.c), its
+ * hooks and setup (engine_setup.c) and its main thread (engine_run.c).
+ * Not for use outside stress/engine*.c.
  */
 #ifndef RT_STRESS_ENGINE_INTERNAL_H
 #define RT_STRESS_ENGINE_INTERNAL_H
@@ -73,6 +74,11 @@ static inline bool halt_found(struct engine *e)
 	return __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED);
 }
 
+/*
+ * This thread's perturbation PRNG from the run's stream @stream
+ * (engine_setup.c). Context: a thread of the run, at its start.
+ */
+void engine_perturb_seed_thread(uint64_t stream);
 /* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */
 int engine_setup(struct engine *e);
 /* The hooks engine_setup() installed removed, the world's memory and swap freed. Context: main. */
