@@ -318,7 +318,7 @@ static void *reclaim_main(void *arg)
 			sleep_ms(2);
 	}
 	rt_sched_exit();
-	/* Release pairs with park_all() and drain(). */
+	/* Release pairs with park_all() and engine_drain(). */
 	__atomic_fetch_add(&e->exited, 1, __ATOMIC_RELEASE);
 	rt_task_detach();
 	return NULL;

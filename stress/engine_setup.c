@@ -74,7 +74,7 @@ static void engine_sink(const struct vm_report *r, void *arg)
  * locks held; the main thread notices, stops the others and abandons the
  * model. A worker parks forever (its thread-local state, RCU registration
  * included, stays valid: the process exits around it). The main thread
- * runs the model only through main_model_call(), which it jumps back to.
+ * runs the model only through engine_main_model_call(), which it jumps back to.
  * Context: the task that hit BUG(), after the sink saw its report.
  */
 static __attribute__((noreturn)) void engine_oops(const struct vm_report *r, void *arg)
