@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The engine's private state, shared by its threads and hooks (engine.c)
- * and its main thread (engine_run.c). Not for use outside stress/engine*.c.
+ * The engine's private state, shared by its threads (engine.c), its
+ * hooks and setup (engine_setup.c) and its main thread (engine_run.c, and
+ * engine_watch.c while the run goes). Not for use outside
+ * stress/engine*.c.
  */
 #ifndef RT_STRESS_ENGINE_INTERNAL_H
 #define RT_STRESS_ENGINE_INTERNAL_H
@@ -73,6 +75,11 @@ static inline bool halt_found(struct engine *e)
 	return __atomic_load_n(&e->halt_found, __ATOMIC_RELAXED);
 }
 
+/*
+ * This thread's perturbation PRNG from the run's stream @stream
+ * (engine_setup.c). Context: a thread of the run, at its start.
+ */
+void engine_perturb_seed_thread(uint64_t stream);
 /* The world, memory and swap of the run, and the report hooks. Return: 0 or 3. */
 int engine_setup(struct engine *e);
 /* The hooks engine_setup() installed removed, the world's memory and swap freed. Context: main. */
@@ -81,5 +88,21 @@ void engine_release(void);
 double engine_start_threads(struct engine *e);
 /* An audit of the world, its violations into the result. Context: quiescent. */
 void engine_audit(struct engine *e);
+
+/*
+ * Run @fn(@e) in the main thread, where it runs the model's code: a BUG
+ * in it comes back here instead of ending the process (engine_run.c).
+ * Return: false if it hit BUG().
+ */
+bool engine_main_model_call(struct engine *e, void (*fn)(struct engine *e));
+/* Tell every thread of the run to stop (engine_run.c). */
+void engine_stop_threads(struct engine *e);
+/* Main's loop while the run goes: time, audits, the watchdog, progress (engine_watch.c). */
+void engine_watch_run(struct engine *e, double start);
+/*
+ * The run is over: stop the threads and wait for them to leave their
+ * loops, still watching for a hang and an oops (engine_watch.c).
+ */
+void engine_drain(struct engine *e);
 
 #endif /* RT_STRESS_ENGINE_INTERNAL_H */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The merge gate's shared part, for `ci` (cmd_ci.c: options; ci_run.c:
- * the runs) and `ci-merge` (cmd_ci_merge.c: shards read back): what
- * judges a gate however it was filled (ci_gate.c: coverage, verdict) and
- * writes it (ci_output.c: summary, JUnit, JSON). The plan is ci_plan.h.
+ * the runs; ci_explore.c: explore's share of them) and `ci-merge`
+ * (cmd_ci_merge.c: shards read back): what judges a gate however it was
+ * filled (ci_gate.c: coverage, verdict) and writes it (ci_output.c:
+ * summary, JUnit, JSON). The plan is ci_plan.h.
  */
 #ifndef RT_STRESS_CI_INTERNAL_H
 #define RT_STRESS_CI_INTERNAL_H
@@ -41,5 +42,7 @@ json_t *ci_explore_json(const struct ci_gate *g);
 int ci_find_binaries(struct ci_gate *g);
 /* Every selected configuration in turn, each re-planned from the clock. Context: main. */
 void ci_run_gate(struct ci_gate *g);
+/* Explore's share of the gate, until @end (ci_explore.c). Context: main, ci_run_gate(). */
+void ci_run_explore(struct ci_gate *g, double end);
 
 #endif /* RT_STRESS_CI_INTERNAL_H */

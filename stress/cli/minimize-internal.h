@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `minimize`'s state, shared by the command (cmd_minimize.c: options, the
- * baseline, the result) and its search (minimize_shrink.c: candidates,
- * their args, each param shrunk in turn).
+ * baseline, the result), its candidates (minimize_candidate.c: their args,
+ * their runs, their verdicts) and its search (minimize_shrink.c: each
+ * param shrunk in turn).
  */
 #ifndef RT_STRESS_CLI_MINIMIZE_INTERNAL_H
 #define RT_STRESS_CLI_MINIMIZE_INTERNAL_H
@@ -89,6 +90,18 @@ int min_decisions_switches(const int *d, size_t n);
  * Return: false when there is no @k-th candidate.
  */
 bool min_decisions_candidate(const int *d, size_t n, int k, int *out, size_t *out_n);
+
+/* A candidate: @s with its own copy of the weights and decisions, no artifact. */
+struct state min_state_dup(const struct state *s);
+/*
+ * Try the candidate @cand (described by @what) with the tries a step gets;
+ * kept, it becomes x->cur, else it is released (minimize_candidate.c).
+ * Return: CAND_KEPT, CAND_REJECTED or CAND_STOP.
+ */
+int min_try_candidate(struct ctx *x, struct state *cand, const char *what, enum param changed,
+		      const char *op);
+/* Lower integer param @p to @val (a candidate); the verdict of min_try_candidate(). */
+int min_try_int(struct ctx *x, enum param p, long long val);
 
 /* One pass over every param. Return: the number kept, or CAND_STOP. */
 int min_shrink_pass(struct ctx *x);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * `rmaptorture run`'s options: struct rt_run_opts, the CLI's own (the
- * engine is given its struct rt_run_config), and their parser
- * (run_opts.c), for `run` and the commands that pass them on.
+ * engine is given its struct rt_run_config), their parser (run_opts.c)
+ * and the option table's lookups (run_opts_table.c), for `run` and the
+ * commands that pass them on.
  */
 #ifndef RT_STRESS_CLI_RUN_OPTS_H
 #define RT_STRESS_CLI_RUN_OPTS_H
