@@ -43,6 +43,10 @@ enum rt_pcpu_item {
 	PCPU_TLB_FLUSHES,
 	PCPU_TLB_DROPS = PCPU_TLB_FLUSHES + RT_PCPU_TLB_KINDS,
 	PCPU_TLB_FLUSH_WAITS = PCPU_TLB_DROPS + RT_PCPU_TLB_KINDS,
+	/* rmap.c: bytes of pte_chains, anon_vmas and per-vma rmap fields (gauges) */
+	PCPU_RMAP_PTE_CHAIN_BYTES,
+	PCPU_RMAP_ANON_VMA_BYTES,
+	PCPU_RMAP_VMA_EXTRA_BYTES,
 	/* rmap.c: failed trylocks, by site */
 	PCPU_RMAP_FALLBACKS,
 	/* vmscan.c: struct reclaim_stats, field by field */

@@ -342,96 +342,116 @@ void rmap_fallback_reset(void)
 
 /* ---- rmap memory ---- */
 
-/* Bytes now and at peak: relaxed atomics, statistics only. */
-struct rmap_bytes_counter {
-	unsigned long now;
-	unsigned long peak;
+/*
+ * Bytes now: per-task gauges (rt_pcpu_mod(), as 2.6's mod_page_state()),
+ * so that allocating a pte_chain writes no line another CPU writes; they
+ * were one atomic each, with a CAS loop for the peak, the first growth of
+ * a fork+exit on two CPUs of disjoint mms (perf, ptechain: 16 -> 128 us
+ * per fork+exit). The peak is the largest sum seen by a sample: each
+ * rmap_bytes_sample() (every audit) and rmap_bytes_read().
+ */
+static const enum rt_pcpu_item rmap_bytes_items[3] = {
+	PCPU_RMAP_PTE_CHAIN_BYTES, PCPU_RMAP_ANON_VMA_BYTES, PCPU_RMAP_VMA_EXTRA_BYTES,
 };
-
-static struct rmap_bytes_counter pte_chain_bytes;
-static struct rmap_bytes_counter anon_vma_bytes;
-static struct rmap_bytes_counter vma_extra_bytes;
-
-static void rmap_bytes_add(struct rmap_bytes_counter *c, long delta)
-{
-	unsigned long old, now, peak;
-
-	old = __atomic_fetch_add(&c->now, (unsigned long)delta, __ATOMIC_RELAXED);
-	/* More freed than allocated: an accounting bug. */
-	BUG_ON(delta < 0 && old < (unsigned long)-delta);
-	now = old + (unsigned long)delta;
-	if (delta <= 0)
-		return;
-	peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
-	while (now > peak &&
-	       !__atomic_compare_exchange_n(&c->peak, &peak, now, true,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
+static unsigned long rmap_bytes_peak[3];	/* relaxed atomics, statistics only */
 
 /**
  * rmap_account_pte_chain() - @delta_bytes of pte_chain blocks came or went
  * @delta_bytes: positive when allocated, negative when freed
  *
- * Context: any; lock-free.
+ * Context: any; lock-free, the calling task's counter only.
  */
 void rmap_account_pte_chain(long delta_bytes)
 {
-	rmap_bytes_add(&pte_chain_bytes, delta_bytes);
+	rt_pcpu_mod(PCPU_RMAP_PTE_CHAIN_BYTES, delta_bytes);
 }
 
 /**
  * rmap_account_anon_vma() - @delta_bytes of anon_vma objects came or went
  * @delta_bytes: positive when allocated, negative when freed
  *
- * Context: any; lock-free.
+ * Context: any; lock-free, the calling task's counter only.
  */
 void rmap_account_anon_vma(long delta_bytes)
 {
-	rmap_bytes_add(&anon_vma_bytes, delta_bytes);
+	rt_pcpu_mod(PCPU_RMAP_ANON_VMA_BYTES, delta_bytes);
 }
 
 /**
  * rmap_account_vma_extra() - @delta_bytes of per-vma rmap fields came or went
  * @delta_bytes: positive when a vma starts using them, negative when it stops
  *
- * Context: any; lock-free.
+ * Context: any; lock-free, the calling task's counter only.
  */
 void rmap_account_vma_extra(long delta_bytes)
 {
-	rmap_bytes_add(&vma_extra_bytes, delta_bytes);
+	rt_pcpu_mod(PCPU_RMAP_VMA_EXTRA_BYTES, delta_bytes);
+}
+
+/* Sum each gauge into @now and raise the peaks to it; @quiescent: check it. */
+static void rmap_bytes_take(unsigned long now[3], bool quiescent)
+{
+	for (int i = 0; i < 3; i++) {
+		long sum = rt_pcpu_sum(rmap_bytes_items[i]);
+		unsigned long peak = __atomic_load_n(&rmap_bytes_peak[i], __ATOMIC_RELAXED);
+
+		/*
+		 * More freed than allocated: an accounting bug. Only where no
+		 * task is changing a gauge: a sum read meanwhile may count a
+		 * free on one task and not the allocation on another.
+		 */
+		BUG_ON(quiescent && sum < 0);
+		now[i] = sum < 0 ? 0 : (unsigned long)sum;
+		while (now[i] > peak &&
+		       !__atomic_compare_exchange_n(&rmap_bytes_peak[i], &peak, now[i], true,
+						    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+	}
+}
+
+/**
+ * rmap_bytes_sample() - take the rmap memory counters into their peaks
+ *
+ * Context: quiescent, no task in an operation (an audit: every task
+ * parked); takes the task list lock. A negative sum is a BUG.
+ */
+void rmap_bytes_sample(void)
+{
+	unsigned long now[3];
+
+	rmap_bytes_take(now, true);
 }
 
 /**
  * rmap_bytes_read() - a snapshot of the rmap memory counters
- * @out: filled in
+ * @out: filled in; each peak is at least its value now
  *
- * Context: any; each counter is read atomically, the set is not.
+ * Context: any, takes the task list lock; exact when quiescent.
  */
 void rmap_bytes_read(struct rmap_bytes *out)
 {
-	out->pte_chain_now = __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED);
-	out->pte_chain_peak = __atomic_load_n(&pte_chain_bytes.peak, __ATOMIC_RELAXED);
-	out->anon_vma_now = __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED);
-	out->anon_vma_peak = __atomic_load_n(&anon_vma_bytes.peak, __ATOMIC_RELAXED);
-	out->vma_extra_now = __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED);
-	out->vma_extra_peak = __atomic_load_n(&vma_extra_bytes.peak, __ATOMIC_RELAXED);
+	unsigned long now[3];
+
+	rmap_bytes_take(now, false);
+	out->pte_chain_now = now[0];
+	out->pte_chain_peak = __atomic_load_n(&rmap_bytes_peak[0], __ATOMIC_RELAXED);
+	out->anon_vma_now = now[1];
+	out->anon_vma_peak = __atomic_load_n(&rmap_bytes_peak[1], __ATOMIC_RELAXED);
+	out->vma_extra_now = now[2];
+	out->vma_extra_peak = __atomic_load_n(&rmap_bytes_peak[2], __ATOMIC_RELAXED);
 }
 
 /**
  * rmap_bytes_reset_peak() - start measuring peaks afresh from now
  *
- * Context: any; best effort against concurrent accounting.
+ * Context: any; takes the task list lock.
  */
 void rmap_bytes_reset_peak(void)
 {
-	__atomic_store_n(&pte_chain_bytes.peak,
-			 __atomic_load_n(&pte_chain_bytes.now, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&anon_vma_bytes.peak,
-			 __atomic_load_n(&anon_vma_bytes.now, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
-	__atomic_store_n(&vma_extra_bytes.peak,
-			 __atomic_load_n(&vma_extra_bytes.now, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+	for (int i = 0; i < 3; i++) {
+		long sum = rt_pcpu_sum(rmap_bytes_items[i]);
+
+		__atomic_store_n(&rmap_bytes_peak[i], sum < 0 ? 0UL : (unsigned long)sum,
+				 __ATOMIC_RELAXED);
+	}
 }

@@ -307,7 +307,11 @@ unsigned long rmap_fallback_count(enum rmap_fallback_site site);
 const char *rmap_fallback_name(enum rmap_fallback_site site);
 void rmap_fallback_reset(void);
 
-/* rmap memory: bytes of pte_chains, anon_vmas and extra fields, now and at peak. */
+/*
+ * rmap memory: bytes of pte_chains, anon_vmas and extra fields, now and at
+ * peak (the largest of the samples: rmap_bytes_sample() at every audit,
+ * and each rmap_bytes_read()).
+ */
 struct rmap_bytes {
 	unsigned long pte_chain_now, pte_chain_peak;
 	unsigned long anon_vma_now, anon_vma_peak;
@@ -319,5 +323,6 @@ void rmap_account_pte_chain(long delta_bytes);
 void rmap_account_anon_vma(long delta_bytes);
 void rmap_account_vma_extra(long delta_bytes);
 void rmap_bytes_reset_peak(void);
+void rmap_bytes_sample(void);
 
 #endif /* RT_CORE_RMAP_H */

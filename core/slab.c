@@ -391,6 +391,7 @@ static void slab_obj_revive(struct kmem_cache *c, struct array_cache *ac, struct
 /*
  * A new free object from libc (OBJ_NEW): constructed in a
  * SLAB_DESTROY_BY_RCU cache, poisoned otherwise; NULL when libc fails.
+ * The caller counts it (slab_count_libc_alloc()), once per batch.
  */
 static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache *ac)
 {
@@ -403,9 +404,6 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache
 	hdr->cache = c;
 	hdr->next = NULL;
 	__atomic_store_n(&hdr->state, OBJ_NEW, __ATOMIC_RELAXED);
-	stat_add(&c->nr_libc_alloc, 1);
-	stat_add_peak(&c->total, &c->peak_total, 1);
-	stat_add_peak(&c->held, &c->peak_active, 1);
 	if (slab_poisons(c)) {
 		slab_obj_poison(c, hdr);
 	} else if (c->ctor) {
@@ -415,7 +413,32 @@ static struct slab_obj *slab_libc_alloc(struct kmem_cache *c, struct array_cache
 	return hdr;
 }
 
-/* Poisoned first (as SLAB_POISON does), so a stale reader reads 0x6b... in every build. */
+/*
+ * @n objects came from libc, now held by a task: one update of each shared
+ * statistic per batch, not per object (they are lines every CPU writes).
+ */
+static void slab_count_libc_alloc(struct kmem_cache *c, unsigned int n)
+{
+	if (!n)
+		return;
+	stat_add(&c->nr_libc_alloc, (long)n);
+	stat_add_peak(&c->total, &c->peak_total, (long)n);
+	stat_add_peak(&c->held, &c->peak_active, (long)n);
+}
+
+/* @n objects went back to libc (slab_libc_free()): counted once per batch. */
+static void slab_count_libc_free(struct kmem_cache *c, unsigned int n)
+{
+	if (!n)
+		return;
+	stat_add(&c->total, -(long)n);
+	stat_add(&c->nr_libc_free, (long)n);
+}
+
+/*
+ * Poisoned first (as SLAB_POISON does), so a stale reader reads 0x6b... in
+ * every build. The caller counts it (slab_count_libc_free()).
+ */
 static void slab_libc_free(struct kmem_cache *c, struct slab_obj *hdr)
 {
 	void *block = hdr_to_block(c, hdr);
@@ -426,8 +449,6 @@ static void slab_libc_free(struct kmem_cache *c, struct slab_obj *hdr)
 #endif
 	memset(block, SLAB_POISON_BYTE, c->block);
 	free(block);
-	stat_add(&c->total, -1);
-	stat_add(&c->nr_libc_free, 1);
 }
 
 /* The grace period has passed: no reader can still hold the object. */
@@ -440,6 +461,7 @@ static void slab_rcu_free(struct rcu_head *head)
 	BUG_ON(old != OBJ_RCU);
 	stat_add(&c->rcu_pending, -1);
 	slab_libc_free(c, hdr);
+	slab_count_libc_free(c, 1);
 }
 
 /*
@@ -450,6 +472,7 @@ static void slab_rcu_free(struct rcu_head *head)
 static void slab_release_list(struct kmem_cache *c, struct slab_obj *list)
 {
 	bool rcu = c->flags & SLAB_DESTROY_BY_RCU;
+	unsigned int freed = 0;
 
 	while (list) {
 		struct slab_obj *hdr = list;
@@ -464,8 +487,10 @@ static void slab_release_list(struct kmem_cache *c, struct slab_obj *list)
 			call_rcu(&hdr->rcu, slab_rcu_free);
 		} else {
 			slab_libc_free(c, hdr);
+			freed++;
 		}
 	}
+	slab_count_libc_free(c, freed);
 }
 
 /*
@@ -580,11 +605,13 @@ static struct slab_obj *cache_alloc_refill(struct kmem_cache *c, struct array_ca
 	}
 	spin_unlock(&c->lock);
 
-	while (n < batchcount) {
-		struct slab_obj *hdr = slab_libc_alloc(c, ac);
+	for (unsigned int fresh = 0;; fresh++) {
+		struct slab_obj *hdr = n < batchcount ? slab_libc_alloc(c, ac) : NULL;
 
-		if (!hdr)
+		if (!hdr) {
+			slab_count_libc_alloc(c, fresh);
 			break;
+		}
 		got[n++] = hdr;
 	}
 	if (!n)

@@ -195,6 +195,7 @@ void engine_audit(struct engine *e)
 		return;
 	rt_task_set_op("audit");
 	v = wl_world_audit(e->world, &mapped);
+	rmap_bytes_sample();	/* everyone parked: the peak of the rmap bytes */
 	rt_task_set_op(NULL);
 	__atomic_fetch_add(&e->res->audits, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&e->res->audit_violations, v, __ATOMIC_RELAXED);

@@ -275,8 +275,11 @@ START_TEST(test_rmap_bytes_peak)
 	rmap_bytes_reset_peak();
 	rmap_bytes_read(&b0);
 	rmap_account_anon_vma(300);
+	rmap_bytes_sample();		/* an audit: the peak is what samples saw */
 	rmap_account_anon_vma(-100);
 	rmap_account_pte_chain(128);
+	rmap_account_pte_chain(64);
+	rmap_account_pte_chain(-64);	/* no sample saw this one */
 	rmap_bytes_read(&b);
 	ck_assert_uint_eq(b.anon_vma_now, b0.anon_vma_now + 200);
 	ck_assert_uint_eq(b.anon_vma_peak, b0.anon_vma_now + 300);
