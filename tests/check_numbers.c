@@ -563,7 +563,9 @@ START_TEST(test_numbers_scaling_verdict)
 	struct rt_bench_scaling_point one = POINT(1, 100, 90, 120, 5);
 	struct rt_bench_scaling_point same = POINT(2, 110, 95, 130, 5);	/* overlaps: noise */
 	struct rt_bench_scaling_point slower = POINT(2, 125, 100, 140, 5);	/* median above, overlaps */
-	struct rt_bench_scaling_point grown = POINT(2, 200, 121, 260, 5);	/* beyond the spread */
+	struct rt_bench_scaling_point grown = POINT(2, 200, 139, 260, 5);	/* beyond the spread */
+	/* Beyond the spread, within the margin (the machine's, not a shared line). */
+	struct rt_bench_scaling_point margin = POINT(2, 130, 125, 140, 5);
 	struct rt_bench_scaling_point cheaper = POINT(2, 60, 50, 70, 5);
 	struct rt_bench_scaling_point empty = POINT(2, NAN, NAN, NAN, 0);
 	struct rt_bench_scaling_point over = POINT(4, 400, 300, 500, 5);
@@ -583,6 +585,7 @@ START_TEST(test_numbers_scaling_verdict)
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &same, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &slower, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &grown, 2), RT_SCALING_FLAG);
+	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &margin, 2), RT_SCALING_OK);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &preempted, 2), RT_SCALING_OK);
 	ck_assert(fabs(rt_bench_scaling_parallelism(&preempted) - 1.68) < 1e-9);
 	ck_assert_int_eq(rt_bench_scaling_verdict(&one, &turns, 2), RT_SCALING_NA);

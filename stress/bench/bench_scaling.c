@@ -59,7 +59,7 @@ enum rt_bench_scaling_verdict rt_bench_scaling_verdict(const struct rt_bench_sca
 	/* Its CPUs did not run side by side: no line went between them. */
 	if (rt_bench_scaling_parallelism(p) < RT_BENCH_SCALING_MIN_PARALLEL * p->cpus)
 		return RT_SCALING_NA;
-	return p->mn > one->mx ? RT_SCALING_FLAG : RT_SCALING_OK;
+	return p->mn > one->mx * (1 + RT_BENCH_SCALING_MARGIN) ? RT_SCALING_FLAG : RT_SCALING_OK;
 }
 
 double rt_bench_scaling_parallelism(const struct rt_bench_scaling_point *p)

@@ -148,8 +148,9 @@ static void print_scaling(const struct vm_results *res, FILE *out)
 {
 	fprintf(out, "\n5. disjoint mms: CPU ns per operation per CPU, N CPUs each in its own mm (median of %d,"
 		" min..max),\n   ratio to N=1, wall ns and its ratio, CPUs that ran at a time; FLAG: the CPU"
-		" cost grew beyond\n   the spread of the repeats (n/a where fewer than %.0f%% of the CPUs"
-		" ran side by side)\n", res->repeat, 100 * RT_BENCH_SCALING_MIN_PARALLEL);
+		" cost grew beyond\n   the spread of the repeats by more than %.0f%% (n/a where fewer than %.0f%% of"
+		" the CPUs ran side by side)\n", res->repeat, 100 * RT_BENCH_SCALING_MARGIN,
+		100 * RT_BENCH_SCALING_MIN_PARALLEL);
 	for (int op = 0; op < RT_BENCH_SCALING_OPS; op++) {
 		const struct rt_bench_scaling_op *o = &rt_bench_scaling_ops[op];
 

@@ -83,7 +83,7 @@ static void bench_all_usage(FILE *f)
 	      "  e. disjoint-mm scaling: CPU ns (and wall ns) per anonymous fault, fork+exit,\n"
 	      "     mmap+munmap and write to a mapped page on N CPUs, each in its own mm,\n"
 	      "     N = 1, 2, 4, ... up to the cores, and the ratio to N=1; FLAG where the CPU\n"
-	      "     cost grew beyond the spread of the repeats (the first two share the zone,\n"
+	      "     cost grew beyond the spread of the repeats by 15% (the first two share the zone,\n"
 	      "     as 2.6 did: their FLAGs are named, not counted).\n"
 	      "\n"
 	      "  -r, --repeat K           repeats of everything, 1..64 (default 5; quote >= 5)\n"
