@@ -63,7 +63,10 @@ void vm_report_reset_counts(void)
 /* "cpu-0 in fork holding mmap_sem (core/fork.c:26) page_table_lock (...)" */
 static void print_task(FILE *f, const struct vm_report_task *t)
 {
-	fprintf(f, "task %s in %s holding", t->task, t->op ? t->op : "?");
+	fprintf(f, "task %s in %s", t->task, t->op ? t->op : "?");
+	if (t->events >= 0)
+		fprintf(f, " (%ld events in it)", t->events);
+	fputs(" holding", f);
 	for (int i = 0; i < t->nr_held; i++)
 		fprintf(f, " %s (%s:%d)", t->held[i].what,
 			t->held[i].file ? t->held[i].file : "?", t->held[i].line);

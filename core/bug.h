@@ -49,6 +49,12 @@ struct vm_report_site {
 struct vm_report_task {
 	char task[24];		/* its name */
 	const char *op;		/* the operation in flight, or NULL */
+	/*
+	 * Flight recorder events (locks, yields, decisions) since @op began:
+	 * a task that loops waiting for one that cannot run shows millions;
+	 * -1 with the recorder off (--no-flight).
+	 */
+	long events;
 	int nr_held;
 	struct vm_report_site held[VM_REPORT_MAX_HELD];
 };

@@ -35,6 +35,7 @@ struct task_struct {
 	int lockdep_depth;		/* owner, READ_ONCE elsewhere */
 	struct held_lock held_locks[MAX_LOCK_DEPTH];	/* owner, READ_ONCE elsewhere */
 	const char *op;			/* operation in flight: owner */
+	unsigned long op_events;	/* owner, relaxed: flight.head when @op began */
 	bool rcu_registered;		/* owner */
 	bool lazily_attached;		/* owner */
 	char comm[TASK_COMM_LEN];	/* set at attach, then read-only */
@@ -136,8 +137,11 @@ static inline void rt_task_set_op(const char *op)
 {
 	struct task_struct *t = current;
 
-	if (op)
+	if (op) {
 		flight_record(FL_OP, op, 0, 0);
+		__atomic_store_n(&t->op_events, __atomic_load_n(&t->flight.head, __ATOMIC_RELAXED),
+				 __ATOMIC_RELAXED);
+	}
 	WRITE_ONCE(t->op, op);
 	cover_op(op);
 }

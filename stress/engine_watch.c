@@ -88,6 +88,9 @@ static void describe_task(struct task_struct *t, void *arg)
 	memset(d, 0, sizeof(*d));
 	snprintf(d->task, sizeof(d->task), "%s", t->comm);
 	d->op = op;
+	d->events = __atomic_load_n(&flight_enabled, __ATOMIC_RELAXED) ?
+		(long)(__atomic_load_n(&t->flight.head, __ATOMIC_RELAXED) -
+		       __atomic_load_n(&t->op_events, __ATOMIC_RELAXED)) : -1;
 	for (int i = 0; i < depth && i < MAX_LOCK_DEPTH; i++) {
 		const struct held_lock *hl = &t->held_locks[i];
 		int cls = READ_ONCE(hl->class_id);

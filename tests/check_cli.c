@@ -270,7 +270,9 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 	rc = rt_cli_run(args, out, sizeof(out));
 	ck_assert_out(rc == 1, "exit %d", rc);
 	ck_assert_out(strstr(out, "no worker progress"), "no hang report");
-	ck_assert_out(strstr(out, "task cpu-0 in test-hang holding page_table_lock (stress/engine.c:"),
+	ck_assert_out(strstr(out, "task cpu-0 in test-hang (") &&
+		      strstr(strstr(out, "task cpu-0 in test-hang ("),
+			     " events in it) holding page_table_lock (stress/engine.c:"),
 		      "cpu-0's lock not listed");
 	ck_assert_out(strstr(out, "END: FAILURE (hang:"), "no END line");
 	m = strstr(out, "tasks in flight hold ");
@@ -286,9 +288,14 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 		int n;
 
 		/* The printed line names the same locks, in order, none cut. */
-		n = snprintf(line, sizeof(line), "task %s in %s holding",
+		ck_assert(json_is_integer(json_object_get(t, "events_in_op")));
+		n = snprintf(line, sizeof(line), "task %s in %s (%lld events in it) holding",
 			     json_string_value(json_object_get(t, "task")),
-			     json_string_value(json_object_get(t, "op")));
+			     json_string_value(json_object_get(t, "op")),
+			     (long long)json_integer_value(json_object_get(t, "events_in_op")));
+		/* The hung CPU sleeps holding its lock: it records nothing more. */
+		if (!strcmp(json_string_value(json_object_get(t, "op")), "test-hang"))
+			ck_assert_int_lt(json_integer_value(json_object_get(t, "events_in_op")), 100);
 		json_array_foreach(held, k, h)
 			n += snprintf(line + n, sizeof(line) - (size_t)n, " %s (%s:%lld)",
 				      json_string_value(json_object_get(h, "what")),
@@ -303,6 +310,38 @@ START_TEST(test_cli_hang_is_reported_with_held_lock)
 		listed += (int)json_array_size(held);
 	}
 	ck_assert_int_eq(listed, locks);
+	json_decref(art);
+	rt_remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A task that loops, holding nothing, waiting for what no thread will do
+ * (--test-spin with no other worker): the hang report shows it busy in its
+ * operation, its flight recorder events there by the hundred thousand,
+ * where a task that sleeps on a lock shows a handful (the test above).
+ */
+START_TEST(test_cli_hang_shows_a_spinning_task)
+{
+	char dir[] = "/tmp/rt-cli-spin-XXXXXX";
+	const char *const args[] = { "run", "--scenario", "shm", "--seconds", "60",
+				     "--threads", "1", "--reclaim-threads", "0",
+				     "--watchdog", "2", "--test-spin", "--audit-every", "0",
+				     "--no-progress", "--out", dir, NULL };
+	json_t *art, *t;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	rc = rt_cli_run(args, out, sizeof(out));
+	ck_assert_out(rc == 1, "exit %d", rc);
+	ck_assert_out(strstr(out, "END: FAILURE (hang:no-lock-held)"), "no hang");
+	ck_assert_out(strstr(out, "task cpu-0 in test-spin ("), "cpu-0 not listed");
+	art = load_artifact(dir, "failure-hang-");
+	ck_assert_ptr_nonnull(art);
+	t = json_array_get(json_object_get(art, "tasks"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(t, "op")), "test-spin");
+	ck_assert_msg(json_integer_value(json_object_get(t, "events_in_op")) > 100000,
+		      "events %lld", (long long)json_integer_value(json_object_get(t, "events_in_op")));
 	json_decref(art);
 	rt_remove_tree(dir);
 }
@@ -597,6 +636,7 @@ int main(void)
 	tcase_add_test(tc, test_cli_run_json_record);
 	tcase_add_test(tc, test_cli_until_fallbacks_ends_the_run);
 	tcase_add_test(tc, test_cli_hang_is_reported_with_held_lock);
+	tcase_add_test(tc, test_cli_hang_shows_a_spinning_task);
 	tcase_add_test(tc, test_cli_bug_ends_the_run);
 	tcase_add_test(tc, test_cli_paths_from_any_build_dir);
 	tcase_add_test(tc, test_cli_out_creates_parents);

@@ -503,8 +503,11 @@ static json_t *tasks_json(const struct vm_report *r)
 	json_t *a = json_array();
 
 	for (int i = 0; i < r->nr_tasks; i++)
-		json_array_append_new(a, json_pack("{s:s, s:s?, s:o}", "task", r->tasks[i].task,
-			"op", r->tasks[i].op, "held",
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:o, s:o}", "task", r->tasks[i].task,
+			"op", r->tasks[i].op,
+			"events_in_op", r->tasks[i].events >= 0 ? json_integer(r->tasks[i].events) :
+								  json_null(),
+			"held",
 			sites_json(r->tasks[i].held, r->tasks[i].nr_held)));
 	return a;
 }
