@@ -47,5 +47,7 @@ const struct rt_scenario wl_sdet32 = {
 		.max_vmas = 32,
 		.shm_pages = 0,
 		.vmas_per_proc = 0,
+		/* SDET's scripts: each CPU forks, execs and reaps its own. */
+		.cpu_affine = true,
 	},
 };

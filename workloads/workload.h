@@ -65,6 +65,16 @@ struct wl_params {
 	 * alone: its munmap frees the page table (free_pgtables). 0: never.
 	 */
 	int far_spans;
+	/*
+	 * A worker's processes stay with it, as 2.6's sched_fork() started a
+	 * child on its parent's CPU (an SDET script's processes lived and
+	 * died on one CPU): the workers' home slots spread around the table,
+	 * a child lands at or after its forker's home, and exit and exec
+	 * mostly take the worker's own. Off: homes are consecutive and
+	 * children land anywhere, so workers often share a process (the
+	 * threads of one process). world.c: own_slot().
+	 */
+	bool cpu_affine;
 };
 
 struct rt_scenario {

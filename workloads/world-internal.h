@@ -24,6 +24,7 @@ struct wl_world {
 	unsigned int weight_total;
 	/* RCU-published; writers under slot_lock (a harness mutex). */
 	struct mm_struct **procs;
+	int *home;				/* per worker % procs_max; read-only after create */
 	struct address_space **libs;		/* read-only after create */
 	/* RCU-published; writers (unlink) under slot_lock. */
 	struct address_space **files;
@@ -69,7 +70,7 @@ struct mm_struct *world_new_image(struct wl_world *w);
 struct mm_struct *world_get_proc(struct wl_world *w, uint64_t *rng, int worker);
 /* Put @mm into a free slot; false when the table is full. Context: takes slot_lock. */
 bool world_publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
-			struct mm_struct *parent);
+			struct mm_struct *parent, int worker);
 /*
  * Take a process out of the table with the table's reference (mmput() it),
  * or NULL when only @keep are left. Context: takes slot_lock.

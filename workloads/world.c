@@ -86,6 +86,49 @@ struct mm_struct *world_new_image(struct wl_world *w)
 	return mm;
 }
 
+/*
+ * The slot each worker calls its own. Consecutive (worker % n) unless
+ * the scenario is cpu_affine; then the bit-reversal order scaled to the
+ * table (0, n/2, n/4, 3n/4, ..., a slot met twice taken once), so any
+ * first k workers sit about n/k apart and a worker whose processes all
+ * exited, taking the next one along, meets another worker's only when
+ * few are left; a permutation, so no two of the first n workers share a
+ * home. Consecutive homes made workers 0 and 1 share one process
+ * whenever slot 0 was empty.
+ */
+static void homes_init(struct wl_world *w)
+{
+	unsigned int n = (unsigned int)w->p.procs_max, bits = 0, k = 0;
+	bool *taken;
+
+	if (!w->p.cpu_affine) {
+		for (k = 0; k < n; k++)
+			w->home[k] = (int)k;
+		return;
+	}
+	while ((1u << bits) < n)
+		bits++;
+	taken = rt_calloc(n, sizeof(*taken));
+	for (unsigned int i = 0; i < 1u << bits; i++) {
+		unsigned int r = 0, slot;
+
+		for (unsigned int b = 0; b < bits; b++)
+			r |= ((i >> b) & 1u) << (bits - 1 - b);
+		slot = (unsigned int)(((unsigned long)r * n) >> bits);
+		if (!taken[slot]) {
+			taken[slot] = true;
+			w->home[k++] = (int)slot;
+		}
+	}
+	BUG_ON(k != n);		/* r * n / 2^bits reaches every slot */
+	free(taken);
+}
+
+static int own_slot(const struct wl_world *w, int worker)
+{
+	return w->home[worker % w->p.procs_max];
+}
+
 struct wl_world *wl_world_create(const struct rt_scenario *s,
 				 const struct wl_params *params, uint64_t seed)
 {
@@ -101,6 +144,8 @@ struct wl_world *wl_world_create(const struct rt_scenario *s,
 	BUG_ON(!w->weight_total);
 	RT_PTHREAD(pthread_mutex_init(&w->slot_lock, NULL));
 	w->procs = rt_calloc((size_t)w->p.procs_max, sizeof(*w->procs));
+	w->home = rt_calloc((size_t)w->p.procs_max, sizeof(*w->home));
+	homes_init(w);
 	w->libs = rt_calloc((size_t)w->p.nr_libs + 1, sizeof(*w->libs));
 	w->files = rt_calloc((size_t)w->p.nr_files + 1, sizeof(*w->files));
 	for (int i = 0; i < w->p.nr_libs; i++) {
@@ -118,7 +163,11 @@ struct wl_world *wl_world_create(const struct rt_scenario *s,
 			wl_world_destroy(w);
 			return NULL;
 		}
-		rcu_assign_pointer(w->procs[i], mm);
+		int k = own_slot(w, i);
+
+		while (w->procs[k])
+			k = (k + 1) % w->p.procs_max;
+		rcu_assign_pointer(w->procs[k], mm);
 		w->nr_procs++;
 	}
 	return w;
@@ -157,6 +206,13 @@ static int shared_proc_slot(struct wl_world *w, uint64_t *rng, int worker)
 	return parent >= 0 ? parent : 0;
 }
 
+/* Three times in four @worker's own slot, else any. */
+static int pick_slot(const struct wl_world *w, uint64_t *rng, int worker)
+{
+	return (rt_rand(rng) & 3) ? own_slot(w, worker)
+				  : (int)rnd_below(rng, (unsigned long)w->p.procs_max);
+}
+
 /*
  * A live process, with a user reference: mostly the worker's own (the
  * threads of one process share its mm), sometimes any.
@@ -170,7 +226,7 @@ struct mm_struct *world_get_proc(struct wl_world *w, uint64_t *rng, int worker)
 	if (w->shared_targets)
 		start = shared_proc_slot(w, rng, worker);
 	else
-		start = (rt_rand(rng) & 3) ? worker % n : (int)rnd_below(rng, (unsigned long)n);
+		start = pick_slot(w, rng, worker);
 
 	rcu_read_lock();
 	for (int i = 0; i < n && !mm; i++) {
@@ -275,13 +331,17 @@ static void note_family(struct wl_world *w, struct mm_struct *parent, int child)
 }
 
 /*
- * Put @mm into a free slot; false when the table is full. Shared targets:
- * the first child published with its @parent (may be NULL) is the family.
+ * Put @mm into a free slot, the first at or after a random one (a
+ * cpu_affine scenario: at or after @worker's own); false when the table
+ * is full. Shared targets: the first child published with its @parent
+ * (may be NULL) is the family.
  */
 bool world_publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
-			struct mm_struct *parent)
+			struct mm_struct *parent, int worker)
 {
-	int n = w->p.procs_max, start = (int)rnd_below(rng, (unsigned long)n);
+	int n = w->p.procs_max;
+	int start = w->p.cpu_affine && !w->shared_targets ? own_slot(w, worker)
+							  : (int)rnd_below(rng, (unsigned long)n);
 	bool done = false;
 
 	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
@@ -301,16 +361,23 @@ bool world_publish_proc(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
 }
 
 /*
- * Take a process out of the table (exit or exec), at random (shared
- * targets: as world_get_proc() picks); NULL if none.
+ * Take a process out of the table (exit or exec), at random (a
+ * cpu_affine scenario: as world_get_proc() picks; shared targets:
+ * shared_proc_slot()); NULL if none.
  */
 struct mm_struct *world_unpublish_proc(struct wl_world *w, uint64_t *rng, int keep,
 				       int worker)
 {
 	int n = w->p.procs_max;
-	int start = w->shared_targets ? shared_proc_slot(w, rng, worker)
-				      : (int)rnd_below(rng, (unsigned long)n);
+	int start;
 	struct mm_struct *mm = NULL;
+
+	if (w->shared_targets)
+		start = shared_proc_slot(w, rng, worker);
+	else if (w->p.cpu_affine)
+		start = pick_slot(w, rng, worker);
+	else
+		start = (int)rnd_below(rng, (unsigned long)n);
 
 	RT_PTHREAD(pthread_mutex_lock(&w->slot_lock));
 	if (w->nr_procs > keep) {
@@ -385,6 +452,7 @@ unsigned long wl_world_destroy(struct wl_world *w)
 	rcu_barrier();
 	pthread_mutex_destroy(&w->slot_lock);
 	free(w->procs);
+	free(w->home);
 	free(w->libs);
 	free(w->files);
 	free(w);

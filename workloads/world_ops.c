@@ -207,7 +207,8 @@ static enum wl_result op_mremap(struct wl_world *w, struct mm_struct *mm, uint64
 	return r == -ENOMEM ? WL_OOM : WL_DONE;
 }
 
-static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t *rng)
+static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t *rng,
+			      int worker)
 {
 	struct mm_struct *child;
 
@@ -219,7 +220,7 @@ static enum wl_result op_fork(struct wl_world *w, struct mm_struct *mm, uint64_t
 	layout_exit(w, mm);
 	if (!child)
 		return WL_OOM;
-	if (!world_publish_proc(w, child, rng, mm)) {
+	if (!world_publish_proc(w, child, rng, mm, worker)) {
 		mmput(child);		/* the table filled meanwhile: it exits */
 		return WL_SKIPPED;
 	}
@@ -243,7 +244,7 @@ static enum wl_result op_exec(struct wl_world *w, uint64_t *rng, int worker)
 	if (!mm)
 		return WL_OOM;
 	old = world_unpublish_proc(w, rng, 0, worker);
-	if (!world_publish_proc(w, mm, rng, NULL))
+	if (!world_publish_proc(w, mm, rng, NULL, worker))
 		mmput(mm);
 	if (old)
 		mmput(old);
@@ -523,7 +524,7 @@ enum wl_result wl_do_op(struct wl_world *w, enum wl_op op, uint64_t *rng, int wo
 		r = op_mremap(w, mm, rng);
 		break;
 	case WL_FORK:
-		r = op_fork(w, mm, rng);
+		r = op_fork(w, mm, rng, worker);
 		break;
 	case WL_REMAP:
 		r = op_remap(w, mm, rng);
