@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <jansson.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,53 @@ static void remove_outputs(void)
 	rt_remove_tree(dir);
 }
 
+/* The first two CPUs this process may run on, into @a and @b; false: fewer. */
+static bool transfer_cpus(int *a, int *b)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		if (n == 0 && a)
+			*a = c;
+		if (n == 1 && b)
+			*b = c;
+		n++;
+	}
+	return n == 2;
+}
+
+/*
+ * The transfer probe: a positive time between two allowed CPUs (retried:
+ * a loaded machine may preempt the partner through a whole probe), -1
+ * for a CPU the threads cannot be pinned to.
+ */
+START_TEST(test_numbers_transfer_probe)
+{
+	int a = 0, b = 0, not_allowed = -1;
+	double ns = -1;
+	cpu_set_t set;
+
+	ck_assert(!sched_getaffinity(0, sizeof(set), &set));
+	for (int c = CPU_SETSIZE - 1; c >= 0 && not_allowed < 0; c--)
+		if (!CPU_ISSET(c, &set))
+			not_allowed = c;
+	bool two = transfer_cpus(&a, &b);
+
+	if (not_allowed >= 0)
+		ck_assert(rt_bench_transfer_ns(a, not_allowed) == -1);
+	if (!two)
+		return;
+	for (int i = 0; i < 10 && ns < 0; i++)
+		ns = rt_bench_transfer_ns(a, b);
+	ck_assert_msg(ns > 0 && ns < 1e6, "CPU %d-%d: %g ns", a, b, ns);
+}
+END_TEST
+
 START_TEST(test_numbers_scale_output)
 {
 	char sdir[300];
@@ -169,13 +217,23 @@ START_TEST(test_numbers_scale_output)
 		if (json_integer_value(json_object_get(p, "threads")) == 1)
 			ck_assert(fabs(json_number_value(json_object_get(p, "speedup")) - 1) < 1e-9);
 	}
-	json_decref(rec);
 	csv = slurp(sdir, "scale.csv");
 	ck_assert_msg(csv[0] == '#' && strstr(csv, "cores"), "%s", csv);
 	ck_assert_msg(strstr(csv, "\nrmap,threads,cores,"), "%s", csv);
 	md = slurp(sdir, "scale.md");
 	ck_assert_msg(strstr(md, "## scale") && strstr(md, "oversubscription") &&
 		      strstr(md, "| rmap | threads |"), "%s", md);
+	/* The transfer probe, before and after, where there are two CPUs. */
+	if (transfer_cpus(NULL, NULL)) {
+		const json_t *x = json_object_get(json_object_get(rec, "cpu_transfer"), "start");
+
+		ck_assert_msg(json_array_size(json_object_get(x, "pairs")) >= 1, "no cpu_transfer");
+		ck_assert(json_is_object(json_object_get(json_object_get(rec, "cpu_transfer"), "end")));
+		ck_assert_msg(strstr(md, "One cache line from one CPU to another: CPU "), "%s", md);
+	} else {
+		ck_assert(!json_object_get(rec, "cpu_transfer"));
+	}
+	json_decref(rec);
 	if (have_gnuplot) {
 		ck_assert(exists(sdir, "scale-throughput.svg") && exists(sdir, "scale-throughput.png"));
 		ck_assert(exists(sdir, "scale-speedup.svg") && exists(sdir, "scale-speedup.png"));
@@ -951,6 +1009,7 @@ int main(void)
 	tcase_set_timeout(tc, rt_tmo(120));
 	tcase_add_unchecked_fixture(tc, make_outputs, remove_outputs);
 	tcase_add_test(tc, test_numbers_scale_output);
+	tcase_add_test(tc, test_numbers_transfer_probe);
 	tcase_add_test(tc, test_numbers_bench_output);
 	tcase_add_test(tc, test_numbers_report_renders_both);
 	tcase_add_test(tc, test_numbers_compare_flags_regressions);

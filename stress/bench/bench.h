@@ -70,6 +70,23 @@ struct rt_bench_vm_cfg {
 double rt_bench_host_ratio(double model_rate, double host_rate);
 
 /*
+ * The machine's cost of moving one cache line between CPUs @a and @b (two
+ * pinned threads passing a token; bench_transfer.c), ns per one-way
+ * transfer, the best of short batches within a quarter second; -1 when
+ * the threads could not be pinned or the partner never ran undisturbed.
+ * What every line two CPUs write costs, and what --sched vtime leaves out.
+ */
+double rt_bench_transfer_ns(int a, int b);
+/*
+ * The first allowed CPU against its neighbour, the middle and the last
+ * allowed one: {"pairs": [{"cpus": [a, b], "ns": x or null}], "min_ns",
+ * "max_ns"}; NULL with fewer than two allowed CPUs.
+ */
+json_t *rt_bench_transfer_probe(void);
+/* "CPU 0-1 229 ns, CPU 0-8 310 ns" for a probe (NULL: "one CPU: none"). */
+void rt_bench_transfer_format(const json_t *probe, char *buf, size_t len);
+
+/*
  * 5. disjoint-mm scaling: the operations (anonymous fault+unmap, fork+exit,
  * mmap+munmap of an untouched vma, a write to a mapped page), CPU counts
  * at most.

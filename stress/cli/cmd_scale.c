@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "plot.h"
 #include "record.h"
 #include "report.h"
@@ -279,6 +280,8 @@ struct sweep {
 	int done, total, cores;
 	int taken;			/* samples in samples[][][] */
 	int rc;				/* the exit status so far */
+	/* The machine's cache-line transfer time (bench.h), before and after. */
+	json_t *transfer_start, *transfer_end;
 };
 
 /* The runs' work directory: under --out DIR, else a temporary one ($TMPDIR). Return: 0 or -1. */
@@ -302,6 +305,13 @@ static void print_header(const struct sweep *w)
 	       " thread counts x %d repeats of %g %ss, interleaved\n", rt_version(),
 	       w->cores, rt_machine_model(), o->scenario, o->nm, o->nt, o->repeat, o->seconds,
 	       o->vtime ? "virtual " : "");
+	if (w->transfer_start) {
+		char x[256];
+
+		rt_bench_transfer_format(w->transfer_start, x, sizeof(x));
+		printf("one cache line between two CPUs: %s (what a line two CPUs write costs"
+		       " here; vtime leaves it out)\n", x);
+	}
 	if (o->vtime)
 		printf("virtual time (--sched vtime, %s costs): threads are virtual CPUs,"
 		       " ops/s virtual\n", o->vtime);
@@ -494,7 +504,17 @@ int cmd_scale(int argc, char **argv)
 	rt_child_catch_interrupt();
 	rec = rt_record_new("scale");
 	json_object_set_new(rec, "load_average", rt_load_average());
+	w.transfer_start = rt_bench_transfer_probe();
 	sweep_run(&w);
+	/* Interrupted: the probe would only delay the partial record. */
+	if (w.rc != RT_EXIT_INTERRUPTED)
+		w.transfer_end = rt_bench_transfer_probe();
+	if (w.transfer_start)
+		json_object_set_new(rec, "cpu_transfer",
+				    json_pack("{s:o, s:o}", "start", w.transfer_start,
+					      "end", w.transfer_end ? w.transfer_end : json_null()));
+	else
+		json_decref(w.transfer_end);
 	if (w.o.out_dir || w.rc == RT_EXIT_INTERRUPTED)
 		rt_remove_tree(w.workdir);
 	else
