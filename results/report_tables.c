@@ -100,17 +100,31 @@ static void fmt_transfer(const json_t *probe, char *buf, size_t len)
  */
 static void put_transfer(FILE *out, const json_t *rec)
 {
-	const json_t *x = jget(rec, "cpu_transfer");
+	const json_t *x = jget(rec, "cpu_transfer"), *reps = jget(x, "repeats"), *r;
 	char a[256], b[256];
+	size_t i;
 
 	if (!json_is_object(x) || !json_is_object(jget(x, "start")))
 		return;
 	fmt_transfer(jget(x, "start"), a, sizeof(a));
 	fmt_transfer(jget(x, "end"), b, sizeof(b));
-	fprintf(out, "> One cache line from one CPU to another: %s at the start, %s at the end"
-		" (two pinned threads passing a token; `cpu_transfer` in the record). Every line"
-		" that two CPUs write pays it, `--sched vtime` leaves it out, and on a virtual"
-		" machine it moves with the host's placement of the vCPUs.\n\n", a, b[0] ? b : "–");
+
+	fprintf(out, "> One cache line from one CPU to another: %s at the start, %s at the end",
+		a, b[0] ? b : "–");
+	if (json_array_size(reps)) {
+		fputs("; at each repeat's start", out);
+		json_array_foreach(reps, i, r) {
+			if (json_is_number(r))
+				fprintf(out, "%s %.0f", i ? "," : "", json_number_value(r));
+			else
+				fprintf(out, "%s –", i ? "," : "");
+		}
+		fputs(" ns", out);
+	}
+	fputs(" (two pinned threads passing a token; `cpu_transfer` in the record). Every line"
+	      " that two CPUs write pays it, `--sched vtime` leaves it out, and on a virtual"
+	      " machine it moves with the host's placement of the vCPUs: compare a sweep's"
+	      " points near one figure.\n\n", out);
 }
 
 /* ---- scale ---- */

@@ -228,6 +228,10 @@ START_TEST(test_numbers_scale_output)
 		const json_t *x = json_object_get(json_object_get(rec, "cpu_transfer"), "start");
 
 		ck_assert_msg(json_array_size(json_object_get(x, "pairs")) >= 1, "no cpu_transfer");
+		/* One probe a repeat (the fixture's sweep: one repeat). */
+		ck_assert_int_eq(json_array_size(json_object_get(json_object_get(rec, "cpu_transfer"),
+								 "repeats")),
+				 json_integer_value(json_object_get(rec, "repeat")));
 		ck_assert(json_is_object(json_object_get(json_object_get(rec, "cpu_transfer"), "end")));
 		ck_assert_msg(strstr(md, "One cache line from one CPU to another: CPU "), "%s", md);
 	} else {

@@ -282,6 +282,10 @@ struct sweep {
 	int rc;				/* the exit status so far */
 	/* The machine's cache-line transfer time (bench.h), before and after. */
 	json_t *transfer_start, *transfer_end;
+	/* And on the first pair at the start of each repeat (ns, -1 not measured). */
+	int transfer_cpus[2];
+	double transfer_ns[MAX_REPEAT];
+	int transfer_repeats;		/* repeats done, with their probe */
 };
 
 /* The runs' work directory: under --out DIR, else a temporary one ($TMPDIR). Return: 0 or -1. */
@@ -415,12 +419,18 @@ static void sweep_run(struct sweep *w)
 {
 	const struct scale_opts *o = &w->o;
 
-	for (int k = 0; k < o->repeat; k++)
+	for (int k = 0; k < o->repeat; k++) {
+		/* The transfer cost of this repeat's moment (the first pair). */
+		if (w->transfer_start)
+			w->transfer_ns[k] = rt_bench_transfer_ns(w->transfer_cpus[0],
+								 w->transfer_cpus[1]);
 		for (int ti = 0; ti < o->nt; ti++)
 			for (int mi = 0; mi < o->nm; mi++)
 				if (!sweep_point(w, k, k % 2 ? o->nt - 1 - ti : ti,
 						 k % 2 ? o->nm - 1 - mi : mi))
 					return;
+		w->transfer_repeats = k + 1;
+	}
 }
 
 static json_t *str_array(const char *const *v, int n)
@@ -505,16 +515,30 @@ int cmd_scale(int argc, char **argv)
 	rec = rt_record_new("scale");
 	json_object_set_new(rec, "load_average", rt_load_average());
 	w.transfer_start = rt_bench_transfer_probe();
+	if (w.transfer_start) {
+		const json_t *pair = json_object_get(json_array_get(
+			json_object_get(w.transfer_start, "pairs"), 0), "cpus");
+
+		w.transfer_cpus[0] = (int)json_integer_value(json_array_get(pair, 0));
+		w.transfer_cpus[1] = (int)json_integer_value(json_array_get(pair, 1));
+	}
 	sweep_run(&w);
 	/* Interrupted: the probe would only delay the partial record. */
 	if (w.rc != RT_EXIT_INTERRUPTED)
 		w.transfer_end = rt_bench_transfer_probe();
-	if (w.transfer_start)
+	if (w.transfer_start) {
+		json_t *reps = json_array();
+
+		for (int k = 0; k < w.transfer_repeats; k++)
+			json_array_append_new(reps, w.transfer_ns[k] < 0 ? json_null() :
+						    json_real(w.transfer_ns[k]));
 		json_object_set_new(rec, "cpu_transfer",
-				    json_pack("{s:o, s:o}", "start", w.transfer_start,
-					      "end", w.transfer_end ? w.transfer_end : json_null()));
-	else
+				    json_pack("{s:o, s:o, s:o}", "start", w.transfer_start,
+					      "end", w.transfer_end ? w.transfer_end : json_null(),
+					      "repeats", reps));
+	} else {
 		json_decref(w.transfer_end);
+	}
 	if (w.o.out_dir || w.rc == RT_EXIT_INTERRUPTED)
 		rt_remove_tree(w.workdir);
 	else
