@@ -46,8 +46,13 @@ struct task_struct;
 #define SLAB_HWCACHE_ALIGN	0x00002000UL	/* objects start on a cache line */
 #define SLAB_DESTROY_BY_RCU	0x00080000UL	/* type-stable: see above */
 
-/* Default bound on a cache's free list (the objects not in any task's array). */
-#define KMEM_CACHE_FREE_LIMIT	128U
+/*
+ * The box whose free_limit a cache gets by 2.6.9's formula (the objects
+ * kept on a cache's list, not in any task's array): (1 + CPUs) *
+ * batchcount + the objects of one slab, for the 32-way box the scenarios
+ * play, whatever the tasks attached now.
+ */
+#define KMEM_BOX_CPUS		32U
 
 struct kmem_cache;
 
@@ -177,8 +182,8 @@ void kmem_cache_set_fail_every(struct kmem_cache *cachep, unsigned int n);
  * @cachep: the cache
  * @limit: free objects kept on the list, outside the tasks' arrays; beyond
  *	it, the oldest go back to libc (after a grace period in a
- *	SLAB_DESTROY_BY_RCU cache) down to half of it (default
- *	KMEM_CACHE_FREE_LIMIT)
+ *	SLAB_DESTROY_BY_RCU cache) down to half of it (default: 2.6.9's
+ *	free_limit on a KMEM_BOX_CPUS box)
  *
  * Context: any.
  */
