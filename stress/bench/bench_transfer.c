@@ -14,7 +14,6 @@
  * partner thread was preempted is only slower, never faster), so a
  * loaded machine gives the figure of its undisturbed moments.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -47,13 +46,15 @@ static int pin_self(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) ? -1 : 0;
 }
 
-/* Spin until the token reads @want; false after RT_XFER_STALL_S. */
+/*
+ * Spin until the token reads @want; false when the other side gave up
+ * (~0) or after RT_XFER_STALL_S of waiting.
+ */
 static bool wait_token(struct xfer *x, unsigned long want)
 {
 	unsigned int spins = 0;
-	double t0 = 0;
-
 	unsigned long t;
+	double t0 = 0;
 
 	while ((t = __atomic_load_n(&x->token, __ATOMIC_ACQUIRE)) != want) {
 		if (t == ~0ul)
