@@ -943,6 +943,7 @@ START_TEST(test_numbers_help)
 
 	ck_assert_int_eq(rt_cli_run(a, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "oversubscription"));
+	ck_assert_ptr_nonnull(strstr(out, "one cache line moved between two CPUs"));
 	ck_assert_int_eq(rt_cli_run(b, out, sizeof(out)), 0);
 	ck_assert_ptr_nonnull(strstr(out, "--compare BASELINE"));
 	ck_assert_ptr_nonnull(strstr(out, "--check-scaling"));

@@ -46,6 +46,10 @@ static void usage(FILE *f)
 	      "statistics) and the trylock fallback rate (all fallback sites together per\n"
 	      "page scanned by reclaim, and per 1,000 operations). Above the machine's core\n"
 	      "count, speedup measures oversubscription, not scaling: every output says so.\n"
+	      "Before the first run, at each repeat's start and after the last run, it times\n"
+	      "one cache line moved between two CPUs (cpu_transfer in the record): what every\n"
+	      "line two CPUs write pays here, which --sched vtime leaves out; on a virtual\n"
+	      "machine it follows the host's placement of the vCPUs.\n"
 	      "\n"
 	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n", f);
 	fprintf(f, "  -r, --rmap MODE     %s or all\n"
