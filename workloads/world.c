@@ -158,13 +158,12 @@ struct wl_world *wl_world_create(const struct rt_scenario *s,
 	}
 	for (int i = 0; i < w->p.procs_initial; i++) {
 		struct mm_struct *mm = world_new_image(w);
+		int k = own_slot(w, i);
 
 		if (!mm) {
 			wl_world_destroy(w);
 			return NULL;
 		}
-		int k = own_slot(w, i);
-
 		while (w->procs[k])
 			k = (k + 1) % w->p.procs_max;
 		rcu_assign_pointer(w->procs[k], mm);
