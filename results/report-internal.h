@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Between the files of `report` (report.h): report.c (statistics, what
- * every part reads from a record), report_compare.c (the comparison with a
+ * every part reads from a record, the transfer note), report_compare.c (the comparison with a
  * baseline), report_tables.c (Markdown and CSV) and report_plots.c (gnuplot).
  */
 #ifndef RT_RESULTS_REPORT_INTERNAL_H
@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -51,6 +52,12 @@ const char *report_fmt(char *buf, size_t len, double v);
 
 /* An interrupted `scale` or `bench`: its record holds only the samples taken before. */
 bool report_partial(const json_t *rec);
+
+/*
+ * The machine's cache-line transfer times of a scale record (cpu_transfer:
+ * start, each repeat, end) as a Markdown note; nothing where it has none.
+ */
+void report_put_transfer(FILE *out, const json_t *rec);
 
 struct bench_row {
 	const char *key, *label;

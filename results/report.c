@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,4 +172,61 @@ int report_numeric_keys(const json_t *o, const char *keys[MAX_POINTS])
 		n++;
 	}
 	return n;
+}
+
+/* "CPU 0-1 229 ns" for each pair of a transfer probe (bench.h); "" for none. */
+static void fmt_transfer(const json_t *probe, char *buf, size_t len)
+{
+	const json_t *p;
+	size_t i, used = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(jget(probe, "pairs"), i, p) {
+		const json_t *c = jget(p, "cpus"), *ns = jget(p, "ns");
+		int w = json_is_number(ns) ?
+			snprintf(buf + used, len - used, "%sCPU %d-%d %.0f ns", i ? ", " : "",
+				 (int)json_integer_value(json_array_get(c, 0)),
+				 (int)json_integer_value(json_array_get(c, 1)), json_number_value(ns)) :
+			snprintf(buf + used, len - used, "%sCPU %d-%d not measured", i ? ", " : "",
+				 (int)json_integer_value(json_array_get(c, 0)),
+				 (int)json_integer_value(json_array_get(c, 1)));
+
+		if (w < 0 || (size_t)w >= len - used)
+			return;
+		used += (size_t)w;
+	}
+}
+
+/*
+ * The machine's cache-line transfer time at the start and end of a sweep
+ * (cpu_transfer), where the record has it: what a line two CPUs write
+ * costs here, and on a VM it moves with the host's placement of the vCPUs.
+ */
+void report_put_transfer(FILE *out, const json_t *rec)
+{
+	const json_t *x = jget(rec, "cpu_transfer"), *reps = jget(x, "repeats"), *r;
+	char a[256], b[256];
+	size_t i;
+
+	if (!json_is_object(x) || !json_is_object(jget(x, "start")))
+		return;
+	fmt_transfer(jget(x, "start"), a, sizeof(a));
+	fmt_transfer(jget(x, "end"), b, sizeof(b));
+
+	fprintf(out, "> One cache line from one CPU to another: %s at the start, %s at the end",
+		a, b[0] ? b : "–");
+	if (json_array_size(reps)) {
+		fputs("; at each repeat's start", out);
+		json_array_foreach(reps, i, r) {
+			if (json_is_number(r))
+				fprintf(out, "%s %.0f", i ? "," : "", json_number_value(r));
+			else
+				fprintf(out, "%s –", i ? "," : "");
+		}
+		fputs(" ns", out);
+	}
+	fputs(" (two pinned threads passing a token; `cpu_transfer` in the record). Every line"
+	      " that two CPUs write pays it, `--sched vtime` leaves it out, and on a virtual"
+	      " machine it moves with the host's placement of the vCPUs: compare a sweep's"
+	      " points near one figure.\n\n", out);
 }
