@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Between the files of `report` (report.h): report.c (statistics, what
- * every part reads from a record, the transfer note), report_compare.c (the comparison with a
- * baseline), report_tables.c (Markdown and CSV) and report_plots.c (gnuplot).
+ * every part reads from a record, the transfer note), report_compare.c
+ * (the comparison with a baseline), report_tables.c (Markdown and CSV)
+ * and report_plots.c (gnuplot).
  */
 #ifndef RT_RESULTS_REPORT_INTERNAL_H
 #define RT_RESULTS_REPORT_INTERNAL_H
