@@ -174,8 +174,7 @@ int report_numeric_keys(const json_t *o, const char *keys[MAX_POINTS])
 	return n;
 }
 
-/* "CPU 0-1 229 ns" for each pair of a transfer probe (bench.h); "" for none. */
-static void fmt_transfer(const json_t *probe, char *buf, size_t len)
+void rt_report_transfer_pairs(const json_t *probe, char *buf, size_t len)
 {
 	const json_t *p;
 	size_t i, used = 0;
@@ -210,8 +209,8 @@ void report_put_transfer(FILE *out, const json_t *rec)
 
 	if (!json_is_object(x) || !json_is_object(jget(x, "start")))
 		return;
-	fmt_transfer(jget(x, "start"), a, sizeof(a));
-	fmt_transfer(jget(x, "end"), b, sizeof(b));
+	rt_report_transfer_pairs(jget(x, "start"), a, sizeof(a));
+	rt_report_transfer_pairs(jget(x, "end"), b, sizeof(b));
 
 	fprintf(out, "> One cache line from one CPU to another: %s at the start, %s at the end",
 		a, b[0] ? b : "–");

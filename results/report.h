@@ -34,6 +34,13 @@ json_t *rt_load_average(void);
  */
 int rt_write_text(const char *path, const char *text, size_t len);
 
+/*
+ * "CPU 0-1 229 ns, CPU 0-8 310 ns": the pairs of a cache-line transfer
+ * probe (scale's cpu_transfer start/end; stress/bench/bench_transfer.c),
+ * "CPU a-b not measured" for a pair without a figure; "" for none.
+ */
+void rt_report_transfer_pairs(const json_t *probe, char *buf, size_t len);
+
 /**
  * rt_report_markdown() - Markdown tables of a `scale` or `bench` record
  * @rec: the record (its "kind" chooses the layout)

@@ -83,8 +83,6 @@ double rt_bench_transfer_ns(int a, int b);
  * "max_ns"}; NULL with fewer than two allowed CPUs.
  */
 json_t *rt_bench_transfer_probe(void);
-/* "CPU 0-1 229 ns, CPU 0-8 310 ns" for a probe (NULL: "one CPU: none"). */
-void rt_bench_transfer_format(const json_t *probe, char *buf, size_t len);
 
 /*
  * 5. disjoint-mm scaling: the operations (anonymous fault+unmap, fork+exit,

@@ -185,33 +185,3 @@ json_t *rt_bench_transfer_probe(void)
 			 "min_ns", lo < 0 ? json_null() : json_real(lo),
 			 "max_ns", hi < 0 ? json_null() : json_real(hi));
 }
-
-void rt_bench_transfer_format(const json_t *probe, char *buf, size_t len)
-{
-	size_t used = 0;
-	size_t i;
-	json_t *p;
-
-	buf[0] = '\0';
-	if (!probe) {
-		snprintf(buf, len, "one CPU: none");
-		return;
-	}
-	json_array_foreach(json_object_get(probe, "pairs"), i, p) {
-		json_t *ns = json_object_get(p, "ns");
-		json_t *c = json_object_get(p, "cpus");
-		int w;
-
-		w = snprintf(buf + used, len - used, "%sCPU %d-%d ", i ? ", " : "",
-			     (int)json_integer_value(json_array_get(c, 0)),
-			     (int)json_integer_value(json_array_get(c, 1)));
-		if (w < 0 || (size_t)w >= len - used)
-			return;
-		used += (size_t)w;
-		w = json_is_real(ns) ? snprintf(buf + used, len - used, "%.0f ns", json_real_value(ns))
-				     : snprintf(buf + used, len - used, "not measured (not pinned, or preempted)");
-		if (w < 0 || (size_t)w >= len - used)
-			return;
-		used += (size_t)w;
-	}
-}

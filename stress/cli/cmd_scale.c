@@ -316,7 +316,7 @@ static void print_header(const struct sweep *w)
 	if (w->transfer_start) {
 		char x[256];
 
-		rt_bench_transfer_format(w->transfer_start, x, sizeof(x));
+		rt_report_transfer_pairs(w->transfer_start, x, sizeof(x));
 		printf("one cache line between two CPUs: %s (what a line two CPUs write costs"
 		       " here; vtime leaves it out)\n", x);
 	}
