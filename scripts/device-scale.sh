@@ -1,140 +1,123 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 #
-# Issue 17's check on a real many-core machine: real `scale` (--sched
-# free) against `scale --sched vtime` at 1, 2, 4, 8 and 16 CPUs, sdet32
-# and mixed32, the three designs, so that vtime's curves at 8 and 16 CPUs
-# can be held against real runs of the same build.
+# The many-core check of issues 17 and 27: real `scale` (--sched free) at
+# 1, 2, 4, 8 and 16 CPUs on a machine with >= 16 cores, every design, for
+# sdet32, shm and mixed32, with `--reclaim-threads 0` and with each
+# scenario's own reclaim threads; optionally a second ("before") binary
+# beside it, and `bench vm --quick` (its disjoint-mm row up to the cores:
+# the harness's own shared lines, if any, show there). vtime's curves for
+# the same points need no many-core machine (virtual time is the same on
+# any host): run them where you build, and hold them against these with
+# scripts/vtime-vs-real.
 #
-# Meant for ONE run on a fresh Debian x86-64 machine with >= 16 cores,
-# as root, from the repository root, within 6 minutes in all:
+# Meant for ONE run on a fresh x86-64 machine, from the repository root:
 #
-#   OUT=/some/dir scripts/device-scale.sh
+#   OUT=/some/dir [BIN=after/rmaptorture] [BEFORE=before/rmaptorture] \
+#       scripts/device-scale.sh
 #
-# BIN=path/to/rmaptorture (a prebuilt, e.g. static, binary) skips the
-# install, the build and the calibration; the time saved goes to a third
-# sweep, vtime with measured costs (this machine's own) on sdet32. For a
-# machine without a network (as the one of issue 17's check), build it
-# static where the packages are:
+# Without BIN it installs the Debian build dependencies and builds the
+# plain binary (with a network). For a machine without one, build static
+# binaries where the packages are:
 #
 #   meson setup build-static -Dprefer_static=true -Dc_link_args=-static
 #   ninja -C build-static stress/rmaptorture
-# Every run is --no-cover: interleaving coverage is the harness's
-# bookkeeping, left out of the model's calibration too.
 #
-# It installs the build dependencies (Debian packages only), builds the
-# plain binary, calibrates vtime's cost model on this machine (so that
-# vtime's absolute ops/s are this machine's too; skipped when time is
-# short), then runs the sweeps. Into $OUT, flat, at most 8 files:
-#   free-sdet32.csv free-mixed32.csv vtime-sdet32.csv vtime-mixed32.csv
-#   free.json vtime.json        (the scale records, by scenario)
-#   vtime-costs.tsv             (the model calibrated here, if it was), or else
-#   vtimemeasured-sdet32.csv    (vtime with this machine's measured costs)
-#   device.log                  (machine, timings, every command, the tables)
+# Every run is --no-cover (interleaving coverage is the harness's
+# bookkeeping). The most important sweeps run first, and each is skipped
+# when the budget (DEVICE_BUDGET seconds, default 420) is spent; a sweep
+# past it is cut and named in the log. $OUT holds two files, rewritten
+# after every sweep, so a cut run still brings back what it measured:
+#   device.log     the machine, every command, its exit status and time,
+#                  each sweep's table
+#   device.tar.gz  one folder per sweep, LABEL-SCENARIO/ with scale.json,
+#                  scale.csv, scale.md; bench-vm.json
+# Labels: after-r0, before-r0 (--reclaim-threads 0), after-rd (the
+# scenario's reclaim threads). DEVICE_THREADS, DEVICE_SCENARIOS,
+# DEVICE_REPEAT (default 3; the before binary and the -rd sweeps run
+# one fewer, at least 1) and DEVICE_SECONDS (default 0.5) change the
+# sweep; DEVICE_VTIME=1 adds vtime sweeps of the after binary.
 set -eu
 START=$(date +%s)
-BUDGET=${DEVICE_BUDGET:-350}		# seconds, all of it; leaves margin under 6 min
+BUDGET=${DEVICE_BUDGET:-420}
 OUT=${OUT:-$PWD/device-out}
+THREADS=${DEVICE_THREADS:-1,2,4,8,16}
+SCENARIOS=${DEVICE_SCENARIOS:-sdet32 shm mixed32}
+REPEAT=${DEVICE_REPEAT:-3}
+SECONDS_=${DEVICE_SECONDS:-0.5}
+LESS=$(( REPEAT > 1 ? REPEAT - 1 : 1 ))
 mkdir -p "$OUT"
+W=$(mktemp -d)
 LOG=$OUT/device.log
 : > "$LOG"
 log() { echo "[$(( $(date +%s) - START ))s] $*" | tee -a "$LOG"; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
+pack() { tar -C "$W" -czf "$OUT/.device.tar.gz" . && mv "$OUT/.device.tar.gz" "$OUT/device.tar.gz"; }
 
 log "device-scale: $(uname -srm), $(nproc) CPUs, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+log "allowed CPUs: $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)"
 log "git: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 
-# 1. Dependencies (the README's Quick start list).
-SUDO=
-[ "$(id -u)" = 0 ] || SUDO=sudo
-CALIBRATED=
-if [ -n "${BIN:-}" ]; then
-	log "prebuilt binary $BIN: no install, build or calibration"
-elif ! command -v meson >/dev/null || ! command -v ninja >/dev/null || \
-   ! pkg-config --exists liburcu check jansson 2>/dev/null; then
-	log "installing dependencies"
-	export DEBIAN_FRONTEND=noninteractive
-	$SUDO apt-get update >>"$LOG" 2>&1
-	$SUDO apt-get install -y meson ninja-build pkg-config gcc liburcu-dev check \
-		libjansson-dev gnuplot-nox >>"$LOG" 2>&1
-fi
-
-# 2. The plain build (the binary only: the tests are not needed here).
-B=build-device
 if [ -z "${BIN:-}" ]; then
-	log "building $B"
-	[ -d "$B" ] || meson setup "$B" >>"$LOG" 2>&1
-	ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
-	BIN=$B/stress/rmaptorture
-	PREBUILT=
-else
-	PREBUILT=1
+	SUDO=
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	if ! command -v meson >/dev/null || ! command -v ninja >/dev/null || \
+	   ! pkg-config --exists liburcu check jansson 2>/dev/null; then
+		log "installing dependencies"
+		export DEBIAN_FRONTEND=noninteractive
+		$SUDO apt-get update >>"$LOG" 2>&1
+		$SUDO apt-get install -y meson ninja-build pkg-config gcc liburcu-dev check \
+			libjansson-dev >>"$LOG" 2>&1
+	fi
+	log "building build-device"
+	[ -d build-device ] || meson setup build-device >>"$LOG" 2>&1
+	ninja -C build-device stress/rmaptorture >>"$LOG" 2>&1
+	BIN=build-device/stress/rmaptorture
 fi
+log "after: $BIN ($("$BIN" --version 2>/dev/null | head -1))"
+[ -z "${BEFORE:-}" ] || log "before: $BEFORE ($("$BEFORE" --version 2>/dev/null | head -1))"
 
-# 3. vtime's cost model, calibrated here (about 20 s), when there is time.
-if [ -z "$PREBUILT" ] && [ "$(left)" -gt 270 ]; then
-	CALIBRATED=1
-	log "calibrating the vtime model on this machine"
-	VTIME_CALIBRATE_SECONDS=0.02 scripts/vtime-calibrate.sh "$B" >>"$LOG" 2>&1
-	ninja -C "$B" stress/rmaptorture >>"$LOG" 2>&1
-	cp stress/vtime-costs.tsv "$OUT/vtime-costs.tsv"
-	git checkout -- stress/vtime-costs.tsv 2>/dev/null || true
-else
-	log "no time to calibrate: vtime uses the table of the 2-core build machine"
-fi
-
-# 4. The sweeps: real first, then virtual, each scenario in turn.
-THREADS=${DEVICE_THREADS:-1,2,4,8,16}
-run_scale() {	# NAME SCENARIO ARGS...
-	name=$1 sc=$2
-	shift 2
+sweep() {	# LABEL BINARY SCENARIO ARGS...
+	label=$1 bin=$2 sc=$3
+	shift 3
 	t=$(left)
-	if [ "$t" -lt 20 ]; then
-		log "SKIPPED $name-$sc: out of time"
+	if [ "$t" -lt 15 ]; then
+		log "SKIPPED $label-$sc: out of time"
 		return 0
 	fi
-	dir=$(mktemp -d)
-	log "scale $name $sc (up to ${t}s): $BIN scale --scenario $sc --threads $THREADS $*"
-	if timeout "$t" "$BIN" scale --scenario "$sc" --threads "$THREADS" --rmap all --no-plots \
-		--no-cover --out "$dir" "$@" >>"$LOG" 2>&1; then
-		cp "$dir/scale.csv" "$OUT/$name-$sc.csv"
-		cp "$dir/scale.json" "$dir/$name-$sc.json"
-		cat "$dir/scale.md" >>"$LOG"
-		RECS="$RECS $dir/$name-$sc.json"
-	else
-		log "FAILED or timed out: $name $sc (exit $?)"
-	fi
+	d=$W/$label-$sc
+	mkdir -p "$d"
+	log "$label $sc (up to ${t}s): $bin scale --scenario $sc --threads $THREADS --rmap all $*"
+	rc=0
+	timeout "$t" "$bin" scale --scenario "$sc" --threads "$THREADS" --rmap all --no-plots \
+		--no-cover --seed 1 --out "$d" "$@" >"$d/stdout.txt" 2>&1 || rc=$?
+	log "$label $sc: exit $rc"
+	[ -f "$d/scale.md" ] && cat "$d/scale.md" >>"$LOG"
+	pack
 }
-RECS=
-for sc in sdet32 mixed32; do
-	run_scale free "$sc" --repeat 3 --seconds 0.5 --seed 1
-done
-for sc in sdet32 mixed32; do
-	run_scale vtime "$sc" --sched vtime --repeat 2 --seconds 0.005 --seed 1
-done
-# Not calibrated here: this machine's own costs, measured, where time is left.
-if [ -z "$CALIBRATED" ] && [ "$(left)" -gt 60 ]; then
-	run_scale vtimemeasured sdet32 --sched vtime --vtime-cost measured --repeat 1 \
-		--seconds 0.005 --seed 1
-fi
 
-# 5. One JSON file per schedule, {"SCENARIO": record, ...} (no python needed).
-for name in free vtime; do
-	sep=
-	files=
-	for r in $RECS; do
-		case $(basename "$r") in "$name"-*) files="$files $r" ;; esac
-	done
-	[ -n "$files" ] || continue
-	{
-		echo '{'
-		for r in $files; do
-			sc=$(basename "$r" .json)
-			printf '%s"%s":\n' "$sep" "${sc#"$name"-}"
-			cat "$r"
-			sep=','
-		done
-		echo '}'
-	} > "$OUT/$name.json"
+for sc in $SCENARIOS; do
+	sweep after-r0 "$BIN" "$sc" --reclaim-threads 0 --repeat "$REPEAT" --seconds "$SECONDS_"
+	[ -z "${BEFORE:-}" ] ||
+		sweep before-r0 "$BEFORE" "$sc" --reclaim-threads 0 --repeat "$LESS" --seconds "$SECONDS_"
 done
-log "done in $(( $(date +%s) - START ))s; files: $(ls "$OUT" | tr '\n' ' ')"
+if [ "$(left)" -gt 60 ]; then
+	log "bench vm --quick (disjoint mms up to $(nproc) CPUs)"
+	rc=0
+	timeout "$(left)" "$BIN" bench vm --quick --json "$W/bench-vm.json" >"$W/bench-vm.txt" 2>&1 || rc=$?
+	log "bench vm: exit $rc"
+	cat "$W/bench-vm.txt" >>"$LOG"
+	pack
+else
+	log "SKIPPED bench vm: out of time"
+fi
+for sc in $SCENARIOS; do
+	sweep after-rd "$BIN" "$sc" --repeat "$LESS" --seconds "$SECONDS_"
+done
+if [ "${DEVICE_VTIME:-0}" = 1 ]; then
+	for sc in $SCENARIOS; do
+		sweep vtime-r0 "$BIN" "$sc" --sched vtime --reclaim-threads 0 --repeat 2 --seconds 0.005
+	done
+fi
+pack
+log "done in $(( $(date +%s) - START ))s"
