@@ -620,7 +620,10 @@ static void generic_delete_inode(struct address_space *mapping)
  */
 void __iget(struct address_space *mapping)
 {
-	int old = __atomic_fetch_add(&mapping->i_count, 1, __ATOMIC_RELAXED);
+	int old;
+
+	line_write(&mapping->i_count, LINE_COUNT);
+	old = __atomic_fetch_add(&mapping->i_count, 1, __ATOMIC_RELAXED);
 
 	BUG_ON(old <= 0);
 }
@@ -642,6 +645,7 @@ bool igrab(struct address_space *mapping)
 {
 	int old = __atomic_load_n(&mapping->i_count, __ATOMIC_RELAXED);
 
+	line_write(&mapping->i_count, LINE_COUNT);
 	do {
 		if (old <= 0)
 			return false;
@@ -670,6 +674,7 @@ void iput(struct address_space *mapping)
 	 * Release: our accesses to the file happen before its destruction;
 	 * acquire (the last): everybody else's too.
 	 */
+	line_write(&mapping->i_count, LINE_COUNT);
 	left = __atomic_sub_fetch(&mapping->i_count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(left < 0);
 	if (left == 0) {

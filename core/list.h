@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cacheline.h"
 #include "compiler.h"
 
 struct list_head {
@@ -23,10 +24,23 @@ static inline void INIT_LIST_HEAD(struct list_head *list)
 static inline void __list_add(struct list_head *new, struct list_head *prev,
 			      struct list_head *next)
 {
+	line_write(next, LINE_LIST);
+	line_write(new, LINE_LIST);
+	line_write(prev, LINE_LIST);
 	next->prev = new;
 	new->next = next;
 	new->prev = prev;
 	prev->next = new;
+}
+
+/* The links around @entry skip it (the lines of both neighbours and its own). */
+static inline void __list_unlink(struct list_head *entry)
+{
+	line_write(entry->next, LINE_LIST);
+	line_write(entry->prev, LINE_LIST);
+	line_write(entry, LINE_LIST);
+	entry->next->prev = entry->prev;
+	entry->prev->next = entry->next;
 }
 
 static inline void list_add(struct list_head *new, struct list_head *head)
@@ -41,30 +55,26 @@ static inline void list_add_tail(struct list_head *new, struct list_head *head)
 
 static inline void list_del(struct list_head *entry)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_unlink(entry);
 	entry->next = NULL;
 	entry->prev = NULL;
 }
 
 static inline void list_del_init(struct list_head *entry)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_unlink(entry);
 	INIT_LIST_HEAD(entry);
 }
 
 static inline void list_move(struct list_head *entry, struct list_head *head)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_unlink(entry);
 	list_add(entry, head);
 }
 
 static inline void list_move_tail(struct list_head *entry, struct list_head *head)
 {
-	entry->next->prev = entry->prev;
-	entry->prev->next = entry->next;
+	__list_unlink(entry);
 	list_add_tail(entry, head);
 }
 

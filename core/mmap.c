@@ -169,6 +169,7 @@ bool mmget_not_zero(struct mm_struct *mm)
 {
 	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
 
+	line_write(&mm->mm_users, LINE_COUNT);
 	do {
 		if (users == 0)
 			return false;
@@ -195,6 +196,7 @@ bool mmput_unless_last(struct mm_struct *mm)
 {
 	int users = __atomic_load_n(&mm->mm_users, __ATOMIC_RELAXED);
 
+	line_write(&mm->mm_users, LINE_COUNT);
 	while (users > 1)
 		if (__atomic_compare_exchange_n(&mm->mm_users, &users, users - 1, true,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
@@ -217,6 +219,7 @@ static bool mm_users_dec_and_lock(struct mm_struct *mm)
 		 * its ptes while exit_mmap() tears them down, then run
 		 * exit_mmap() a second time with its mmput().
 		 */
+		line_write(&mm->mm_users, LINE_COUNT);
 		old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
 		BUG_ON(old <= 0);
 		if (old != 1)
@@ -226,6 +229,7 @@ static bool mm_users_dec_and_lock(struct mm_struct *mm)
 		return true;
 	}
 	spin_lock(&mmlist_lock);
+	line_write(&mm->mm_users, LINE_COUNT);
 	old = __atomic_fetch_sub(&mm->mm_users, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
 	if (old == 1)

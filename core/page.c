@@ -165,6 +165,7 @@ static inline bool put_page_testzero(struct page *page)
 	 * (used by whoever drops the last reference) pairs with the release
 	 * of every earlier put_page(), so the page is quiescent when freed.
 	 */
+	line_write(&page->count, LINE_PAGE);
 	old = __atomic_fetch_sub(&page->count, 1, __ATOMIC_ACQ_REL);
 	BUG_ON(old <= 0);
 	return old == 1;

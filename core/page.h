@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "bug.h"
+#include "cacheline.h"
 #include "compiler.h"
 #include "list.h"
 #include "spinlock.h"
@@ -77,23 +78,27 @@ static inline bool test_page_flag(const struct page *page, int bit)
 
 static inline void set_page_flag(struct page *page, int bit)
 {
+	line_write(&page->flags, LINE_PAGE);
 	__atomic_fetch_or(&page->flags, page_flag_mask(bit), __ATOMIC_RELAXED);
 }
 
 static inline void clear_page_flag(struct page *page, int bit)
 {
+	line_write(&page->flags, LINE_PAGE);
 	__atomic_fetch_and(&page->flags, ~page_flag_mask(bit), __ATOMIC_RELAXED);
 }
 
 /* Test-and-modify operations are full barriers, as in the kernel. */
 static inline bool test_and_set_page_flag(struct page *page, int bit)
 {
+	line_write(&page->flags, LINE_PAGE);
 	return __atomic_fetch_or(&page->flags, page_flag_mask(bit),
 				 __ATOMIC_SEQ_CST) & page_flag_mask(bit);
 }
 
 static inline bool test_and_clear_page_flag(struct page *page, int bit)
 {
+	line_write(&page->flags, LINE_PAGE);
 	return __atomic_fetch_and(&page->flags, ~page_flag_mask(bit),
 				  __ATOMIC_SEQ_CST) & page_flag_mask(bit);
 }
@@ -137,7 +142,10 @@ static inline int page_count(const struct page *page)
 
 static inline void get_page(struct page *page)
 {
-	int old = __atomic_fetch_add(&page->count, 1, __ATOMIC_RELAXED);
+	int old;
+
+	line_write(&page->count, LINE_PAGE);
+	old = __atomic_fetch_add(&page->count, 1, __ATOMIC_RELAXED);
 
 	BUG_ON(old <= 0);
 }

@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "perturb.h"
 
+#include "cacheline.h"
+
 #include <stddef.h>
 
 const struct perturb_ops *perturb_ops;
 uint64_t perturb_long_hold_mask;
 sched_hook_fn sched_hook;
+line_hook_fn line_hook;
+const char *const line_kind_names[LINE_NR_KINDS] = {
+	[LINE_LOCK] = "lock", [LINE_LIST] = "list", [LINE_TREE] = "tree",
+	[LINE_PTE] = "pte", [LINE_PAGE] = "page", [LINE_RMAP] = "rmap",
+	[LINE_COUNT] = "count", [LINE_TLB] = "tlb",
+};
 
 /* Keep in step with the yield_point() calls in core/. */
 const char *const yield_point_names[] = {

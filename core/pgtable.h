@@ -41,6 +41,7 @@
 #include <stdint.h>
 
 #include "bug.h"
+#include "cacheline.h"
 #include "compiler.h"
 
 _Static_assert(sizeof(unsigned long) == 8,
@@ -301,6 +302,7 @@ static inline pte_t ptep_get_acquire(pte_t *ptep)
 /* Install @pte; the caller holds page_table_lock. */
 static inline void set_pte(pte_t *ptep, pte_t pte)
 {
+	line_write(ptep, LINE_PTE);
 	/*
 	 * Release pairs with the acquire in ptep_get_acquire(), in the MMU's
 	 * ptep_mkyoung()/ptep_mkdirty() and in every acq_rel RMW here.
@@ -311,6 +313,7 @@ static inline void set_pte(pte_t *ptep, pte_t pte)
 /* Clear the slot and return what it held; the caller holds page_table_lock. */
 static inline pte_t ptep_get_and_clear(pte_t *ptep)
 {
+	line_write(ptep, LINE_PTE);
 	/*
 	 * Acq_rel: acquire pairs with set_pte()'s release and with the MMU's
 	 * release in ptep_mkyoung()/ptep_mkdirty(), so the young and dirty
@@ -323,6 +326,7 @@ static inline pte_t ptep_get_and_clear(pte_t *ptep)
 /* Clear the accessed bit; true if it was set. Harmless on a non-present pte. */
 static inline bool ptep_test_and_clear_young(pte_t *ptep)
 {
+	line_write(ptep, LINE_PTE);
 	/* Acq_rel: pairs with set_pte() and the MMU's ptep_mkyoung(). */
 	return __atomic_fetch_and(ptep, ~_PAGE_ACCESSED, __ATOMIC_ACQ_REL) &
 	       _PAGE_ACCESSED;
@@ -331,6 +335,7 @@ static inline bool ptep_test_and_clear_young(pte_t *ptep)
 /* Clear the dirty bit; true if it was set. Harmless on a non-present pte. */
 static inline bool ptep_test_and_clear_dirty(pte_t *ptep)
 {
+	line_write(ptep, LINE_PTE);
 	/* Acq_rel: pairs with set_pte() and the MMU's ptep_mkdirty(). */
 	return __atomic_fetch_and(ptep, ~_PAGE_DIRTY, __ATOMIC_ACQ_REL) &
 	       _PAGE_DIRTY;
@@ -339,6 +344,7 @@ static inline bool ptep_test_and_clear_dirty(pte_t *ptep)
 /* Clear the write bit (fork's COW); harmless on a non-present pte. */
 static inline void ptep_set_wrprotect(pte_t *ptep)
 {
+	line_write(ptep, LINE_PTE);
 	/*
 	 * Acq_rel: pairs with the MMU's ptep_mkdirty(): once this returns, no
 	 * write access goes through the pte until it is made writable again.
@@ -367,6 +373,7 @@ static inline bool ptep_mmu_update(pte_t *ptep, pte_t need, pte_t set, pte_t *or
 		 * acquire of ptep_get_and_clear() and ptep_test_and_clear_*(),
 		 * which consume the bit. Failure acquire: retry on a new value.
 		 */
+		line_write(ptep, LINE_PTE);
 		if (__atomic_compare_exchange_n(ptep, &old, old | set, false,
 						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			break;

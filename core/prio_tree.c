@@ -24,6 +24,7 @@
 #include <limits.h>
 
 #include "bug.h"
+#include "cacheline.h"
 
 #define PT_BITS_PER_LONG	((unsigned int)(sizeof(unsigned long) * CHAR_BIT))
 
@@ -50,6 +51,13 @@ void prio_tree_replace(struct prio_tree_root *root, struct prio_tree_node *old,
 {
 	struct prio_tree_node *parent = old->parent;
 
+	/* The lines it relinks: the node, its parent (or root), old's children. */
+	line_write(node, LINE_TREE);
+	line_write(parent ? (const void *)parent : root, LINE_TREE);
+	if (old->left)
+		line_write(old->left, LINE_TREE);
+	if (old->right)
+		line_write(old->right, LINE_TREE);
 	INIT_PRIO_TREE_NODE(node);
 	node->parent = parent;
 	if (!parent) {
@@ -82,6 +90,8 @@ static struct prio_tree_node *prio_tree_expand(struct prio_tree_root *root,
 {
 	struct prio_tree_node *spine_top = NULL, *spine_end = NULL;
 
+	line_write(root, LINE_TREE);
+	line_write(node, LINE_TREE);
 	if (node->last > prio_tree_maxindex(root->index_bits))
 		root->index_bits++;
 	while (node->last > prio_tree_maxindex(root->index_bits)) {
@@ -151,6 +161,8 @@ struct prio_tree_node *prio_tree_insert(struct prio_tree_root *root,
 		index = size_level ? node->last - node->start : node->start;
 		if (index & mask) {
 			if (!cur->right) {
+				line_write(cur, LINE_TREE);
+				line_write(node, LINE_TREE);
 				INIT_PRIO_TREE_NODE(node);
 				cur->right = node;
 				node->parent = cur;
@@ -159,6 +171,8 @@ struct prio_tree_node *prio_tree_insert(struct prio_tree_root *root,
 			cur = cur->right;
 		} else {
 			if (!cur->left) {
+				line_write(cur, LINE_TREE);
+				line_write(node, LINE_TREE);
 				INIT_PRIO_TREE_NODE(node);
 				cur->left = node;
 				node->parent = cur;
@@ -195,6 +209,7 @@ void prio_tree_remove(struct prio_tree_root *root, struct prio_tree_node *node)
 			cur = cur->left->last >= cur->right->last ? cur->left : cur->right;
 	}
 	parent = cur->parent;
+	line_write(parent ? (const void *)parent : root, LINE_TREE);
 	if (!parent) {
 		BUG_ON(root->prio_tree_node != cur || cur != node);
 		root->prio_tree_node = NULL;

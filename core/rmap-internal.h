@@ -87,6 +87,7 @@ static inline int page_mapcount(const struct page *page)
 
 static inline void set_page_mapcount(struct page *page, int v)
 {
+	line_write(&page->pte, LINE_RMAP);
 	__atomic_store_n(&page->pte.mapcount, v, __ATOMIC_RELAXED);
 }
 

@@ -60,13 +60,17 @@
 /* atomic_inc_and_test(&page->_mapcount): true for the first pte. */
 static inline bool mapcount_inc_first(struct page *page)
 {
+	line_write(&page->pte.mapcount, LINE_RMAP);
 	return __atomic_fetch_add(&page->pte.mapcount, 1, __ATOMIC_ACQ_REL) == 0;
 }
 
 /* atomic_add_negative(-1, &page->_mapcount): true for the last pte. */
 static inline bool mapcount_dec_last(struct page *page)
 {
-	int old = __atomic_fetch_sub(&page->pte.mapcount, 1, __ATOMIC_ACQ_REL);
+	int old;
+
+	line_write(&page->pte.mapcount, LINE_RMAP);
+	old = __atomic_fetch_sub(&page->pte.mapcount, 1, __ATOMIC_ACQ_REL);
 
 	BUG_ON(old <= 0);	/* _mapcount below -1 */
 	return old == 1;

@@ -138,6 +138,7 @@ static struct pte_chain *objfile_page_add_rmap(struct page *page, struct vm_area
 		 * Counting it is right: the zap uncounts it.
 		 */
 		BUG_ON(PageSwapCache(page));
+		line_write(&page->pte, LINE_RMAP);
 		page->pte.mapcount++;
 	} else {
 		pte_chain = __pte_chain_add(page, ptep, pte_chain);
@@ -164,6 +165,7 @@ static void objfile_page_remove_rmap(struct page *page, pte_t *ptep)
 	pte_chain_lock(page);
 	if (!PageAnon(page)) {
 		BUG_ON(page->pte.mapcount <= 0);
+		line_write(&page->pte, LINE_RMAP);
 		page->pte.mapcount--;
 	} else if (!page_converted(page) || objfile_chain_has(page, ptep)) {
 		__pte_chain_remove(page, ptep);

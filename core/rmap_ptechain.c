@@ -133,6 +133,9 @@ static void pte_chain_release_slot(struct page *page, struct pte_chain *pc, unsi
 	struct pte_chain *start = page->pte.chain;
 	unsigned int victim_i = pte_chain_idx(start);
 
+	line_write(&pc->ptes[i], LINE_RMAP);
+	line_write(&start->ptes[victim_i], LINE_RMAP);
+	line_write(start, LINE_RMAP);
 	pc->ptes[i] = start->ptes[victim_i];
 	start->ptes[victim_i] = NULL;
 	if (victim_i == NRPTE - 1) {
@@ -164,6 +167,7 @@ struct pte_chain *__pte_chain_add(struct page *page, pte_t *ptep,
 
 	assert_chain_locked(page);
 	BUG_ON(!ptep);
+	line_write(&page->pte, LINE_RMAP);
 
 	if (!PageDirect(page) && !page->pte.chain) {
 		page->pte.direct = ptep;
@@ -192,6 +196,8 @@ struct pte_chain *__pte_chain_add(struct page *page, pte_t *ptep,
 		page->pte.chain = pte_chain;
 		return NULL;
 	}
+	line_write(&cur->ptes[pte_chain_idx(cur) - 1], LINE_RMAP);
+	line_write(cur, LINE_RMAP);
 	cur->ptes[pte_chain_idx(cur) - 1] = ptep;
 	cur->next_and_idx--;
 	return pte_chain;
@@ -213,6 +219,7 @@ void __pte_chain_remove(struct page *page, pte_t *ptep)
 	struct pte_chain *pc;
 
 	assert_chain_locked(page);
+	line_write(&page->pte, LINE_RMAP);
 
 	if (PageDirect(page)) {
 		/* page_remove_rmap: pte not found */

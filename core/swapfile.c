@@ -69,6 +69,7 @@
 static void mmget_mmlist(struct mm_struct *mm)
 {
 	assert_spin_locked(&mmlist_lock);
+	line_write(&mm->mm_users, LINE_COUNT);
 	BUG_ON(__atomic_fetch_add(&mm->mm_users, 1, __ATOMIC_RELAXED) == 0);
 }
 

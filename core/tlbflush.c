@@ -134,6 +134,7 @@
  */
 #include "tlbflush.h"
 
+#include "cacheline.h"
 #include "cover.h"
 #include "die.h"
 #include "inject.h"
@@ -182,6 +183,11 @@ static void tlb_cpu_lock(struct tlb_cpu *c)
 {
 	int spins = 0;
 
+	/*
+	 * The slot's line: its owner's own, until a flusher (the IPI of
+	 * 2.6) takes it; then it moves both ways.
+	 */
+	line_write(&c->lock, LINE_TLB);
 	/* Acquire pairs with the release in tlb_cpu_unlock(). */
 	while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE)) {
 		while (__atomic_load_n(&c->lock, __ATOMIC_RELAXED)) {
@@ -270,6 +276,7 @@ void tlb_access_begin(struct mm_struct *mm)
 		tlb_cpu_lock(c);
 		tlb_drop(c, TLB_FLUSH_MM, 0);
 		__atomic_store_n(&c->mm_id, mm->id, __ATOMIC_RELAXED);
+		line_write(&mm->cpu_vm_mask[i / BITS_PER_LONG], LINE_COUNT);
 		__atomic_fetch_or(&mm->cpu_vm_mask[i / BITS_PER_LONG],
 				  1UL << (i % BITS_PER_LONG), __ATOMIC_SEQ_CST);
 		tlb_cpu_unlock(c);
@@ -376,6 +383,7 @@ static void tlb_flush(struct mm_struct *mm, enum tlb_flush_kind kind, unsigned l
 				rt_pcpu_inc(PCPU_TLB_DROPS + kind);
 			c->flush_seq++;
 		} else {
+			line_write(word, LINE_COUNT);
 			__atomic_fetch_and(word, ~bit, __ATOMIC_RELAXED);
 		}
 		tlb_cpu_unlock(c);
