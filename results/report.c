@@ -225,7 +225,7 @@ void report_put_transfer(FILE *out, const json_t *rec)
 		fputs(" ns", out);
 	}
 	fputs(" (two pinned threads passing a token; `cpu_transfer` in the record). Every line"
-	      " that two CPUs write pays it, `--sched vtime` leaves it out, and on a virtual"
+	      " that two CPUs write pays it, `--sched vtime` only with `--vtime-transfer`, and on a virtual"
 	      " machine it moves with the host's placement of the vCPUs: compare a sweep's"
 	      " points near one figure.\n\n", out);
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cacheline.h"
 #include "cover.h"
 #include "die.h"
 #include "perturb.h"
@@ -82,6 +83,21 @@ static int cmp_ulong(const void *a, const void *b)
 }
 
 static bool sched_hook_fn_impl(enum sched_point_kind kind, const void *lock, int cls);
+
+/*
+ * The line_hook_fn under vtime with a transfer cost: a worker or kswapd
+ * of the schedule (the baton holder: nobody else of the run is running)
+ * writes a line. Set-up, teardown and threads outside the schedule are
+ * not priced. current_task, not current: no lazy attach of a harness
+ * thread that merely uses a list.
+ */
+static void line_hook_fn_impl(const void *addr, enum line_kind kind)
+{
+	struct task_struct *t = current_task;
+
+	if (t && t->sched_slot >= 0)
+		rt_vtime_line(t->sched_slot, addr, kind);
+}
 static bool all_parked(void);
 static void finish_parking(unsigned long gen);
 
@@ -130,12 +146,15 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 		T.d = rt_calloc(T.cap, sizeof(*T.d));
 	}
 	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
+	if (cfg->kind == RT_SCHED_VTIME && cfg->vtime.transfer_ns)
+		__atomic_store_n(&line_hook, line_hook_fn_impl, __ATOMIC_RELAXED);
 }
 
 void rt_sched_fini(void)
 {
 	/* Every thread of the run has been joined: nobody looks at S any more. */
 	__atomic_store_n(&sched_hook, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&line_hook, NULL, __ATOMIC_RELAXED);
 	if (S.cfg.kind == RT_SCHED_VTIME)
 		rt_vtime_fini();
 	free(S.slots);

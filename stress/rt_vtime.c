@@ -50,7 +50,7 @@ struct vcpu {
 	uint64_t wait_until;	/* not woken by then: re-check anyway */
 	uint64_t backoff;	/* the re-check interval, doubled per stint */
 	uint64_t ops, last_op;	/* worker ops done by the end, clock of the last */
-	uint64_t xfer;		/* --vtime-transfer: owed to the next segment */
+	uint64_t xfer;		/* --vtime-transfer: owed by this segment, charged at its end */
 	int exited;
 	/* Owner only: locks taken and not yet released, with their time. */
 	struct held held[NR_HELD];
@@ -68,25 +68,59 @@ static struct {
 	uint64_t elapsed;	/* set at the virtual end */
 	int ended;
 	struct rt_vtime_result last;
-	/* --vtime-transfer: which CPU held each lock last (open addressing). */
-	struct owner { const void *lock; int cpu; } *owners;
-	uint64_t transfers;
+	/*
+	 * --vtime-transfer: which CPU wrote each line last (open addressing,
+	 * by line number + 1: 0 is a free entry), and the lines that moved.
+	 */
+	struct owner { uintptr_t line; int cpu; } *owners;
+	uint64_t transfers, by_kind[LINE_NR_KINDS], untracked;
 } V;
 
-#define NR_OWNERS	(1u << 18)
+#define NR_OWNERS	(1u << 20)
 
-/* The entry of @lock (a free one if none yet); NULL when the table is full. */
-static struct owner *owner_of(const void *lock)
+/* The entry of @line (a free one if none yet); NULL when the table is full. */
+static struct owner *owner_of(uintptr_t line)
 {
-	uint64_t h = (uint64_t)(uintptr_t)lock * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (uint64_t)line * 0x9e3779b97f4a7c15ULL;
 
-	for (unsigned int i = 0, k = (unsigned int)(h >> 46); i < 64; i++, k++) {
+	for (unsigned int i = 0, k = (unsigned int)(h >> 44); i < 64; i++, k++) {
 		struct owner *o = &V.owners[k % NR_OWNERS];
+		uintptr_t l = RLX(o->line);
 
-		if (o->lock == lock || !o->lock)
+		if (l == line || !l)
 			return o;
 	}
 	return NULL;
+}
+
+/*
+ * CPU @me writes the line of @addr, which holds @kind: when
+ * another CPU wrote it last, the line comes over, and the segment owes
+ * the transfer. A line first written by no worker CPU (set-up, or a
+ * thread outside the schedule) moves to nobody's account.
+ */
+static void line_written(int me, const void *addr, enum line_kind kind)
+{
+	uintptr_t line = (uintptr_t)addr / SMP_CACHE_BYTES + 1;
+	struct owner *o = owner_of(line);
+
+	if (!o) {
+		ADD(V.untracked, 1);
+		return;
+	}
+	if (RLX(o->line) == line && RLX(o->cpu) != me) {
+		ADD(V.cpu[me].xfer, V.cfg.transfer_ns);
+		ADD(V.transfers, 1);
+		ADD(V.by_kind[kind], 1);
+	}
+	SET(o->line, line);
+	SET(o->cpu, me);
+}
+
+void rt_vtime_line(int me, const void *addr, enum line_kind kind)
+{
+	if (V.owners)
+		line_written(me, addr, kind);
 }
 
 const char *rt_vtime_cost_name(enum rt_vtime_cost c)
@@ -154,6 +188,9 @@ void rt_vtime_fini(void)
 	r->other_wait_ns = RLX(V.other_wait);
 	r->points = RLX(V.points);
 	r->transfers = RLX(V.transfers);
+	for (int k = 0; k < LINE_NR_KINDS; k++)
+		r->transfers_by_kind[k] = RLX(V.by_kind[k]);
+	r->transfers_untracked = RLX(V.untracked);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++) {
 		r->cls[c].wait_spin_ns = RLX(V.cls[c].wait_spin_ns);
 		r->cls[c].wait_sleep_ns = RLX(V.cls[c].wait_sleep_ns);
@@ -269,19 +306,9 @@ void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cl
 	case SP_LOCK:
 		if (lock)
 			held_note(v, lock, cls, t);
-		if (lock && V.owners) {
-			/* Its line comes over from the CPU that held it last. */
-			struct owner *o = owner_of(lock);
-
-			if (o && o->lock == lock && o->cpu != me) {
-				SET(v->xfer, V.cfg.transfer_ns);
-				ADD(V.transfers, 1);
-			}
-			if (o) {
-				o->lock = lock;
-				o->cpu = me;
-			}
-		}
+		/* Its line comes over from the CPU that wrote it last. */
+		if (lock && V.owners)
+			line_written(me, lock, LINE_LOCK);
 		SET(v->seq, RLX(V.seq));
 		break;
 	case SP_WAIT: {

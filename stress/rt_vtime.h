@@ -43,6 +43,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cacheline.h"
 #include "lockdep.h"
 #include "perturb.h"
 
@@ -62,9 +63,10 @@ struct rt_vtime_config {
 	int nr_workers;			/* slots below are workers, the rest kswapds */
 	const char *calibrate;		/* measured: append segment costs here; NULL */
 	/*
-	 * A sensitivity knob for what the model is blind to: ns added to the
-	 * segment after taking a lock another CPU held last (its cache line
-	 * moving over). 0: none (the default).
+	 * What the segment costs leave out: ns added for every cache line a
+	 * CPU writes (a lock it takes, a list link, an atomic count or flag
+	 * of a page, an inode or an mm: core/cacheline.h) that another CPU
+	 * wrote last, the line moving over. 0: none (the default).
 	 */
 	uint64_t transfer_ns;
 };
@@ -90,7 +92,9 @@ struct rt_vtime_result {
 	uint64_t idle_ns;		/* kswapd sleeps */
 	uint64_t other_wait_ns;		/* waits with no lock named (TLB flush) */
 	uint64_t points;		/* segments charged */
-	uint64_t transfers;		/* --vtime-transfer: lock lines moved */
+	uint64_t transfers;		/* --vtime-transfer: lines moved between CPUs */
+	uint64_t transfers_by_kind[LINE_NR_KINDS];	/* of those, by what the line holds */
+	uint64_t transfers_untracked;	/* writes the owner table had no room for */
 	int nr_cpus, nr_workers;
 	struct rt_vtime_class cls[LOCK_CLASS_MAX];
 };
@@ -117,6 +121,8 @@ void rt_vtime_init(const struct rt_vtime_config *cfg, int nr);
 void rt_vtime_fini(void);
 /* Slot @me reached a point: charge its segment, do the lock bookkeeping. */
 void rt_vtime_point(int me, enum sched_point_kind kind, const void *lock, int cls);
+/* Slot @me writes the cache line of @addr (--vtime-transfer's pricing). */
+void rt_vtime_line(int me, const void *addr, enum line_kind kind);
 /* Slot @me runs again after its point (its wait, if any, is over). */
 void rt_vtime_resume(int me);
 /* Is slot @i, waiting for a lock, woken by a release since? */

@@ -23,12 +23,25 @@ void rt_vtime_print_summary(FILE *f, const struct rt_run_result *r)
 		rt_vtime_cost_name(v->cost), (unsigned long)v->ops, (double)v->elapsed_ns * 1e-9,
 		rt_vtime_ops_per_sec(v), v->nr_cpus, v->nr_workers, r->elapsed,
 		v->elapsed_ns ? r->elapsed / ((double)v->elapsed_ns * 1e-9) : 0.0);
-	fprintf(f, "virtual time: %lu segments charged, %lu lock lines moved (--vtime-transfer),"
+	fprintf(f, "virtual time: %lu segments charged, %lu lines moved (--vtime-transfer),"
 		" busy %.6f s, kswapd idle %.6f s, other waits (TLB flush) %.6f s;"
 		" dominant waiting lock: %s (%.1f%% of CPU time)\n",
-		(unsigned long)v->points, (unsigned long)v->transfers, (double)v->busy_ns * 1e-9, (double)v->idle_ns * 1e-9,
+		(unsigned long)v->points, (unsigned long)v->transfers,
+		(double)v->busy_ns * 1e-9, (double)v->idle_ns * 1e-9,
 		(double)v->other_wait_ns * 1e-9, top >= 0 ? lock_class_name(top) : "none",
 		100.0 * share);
+	if (v->transfers || v->transfers_untracked) {
+		fputs("lines moved, by what they hold:", f);
+		for (int k = 0; k < LINE_NR_KINDS; k++)
+			fprintf(f, " %s %lu (%.0f%%)%s", line_kind_names[k],
+				(unsigned long)v->transfers_by_kind[k],
+				v->transfers ? 100.0 * (double)v->transfers_by_kind[k] /
+					       (double)v->transfers : 0.0,
+				k < LINE_NR_KINDS - 1 ? "," : "");
+		fprintf(f, "; %.1f per operation; %lu writes untracked (owner table full)\n",
+			v->ops ? (double)v->transfers / (double)v->ops : 0.0,
+			(unsigned long)v->transfers_untracked);
+	}
 	fprintf(f, "\n%-18s %14s %14s %9s %14s %9s\n", "lock class (vtime)", "wait spin us",
 		"wait sleep us", "wait %", "hold us", "hold %");
 	for (int c = 0; c < LOCK_CLASS_MAX; c++) {
@@ -47,9 +60,13 @@ void rt_vtime_print_summary(FILE *f, const struct rt_run_result *r)
 json_t *rt_vtime_json(const struct rt_run_result *r)
 {
 	const struct rt_vtime_result *v = &r->vtime;
-	json_t *locks = json_object();
+	json_t *locks = json_object(), *by_kind = json_object();
 	double share;
 	int top = rt_vtime_dominant_wait(v, &share);
+
+	for (int k = 0; k < LINE_NR_KINDS; k++)
+		json_object_set_new(by_kind, line_kind_names[k],
+				    json_integer((json_int_t)v->transfers_by_kind[k]));
 
 	for (int c = 0; c < LOCK_CLASS_MAX; c++) {
 		const struct rt_vtime_class *k = &v->cls[c];
@@ -64,7 +81,8 @@ json_t *rt_vtime_json(const struct rt_run_result *r)
 			"waits", (json_int_t)k->waits,
 			"holds", (json_int_t)k->holds));
 	}
-	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:s?, s:f, s:o}",
+	return json_pack("{s:s, s:f, s:I, s:f, s:f, s:f, s:i, s:i, s:I, s:I, s:I, s:I, s:I, s:o, s:I,"
+			 " s:s?, s:f, s:o}",
 		"cost", rt_vtime_cost_name(v->cost),
 		"virtual_seconds", (double)v->elapsed_ns * 1e-9,
 		"ops", (json_int_t)v->ops,
@@ -78,6 +96,8 @@ json_t *rt_vtime_json(const struct rt_run_result *r)
 		"other_wait_ns", (json_int_t)v->other_wait_ns,
 		"segments", (json_int_t)v->points,
 		"transfers", (json_int_t)v->transfers,
+		"transfers_by_kind", by_kind,
+		"transfers_untracked", (json_int_t)v->transfers_untracked,
 		"dominant_wait", top >= 0 ? lock_class_name(top) : NULL,
 		"dominant_wait_share", share,
 		"locks", locks);

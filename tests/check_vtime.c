@@ -12,6 +12,11 @@
  * loop of known length (within a tolerance).
  * trylock: a trylock at virtual time t fails exactly when another CPU's
  * hold [a, a + h) covers t, for t on both sides of both ends.
+ * transfer: with --vtime-transfer T, a CPU that writes a line another CPU
+ * wrote last pays T, once per move: two CPUs writing one line (or two
+ * words of one line) alternately move it, each its own line never; a
+ * lock's line moves where it is taken; the busy time is the work plus T
+ * per line moved, exactly.
  * cli: a vtime run of the model is deterministic (--check-determinism) in
  * every design and reports virtual ops/s and per-class wait and hold in
  * its record; scale --sched vtime titles its tables as virtual.
@@ -22,6 +27,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cacheline.h"
 #include "lockdep.h"
 #include "rmap.h"
 #include "rt_check.h"
@@ -246,6 +252,103 @@ START_TEST(test_trylock_interval)
 }
 END_TEST
 
+/* ---- transfer ---- */
+
+#define XFER_NS		1000ULL
+
+/* 64-byte lines: words 0 and 1 share one, word 8 is on the next. */
+static uint64_t xfer_words[16] __attribute__((aligned(64)));
+
+struct xfer_cpu {
+	int slot;
+	spinlock_t *lock;
+	const void *line;	/* written in every hold; NULL: none */
+	pthread_t thread;
+};
+
+static void *xfer_main(void *arg)
+{
+	struct xfer_cpu *c = arg;
+
+	rt_task_attach("xfer");
+	rt_sched_enter(c->slot);
+	for (int i = 0; i < ITERS; i++) {
+		spin_lock(c->lock);
+		rt_vtime_charge(HOLD_NS);
+		if (c->line)
+			line_write(c->line, LINE_PAGE);
+		spin_unlock(c->lock);
+		rt_vtime_op_done();
+	}
+	rt_sched_exit();
+	rt_task_detach();
+	return NULL;
+}
+
+/* Two CPUs (one if @line1 is (void *)-1), each its lock or one shared, each writing its line. */
+static void xfer_run(int nr, bool shared_lock, const void *line0, const void *line1,
+		     struct rt_vtime_result *res)
+{
+	struct rt_sched_config sc = {
+		.kind = RT_SCHED_VTIME,
+		.seed = 1,
+		.vtime = { .cost = RT_VTIME_EXPLICIT, .nr_workers = nr, .transfer_ns = XFER_NS },
+	};
+	/* A line each: two locks side by side would share one, and move. */
+	struct { spinlock_t l; } __attribute__((aligned(64))) locks[2];
+	struct xfer_cpu cpus[2] = {
+		{ .slot = 0, .lock = &locks[0].l, .line = line0 },
+		{ .slot = 1, .lock = shared_lock ? &locks[0].l : &locks[1].l, .line = line1 },
+	};
+
+	spin_lock_init(&locks[0].l, LOCK_CLASS_PAGE_TABLE_LOCK);
+	spin_lock_init(&locks[1].l, LOCK_CLASS_PAGE_TABLE_LOCK);
+	rt_sched_init(&sc, nr, no_audit, NULL);
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_create(&cpus[i].thread, NULL, xfer_main, &cpus[i]), 0);
+	rt_sched_start();
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_join(cpus[i].thread, NULL), 0);
+	rt_sched_fini();
+	rt_vtime_result_read(res);
+	ck_assert_int_eq(res->ops, (uint64_t)nr * ITERS);
+	/* The work, and T for every line that moved: nothing else is charged. */
+	ck_assert_msg(res->busy_ns == (uint64_t)nr * ITERS * HOLD_NS + res->transfers * XFER_NS,
+		      "busy %llu ns, want %llu + %llu transfers x %llu",
+		      (unsigned long long)res->busy_ns,
+		      (unsigned long long)((uint64_t)nr * ITERS * HOLD_NS),
+		      (unsigned long long)res->transfers, (unsigned long long)XFER_NS);
+	ck_assert_int_eq(res->transfers_untracked, 0);
+}
+
+START_TEST(test_transfer_lines)
+{
+	struct rt_vtime_result r;
+
+	/* One CPU: every line stays. */
+	xfer_run(1, false, &xfer_words[0], NULL, &r);
+	ck_assert_int_eq(r.transfers, 0);
+	/* Two CPUs, a line each (and a lock each): nothing moves. */
+	xfer_run(2, false, &xfer_words[0], &xfer_words[8], &r);
+	ck_assert_int_eq(r.transfers, 0);
+	/* One line, alternately: it moves at least once per round. */
+	xfer_run(2, false, &xfer_words[0], &xfer_words[0], &r);
+	ck_assert_msg(r.transfers >= ITERS && r.transfers <= 2 * ITERS - 1,
+		      "one line: %llu moves", (unsigned long long)r.transfers);
+	ck_assert_int_eq(r.transfers_by_kind[LINE_LOCK], 0);
+	ck_assert_int_eq(r.transfers_by_kind[LINE_PAGE], r.transfers);
+	/* Two words of one line move it just the same. */
+	xfer_run(2, false, &xfer_words[0], &xfer_words[1], &r);
+	ck_assert_msg(r.transfers >= ITERS, "false sharing: %llu moves",
+		      (unsigned long long)r.transfers);
+	/* One lock, no data: its line moves where it is taken. */
+	xfer_run(2, true, NULL, NULL, &r);
+	ck_assert_msg(r.transfers >= ITERS && r.transfers == r.transfers_by_kind[LINE_LOCK],
+		      "one lock: %llu moves, %llu at the lock", (unsigned long long)r.transfers,
+		      (unsigned long long)r.transfers_by_kind[LINE_LOCK]);
+}
+END_TEST
+
 /* ---- through the binary ---- */
 
 static char out[1 << 20];
@@ -327,6 +430,38 @@ START_TEST(test_cli_record)
 		  json_number_value(json_object_get(v, "virtual_ops_per_sec")));
 	ck_assert(json_number_value(json_object_get(v, "real_seconds")) > 0);
 	ck_assert(json_is_object(json_object_get(v, "locks")));
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "transfers")), 0);
+	json_decref(rec);
+}
+END_TEST
+
+/*
+ * The model's writes reach the transfer pricing: two CPUs of sdet32 move
+ * lines where they take locks and, more often, where they write shared
+ * data (page counts and flags, list links, ptes); the owner table keeps
+ * up with every write.
+ */
+START_TEST(test_cli_transfer)
+{
+	int rc = RUN("run", "--scenario", "sdet32", "--rmap", "objfile", "--sched", "vtime",
+		     "--threads", "2", "--reclaim-threads", "0", "--seed", "3", "--seconds", "0.001",
+		     "--vtime-transfer", "200", "--json", "--no-progress");
+	const char *brace = strchr(out, '{');
+	json_int_t all, at_lock;
+	json_t *rec, *v;
+	json_error_t err;
+
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(brace, "%s", tail());
+	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
+	ck_assert_msg(rec, "%s: %s", err.text, tail());
+	v = json_object_get(rec, "vtime");
+	all = json_integer_value(json_object_get(v, "transfers"));
+	at_lock = json_integer_value(json_object_get(json_object_get(v, "transfers_by_kind"),
+						     "lock"));
+	ck_assert_msg(at_lock > 0 && all > 2 * at_lock, "%lld lines moved, %lld at locks",
+		      (long long)all, (long long)at_lock);
+	ck_assert_int_eq(json_integer_value(json_object_get(v, "transfers_untracked")), 0);
 	json_decref(rec);
 }
 END_TEST
@@ -364,12 +499,14 @@ static Suite *vtime_suite(void)
 	tcase_add_test(tc, test_known_model);
 	tcase_add_test(tc, test_known_measured);
 	tcase_add_test(tc, test_trylock_interval);
+	tcase_add_test(tc, test_transfer_lines);
 	tcase_add_test(tc, test_cost_table_covers_every_design);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cli");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_cli_deterministic, 0, RMAP_NR_MODES);
 	tcase_add_test(tc, test_cli_record);
+	tcase_add_test(tc, test_cli_transfer);
 	tcase_add_test(tc, test_cli_bad_options);
 	tcase_add_test(tc, test_cli_scale);
 	suite_add_tcase(s, tc);

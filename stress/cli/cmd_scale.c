@@ -48,8 +48,8 @@ static void usage(FILE *f)
 	      "count, speedup measures oversubscription, not scaling: every output says so.\n"
 	      "Before the first run, at each repeat's start and after the last run, it times\n"
 	      "one cache line moved between two CPUs (cpu_transfer in the record): what every\n"
-	      "line two CPUs write pays here, which --sched vtime leaves out; on a virtual\n"
-	      "machine it follows the host's placement of the vCPUs.\n"
+	      "line two CPUs write pays here (vtime's --vtime-transfer NS prices it); on a\n"
+	      "virtual machine it follows the host's placement of the vCPUs.\n"
 	      "\n"
 	      "  -t, --threads LIST  thread counts, comma-separated (default 1,2,4,8,16,32)\n", f);
 	fprintf(f, "  -r, --rmap MODE     %s or all\n"
@@ -318,7 +318,7 @@ static void print_header(const struct sweep *w)
 
 		rt_report_transfer_pairs(w->transfer_start, x, sizeof(x));
 		printf("one cache line between two CPUs: %s (what a line two CPUs write costs"
-		       " here; vtime leaves it out)\n", x);
+		       " here; vtime prices it with --vtime-transfer NS)\n", x);
 	}
 	if (o->vtime)
 		printf("virtual time (--sched vtime, %s costs): threads are virtual CPUs,"
