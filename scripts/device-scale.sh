@@ -8,7 +8,9 @@
 # beside it, and `bench vm --quick` (its disjoint-mm row up to the cores:
 # the harness's own shared lines, if any, show there). vtime's curves for
 # the same points need no many-core machine (virtual time is the same on
-# any host): run them where you build, and hold them against these with
+# any host): run them where you build, without a transfer cost and with
+# --vtime-transfer NS, NS the device's own price of a line (each scale
+# record's cpu_transfer), and hold them against these with
 # scripts/vtime-vs-real.
 #
 # Meant for ONE run on a fresh x86-64 machine, from the repository root:
