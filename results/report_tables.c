@@ -98,8 +98,9 @@ static int scale_markdown(const json_t *rec, FILE *out)
 		" trylock fallbacks per reclaim scan | fallbacks per 1k ops | most contended lock |%s\n"
 		"|---|---:|---:|---:|---:|---:|---:|---|%s\n", virt ? "virtual " : "",
 		(int)jnum(rec, "base_threads"),
-		virt ? " dominant waiting lock (share of CPU time) | real s per point |" : "",
-		virt ? "---|---:|" : "");
+		virt ? " dominant waiting lock (share of CPU time) | lines moved per op |"
+		       " real s per point |" : "",
+		virt ? "---|---:|---:|" : "");
 	json_array_foreach(points, i, p) {
 		const char *top = NULL;
 		double topv = 0;
@@ -121,8 +122,9 @@ static int scale_markdown(const json_t *rec, FILE *out)
 		else
 			fputs(" none |", out);
 		if (virt)
-			fprintf(out, " %s %.1f%% | %s |", jstr(p, "dominant_wait", "none"),
+			fprintf(out, " %s %.1f%% | %s | %s |", jstr(p, "dominant_wait", "none"),
 				100 * jnum(p, "dominant_wait_share"),
+				report_fmt(b, sizeof(b), jnum(p, "lines_per_op")),
 				report_fmt(a, sizeof(a), jnum(jget(p, "real_seconds"), "median")));
 		fputc('\n', out);
 	}
@@ -204,7 +206,7 @@ int rt_report_csv(const json_t *rec, FILE *out)
 	      "ops_per_sec_q1,ops_per_sec_q3,speedup,efficiency,fallbacks_per_scan_median,"
 	      "fallbacks_per_kop_median,failures", out);
 	if (virt)
-		fputs(",virtual,dominant_wait,dominant_wait_share,real_seconds_median", out);
+		fputs(",virtual,dominant_wait,dominant_wait_share,real_seconds_median,lines_per_op", out);
 	for (int k = 0; k < nc; k++)
 		fprintf(out, ",contention_%s", classes[k]);
 	fputc('\n', out);
@@ -218,8 +220,9 @@ int rt_report_csv(const json_t *rec, FILE *out)
 			jnum(jget(p, "fallbacks_per_scan"), "median"),
 			jnum(jget(p, "fallbacks_per_kop"), "median"), (int)jnum(p, "failures"));
 		if (virt)
-			fprintf(out, ",1,%s,%.6g,%.6g", jstr(p, "dominant_wait", "none"),
-				jnum(p, "dominant_wait_share"), jnum(jget(p, "real_seconds"), "median"));
+			fprintf(out, ",1,%s,%.6g,%.6g,%.6g", jstr(p, "dominant_wait", "none"),
+				jnum(p, "dominant_wait_share"), jnum(jget(p, "real_seconds"), "median"),
+				jnum(p, "lines_per_op"));
 		for (int k = 0; k < nc; k++)
 			fprintf(out, ",%.6g", jnum(jget(p, "contention"), classes[k]));
 		fputc('\n', out);

@@ -148,6 +148,14 @@ void rt_vtime_point_json(json_t *p, json_t *const *vt, int n)
 		v[k] = json_number_value(json_object_get(vt[k], "real_seconds"));
 	rt_stat_of(v, n, &st);
 	json_object_set_new(p, "real_seconds", rt_stat_json(&st));
+	/* --vtime-transfer: cache lines moved between CPUs per operation (median). */
+	for (int k = 0; k < n; k++) {
+		double ops = json_number_value(json_object_get(vt[k], "ops"));
+
+		v[k] = ops > 0 ? json_number_value(json_object_get(vt[k], "transfers")) / ops : 0;
+	}
+	rt_stat_of(v, n, &st);
+	json_object_set_new(p, "lines_per_op", json_real(st.median));
 	/* Per class: the median over the repeats of its share of CPU time waited. */
 	for (int k = 0; k < n; k++)
 		json_object_foreach(json_object_get(vt[k], "locks"), key, cls) {

@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -489,6 +490,42 @@ START_TEST(test_cli_scale)
 }
 END_TEST
 
+/*
+ * scale --sched vtime with a transfer cost: each point of the record
+ * carries the lines moved per operation, none at one CPU and some at two,
+ * and the record stays valid against its schema.
+ */
+START_TEST(test_cli_scale_lines)
+{
+	char d[] = "/tmp/rt-vtime-scale-XXXXXX", sdir[64], path[96];
+	json_t *rec, *p;
+	json_error_t err;
+	size_t i;
+	int rc;
+
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	snprintf(sdir, sizeof(sdir), "%s/s", d);
+	rc = RUN("scale", "--sched", "vtime", "--threads", "1,2", "--rmap", "objfile",
+		 "--repeat", "1", "--seconds", "0.001", "--scenario", "sdet32",
+		 "--reclaim-threads", "0", "--vtime-transfer", "200", "--no-plots", "--out", sdir);
+	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
+	ck_assert_msg(strstr(out, "lines moved per op"), "%s", tail());
+	snprintf(path, sizeof(path), "%s/scale.json", sdir);
+	rec = json_load_file(path, 0, &err);
+	ck_assert_msg(rec, "%s: %s", path, err.text);
+	rt_cli_assert_schema_valid(sdir, "scale.json");
+	json_array_foreach(json_object_get(rec, "points"), i, p) {
+		double lines = json_number_value(json_object_get(p, "lines_per_op"));
+		json_int_t t = json_integer_value(json_object_get(p, "threads"));
+
+		ck_assert_msg(t == 1 ? lines == 0 : lines > 1, "%lld threads: %g lines per op",
+			      (long long)t, lines);
+	}
+	json_decref(rec);
+	rt_remove_tree(d);
+}
+END_TEST
+
 static Suite *vtime_suite(void)
 {
 	Suite *s = suite_create("vtime");
@@ -509,6 +546,7 @@ static Suite *vtime_suite(void)
 	tcase_add_test(tc, test_cli_transfer);
 	tcase_add_test(tc, test_cli_bad_options);
 	tcase_add_test(tc, test_cli_scale);
+	tcase_add_test(tc, test_cli_scale_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
