@@ -44,6 +44,7 @@ struct cpu {
 	int slot;
 	spinlock_t *lock;
 	enum rt_vtime_cost cost;
+	const void *line;	/* written in every hold (line_write()); NULL: none */
 	pthread_t thread;
 };
 
@@ -78,12 +79,29 @@ static void *cpu_main(void *arg)
 			busy_ns(HOLD_NS);
 		else
 			rt_vtime_charge(HOLD_NS);
+		if (c->line)
+			line_write(c->line, LINE_PAGE);
 		spin_unlock(c->lock);
 		rt_vtime_op_done();
 	}
 	rt_sched_exit();
 	rt_task_detach();
 	return NULL;
+}
+
+/* Run @nr CPUs of @cpus under @sc to the end; what vtime measured in @res. */
+static void run_cpus(const struct rt_sched_config *sc, struct cpu *cpus, int nr,
+		     struct rt_vtime_result *res)
+{
+	rt_sched_init(sc, nr, no_audit, NULL);
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_create(&cpus[i].thread, NULL, cpu_main, &cpus[i]), 0);
+	rt_sched_start();
+	for (int i = 0; i < nr; i++)
+		ck_assert_int_eq(pthread_join(cpus[i].thread, NULL), 0);
+	rt_sched_fini();
+	rt_vtime_result_read(res);
+	ck_assert_int_eq(res->ops, (uint64_t)nr * ITERS);
 }
 
 /* @nr CPUs (all on one lock if @shared), each ITERS holds: virtual ops/s. */
@@ -103,15 +121,7 @@ static double vtime_ops_per_sec(int nr, bool shared, enum rt_vtime_cost cost,
 		spin_lock_init(&locks[i], LOCK_CLASS_PAGE_TABLE_LOCK);
 		cpus[i] = (struct cpu){ .slot = i, .lock = shared ? &locks[0] : &locks[i], .cost = cost };
 	}
-	rt_sched_init(&sc, nr, no_audit, NULL);
-	for (int i = 0; i < nr; i++)
-		ck_assert_int_eq(pthread_create(&cpus[i].thread, NULL, cpu_main, &cpus[i]), 0);
-	rt_sched_start();
-	for (int i = 0; i < nr; i++)
-		ck_assert_int_eq(pthread_join(cpus[i].thread, NULL), 0);
-	rt_sched_fini();
-	rt_vtime_result_read(res);
-	ck_assert_int_eq(res->ops, (uint64_t)nr * ITERS);
+	run_cpus(&sc, cpus, nr, res);
 	return rt_vtime_ops_per_sec(res);
 }
 
@@ -260,33 +270,7 @@ END_TEST
 /* 64-byte lines: words 0 and 1 share one, word 8 is on the next. */
 static uint64_t xfer_words[16] __attribute__((aligned(64)));
 
-struct xfer_cpu {
-	int slot;
-	spinlock_t *lock;
-	const void *line;	/* written in every hold; NULL: none */
-	pthread_t thread;
-};
-
-static void *xfer_main(void *arg)
-{
-	struct xfer_cpu *c = arg;
-
-	rt_task_attach("xfer");
-	rt_sched_enter(c->slot);
-	for (int i = 0; i < ITERS; i++) {
-		spin_lock(c->lock);
-		rt_vtime_charge(HOLD_NS);
-		if (c->line)
-			line_write(c->line, LINE_PAGE);
-		spin_unlock(c->lock);
-		rt_vtime_op_done();
-	}
-	rt_sched_exit();
-	rt_task_detach();
-	return NULL;
-}
-
-/* Two CPUs (one if @line1 is (void *)-1), each its lock or one shared, each writing its line. */
+/* @nr CPUs (1 or 2), each its lock or both one (@shared_lock), each writing its line. */
 static void xfer_run(int nr, bool shared_lock, const void *line0, const void *line1,
 		     struct rt_vtime_result *res)
 {
@@ -297,22 +281,15 @@ static void xfer_run(int nr, bool shared_lock, const void *line0, const void *li
 	};
 	/* A line each: two locks side by side would share one, and move. */
 	struct { spinlock_t l; } __attribute__((aligned(64))) locks[2];
-	struct xfer_cpu cpus[2] = {
-		{ .slot = 0, .lock = &locks[0].l, .line = line0 },
-		{ .slot = 1, .lock = shared_lock ? &locks[0].l : &locks[1].l, .line = line1 },
+	struct cpu cpus[2] = {
+		{ .slot = 0, .lock = &locks[0].l, .cost = RT_VTIME_EXPLICIT, .line = line0 },
+		{ .slot = 1, .lock = shared_lock ? &locks[0].l : &locks[1].l,
+		  .cost = RT_VTIME_EXPLICIT, .line = line1 },
 	};
 
 	spin_lock_init(&locks[0].l, LOCK_CLASS_PAGE_TABLE_LOCK);
 	spin_lock_init(&locks[1].l, LOCK_CLASS_PAGE_TABLE_LOCK);
-	rt_sched_init(&sc, nr, no_audit, NULL);
-	for (int i = 0; i < nr; i++)
-		ck_assert_int_eq(pthread_create(&cpus[i].thread, NULL, xfer_main, &cpus[i]), 0);
-	rt_sched_start();
-	for (int i = 0; i < nr; i++)
-		ck_assert_int_eq(pthread_join(cpus[i].thread, NULL), 0);
-	rt_sched_fini();
-	rt_vtime_result_read(res);
-	ck_assert_int_eq(res->ops, (uint64_t)nr * ITERS);
+	run_cpus(&sc, cpus, nr, res);
 	/* The work, and T for every line that moved: nothing else is charged. */
 	ck_assert_msg(res->busy_ns == (uint64_t)nr * ITERS * HOLD_NS + res->transfers * XFER_NS,
 		      "busy %llu ns, want %llu + %llu transfers x %llu",
@@ -410,19 +387,27 @@ START_TEST(test_cli_deterministic)
 }
 END_TEST
 
-START_TEST(test_cli_record)
+/* The record a `run --json` that exited @rc printed (owned). */
+static json_t *run_record(int rc)
 {
-	int rc = RUN("run", "--scenario", "shm", "--sched", "vtime", "--threads", "4",
-		     "--seed", "3", "--seconds", "0.001", "--json", "--no-progress");
 	const char *brace = strchr(out, '{');
-	json_t *rec, *v;
 	json_error_t err;
+	json_t *rec;
 
 	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
 	ck_assert_msg(brace, "%s", tail());
 	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
 	ck_assert_msg(rec, "%s: %s", err.text, tail());
-	v = json_object_get(rec, "vtime");
+	return rec;
+}
+
+START_TEST(test_cli_record)
+{
+	json_t *rec = run_record(RUN("run", "--scenario", "shm", "--sched", "vtime", "--threads",
+				     "4", "--seed", "3", "--seconds", "0.001", "--json",
+				     "--no-progress"));
+	json_t *v = json_object_get(rec, "vtime");
+
 	ck_assert_msg(json_is_object(v), "no vtime object");
 	ck_assert_str_eq(json_string_value(json_object_get(v, "cost")), "model");
 	ck_assert(json_number_value(json_object_get(v, "virtual_seconds")) == 0.001);
@@ -444,19 +429,13 @@ END_TEST
  */
 START_TEST(test_cli_transfer)
 {
-	int rc = RUN("run", "--scenario", "sdet32", "--rmap", "objfile", "--sched", "vtime",
-		     "--threads", "2", "--reclaim-threads", "0", "--seed", "3", "--seconds", "0.001",
-		     "--vtime-transfer", "200", "--json", "--no-progress");
-	const char *brace = strchr(out, '{');
+	json_t *rec = run_record(RUN("run", "--scenario", "sdet32", "--rmap", "objfile", "--sched",
+				     "vtime", "--threads", "2", "--reclaim-threads", "0", "--seed",
+				     "3", "--seconds", "0.001", "--vtime-transfer", "200", "--json",
+				     "--no-progress"));
+	json_t *v = json_object_get(rec, "vtime");
 	json_int_t all, at_lock;
-	json_t *rec, *v;
-	json_error_t err;
 
-	ck_assert_msg(rc == 0, "exit %d\n%s", rc, tail());
-	ck_assert_msg(brace, "%s", tail());
-	rec = json_loads(brace, JSON_DISABLE_EOF_CHECK, &err);
-	ck_assert_msg(rec, "%s: %s", err.text, tail());
-	v = json_object_get(rec, "vtime");
 	all = json_integer_value(json_object_get(v, "transfers"));
 	at_lock = json_integer_value(json_object_get(json_object_get(v, "transfers_by_kind"),
 						     "lock"));
