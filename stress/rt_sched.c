@@ -146,8 +146,8 @@ void rt_sched_init(const struct rt_sched_config *cfg, int nr, void (*audit)(void
 		T.d = rt_calloc(T.cap, sizeof(*T.d));
 	}
 	__atomic_store_n(&sched_hook, sched_hook_fn_impl, __ATOMIC_RELAXED);
-	if (cfg->kind == RT_SCHED_VTIME && cfg->vtime.transfer_ns)
-		__atomic_store_n(&line_hook, line_hook_fn_impl, __ATOMIC_RELAXED);
+	__atomic_store_n(&line_hook, cfg->kind == RT_SCHED_VTIME && cfg->vtime.transfer_ns ?
+			 line_hook_fn_impl : NULL, __ATOMIC_RELAXED);
 }
 
 void rt_sched_fini(void)
