@@ -70,10 +70,11 @@ static struct {
 	struct rt_vtime_result last;
 	/*
 	 * --vtime-transfer: which CPU wrote each line last (open addressing,
-	 * by line number + 1: 0 is a free entry), and the lines that moved.
+	 * by line number + 1: 0 is a free entry), and the lines that moved,
+	 * by kind (their sum is the result's transfers).
 	 */
 	struct owner { uintptr_t line; int cpu; } *owners;
-	uint64_t transfers, by_kind[LINE_NR_KINDS], untracked;
+	uint64_t by_kind[LINE_NR_KINDS], untracked;
 } V;
 
 #define NR_OWNERS	(1u << 20)
@@ -110,7 +111,6 @@ static void line_written(int me, const void *addr, enum line_kind kind)
 	}
 	if (RLX(o->line) == line && RLX(o->cpu) != me) {
 		ADD(V.cpu[me].xfer, V.cfg.transfer_ns);
-		ADD(V.transfers, 1);
 		ADD(V.by_kind[kind], 1);
 	}
 	SET(o->line, line);
@@ -187,9 +187,10 @@ void rt_vtime_fini(void)
 	r->idle_ns = RLX(V.idle);
 	r->other_wait_ns = RLX(V.other_wait);
 	r->points = RLX(V.points);
-	r->transfers = RLX(V.transfers);
-	for (int k = 0; k < LINE_NR_KINDS; k++)
+	for (int k = 0; k < LINE_NR_KINDS; k++) {
 		r->transfers_by_kind[k] = RLX(V.by_kind[k]);
+		r->transfers += r->transfers_by_kind[k];
+	}
 	r->transfers_untracked = RLX(V.untracked);
 	for (int c = 0; c < LOCK_CLASS_MAX; c++) {
 		r->cls[c].wait_spin_ns = RLX(V.cls[c].wait_spin_ns);
