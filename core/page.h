@@ -66,7 +66,7 @@ struct page {
 	} pte;
 	unsigned long private;		/* swap entry while PG_swapcache */
 	struct list_head lru;		/* zone->lru_lock, or zone->lock when free */
-	uint64_t data;			/* the data stamp: atomic, the emulated page contents */
+	/* The page's contents are in page_frames[], below. */
 };
 
 #define page_flag_mask(bit)	(1UL << (bit))
@@ -195,16 +195,36 @@ void _unlock_page(struct page *page, const char *file, int line);
 	_bit_spin_unlock(PG_maplock, &(p)->flags, page_lock_key((p), PG_maplock), \
 			 LOCK_CLASS_PG_MAPLOCK, __FILE__, __LINE__)
 
-/* ---- the data word: the emulated page contents ---- */
+/*
+ * ---- the data word: the emulated page contents ----
+ *
+ * One word of the page frame's contents (a stamp), in page_frames[pfn]
+ * beside mem_map, each on a cache line of its own. In 2.6 a user's store
+ * went to the 4 KB frame: never to the struct page that the rmap, the
+ * LRU and get_page() write, never to a neighbouring frame's line. A word
+ * inside struct page, or eight frames to a line, would move lines between
+ * CPUs on stores where 2.6 moved none.
+ */
+struct page_frame {
+	uint64_t data;			/* atomic: the data stamp */
+} ____cacheline_aligned;
+
+extern struct page *mem_map;			/* page_alloc.h */
+extern struct page_frame *page_frames;		/* mem_init(): one per page */
+
+static inline uint64_t *page_data_word(const struct page *page)
+{
+	return &page_frames[page - mem_map].data;
+}
 
 static inline uint64_t page_data_read(const struct page *page)
 {
-	return __atomic_load_n(&page->data, __ATOMIC_RELAXED);
+	return __atomic_load_n(page_data_word(page), __ATOMIC_RELAXED);
 }
 
 static inline void page_data_write(struct page *page, uint64_t v)
 {
-	__atomic_store_n(&page->data, v, __ATOMIC_RELAXED);
+	__atomic_store_n(page_data_word(page), v, __ATOMIC_RELAXED);
 }
 
 /*

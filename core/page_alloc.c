@@ -48,6 +48,8 @@
 
 struct page *mem_map;
 unsigned long max_mapnr;
+struct page_frame *page_frames;
+static void *page_frames_mem;	/* what page_frames was carved from */
 struct zone contig_zone;
 
 /* Statistics of exited tasks, and the folding of them: a harness mutex. */
@@ -148,6 +150,10 @@ int mem_init(unsigned long nr_pages)
 	zone->pcp_batch = zone_batchsize(nr_pages);
 
 	mem_map = rt_calloc(nr_pages, sizeof(*mem_map));
+	/* Zeroed lazily by calloc's fresh mappings: a line each, one more to align. */
+	page_frames_mem = rt_calloc(nr_pages + 1, sizeof(*page_frames));
+	page_frames = (struct page_frame *)(((uintptr_t)page_frames_mem + SMP_CACHE_BYTES - 1) &
+					    ~(uintptr_t)(SMP_CACHE_BYTES - 1));
 	max_mapnr = nr_pages;
 
 	mem_map[ZERO_PAGE_PFN].flags = page_flag_mask(PG_reserved);
@@ -200,7 +206,10 @@ void mem_exit(void)
 	}
 	lockdep_unregister_lock_array(mem_map);
 	free(mem_map);
+	free(page_frames_mem);
 	mem_map = NULL;
+	page_frames = NULL;
+	page_frames_mem = NULL;
 	max_mapnr = 0;
 	memset(&contig_zone, 0, sizeof(contig_zone));
 	INIT_LIST_HEAD(&contig_zone.free_list);
