@@ -517,12 +517,16 @@ END_TEST
 /*
  * Ctrl-C once the first child run is done (after the in-process part):
  * exit 130, bench.json (--out and --json) and bench.md hold the
- * in-process numbers and that run's, marked partial.
+ * in-process numbers and that run's, marked partial. --seconds after
+ * --quick keeps its value (--quick sets only what no option gave): the
+ * in-process part's samples of 0.01 s, a third of --quick's (that part
+ * was 36 s of this test's 37 under ASan).
  */
 START_TEST(test_numbers_bench_interrupted_partial)
 {
 	char d[] = "/tmp/check_numbers-int.XXXXXX", bdir[300], bjson[300], log[300];
-	const char *const a[] = { "bench", "--quick", "--repeat", "3", "--run-seconds", "1",
+	const char *const a[] = { "bench", "--seconds", "0.01", "--quick", "--repeat", "3",
+				  "--run-seconds", "1",
 				  "--procs", "2", "--reclaim-threads", "1", "--json", bjson,
 				  "--out", bdir, gnuplot_installed() ? NULL : "--no-plots", NULL };
 	json_t *rec, *dsg;
@@ -541,6 +545,8 @@ START_TEST(test_numbers_bench_interrupted_partial)
 	check_meta(rec, "bench");
 	rt_cli_assert_schema_valid(d, "bench.json");
 	ck_assert(json_is_true(json_object_get(rec, "interrupted")));
+	ck_assert(json_real_value(json_object_get(rec, "sample_seconds")) == 0.01);
+	ck_assert(json_is_true(json_object_get(rec, "quick")));
 	ck_assert_int_eq(json_object_size(json_object_get(rec, "designs")), RMAP_NR_MODES);
 	json_object_foreach(json_object_get(rec, "designs"), mode, dsg) {
 		const json_t *sp = json_object_get(json_object_get(dsg, "spread"), "anon_faults_per_sec");
@@ -686,13 +692,16 @@ END_TEST
 
 /*
  * --check-scaling with one CPU: nothing to flag, exit 0 (the exit-1 path:
- * the test above); its record valid against bench-vm's schema.
+ * the test above); its record valid against bench-vm's schema. --repeat
+ * and --seconds before --quick keep their values: --quick sets only what
+ * no option gave.
  */
 START_TEST(test_numbers_check_scaling_one_cpu)
 {
 	char d[] = "/tmp/check_numbers-vm.XXXXXX", json[300];
-	const char *const a[] = { "bench", "vm", "--quick", "--repeat", "1", "--scaling-max", "1",
-				  "--check-scaling", "--json", json, NULL };
+	const char *const a[] = { "bench", "vm", "--repeat", "1", "--seconds", "0.01", "--quick",
+				  "--scaling-max", "1", "--check-scaling", "--json", json, NULL };
+	json_t *rec;
 	int rc;
 
 	ck_assert_ptr_nonnull(mkdtemp(d));
@@ -700,6 +709,11 @@ START_TEST(test_numbers_check_scaling_one_cpu)
 	rc = rt_cli_run(a, out, sizeof(out));
 	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, rt_cli_excerpt(out, 2000));
 	rt_cli_assert_schema_valid(d, "bench-vm.json");
+	rec = load(d, "bench-vm.json");
+	ck_assert_int_eq(json_integer_value(json_object_get(rec, "repeat")), 1);
+	ck_assert(json_real_value(json_object_get(rec, "sample_seconds")) == 0.01);
+	ck_assert(json_is_true(json_object_get(rec, "quick")));
+	json_decref(rec);
 	rt_remove_tree(d);
 	ck_assert_msg(strstr(out, "disjoint-mm scaling: n/a"), "%s", rt_cli_excerpt(out, 2000));
 	ck_assert_msg(strstr(out, "model/host rate"), "%s", rt_cli_excerpt(out, 2000));

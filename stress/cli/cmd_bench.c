@@ -127,6 +127,7 @@ struct bench_all_args {
 	struct sweep *shm, *fbs;
 	const char *json_path, *out_dir, *compare, *results;
 	double threshold;
+	double sample_s;	/* --seconds, or -1: the default or --quick's */
 	bool quick, no_plots, check_scaling;
 };
 
@@ -171,7 +172,7 @@ static int bench_all_parse(int argc, char **argv, struct bench_all_args *a)
 		switch (c) {
 		case 'r': a->bo.repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 'p': a->cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
-		case 's': a->cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 's': a->sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
 		case 'S': a->bo.run_seconds = rt_opt_seconds("--run-seconds", optarg, 0, 3600); break;
 		case 'T': a->bo.threads = (int)rt_opt_int("--run-threads", optarg, 1, 1024); break;
 		case 'P': a->shm->np = rt_opt_int_list("--procs", optarg, 1, 16, a->shm->params, MAX_LIST); break;
@@ -220,6 +221,9 @@ static void bench_all_defaults(struct bench_all_args *a)
 
 	if (a->quick)
 		rt_bench_vm_cfg_quick(&a->cfg);
+	/* An option given says what --quick would otherwise set. */
+	if (a->sample_s >= 0)
+		a->cfg.sample_s = a->sample_s;
 	if (a->bo.repeat < 0)
 		a->bo.repeat = a->quick ? 3 : 5;
 	if (a->bo.run_seconds < 0)
@@ -429,7 +433,7 @@ static int bench_all(int argc, char **argv)
 	struct bench_all_args a = {
 		.cfg = RT_BENCH_VM_CFG_DEFAULT,
 		.bo = { .repeat = -1, .threads = 4, .run_seconds = -1 },
-		.shm = &shm, .fbs = &fbs, .threshold = 25,
+		.shm = &shm, .fbs = &fbs, .threshold = 25, .sample_s = -1,
 	};
 	json_t *rec, *base = NULL;
 	int rc = bench_all_parse(argc, argv, &a);

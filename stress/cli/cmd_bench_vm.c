@@ -60,7 +60,9 @@ int cmd_bench_vm(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_bench_vm_cfg cfg = RT_BENCH_VM_CFG_DEFAULT;
-	int repeat = 5, c, rc;
+	/* -1: not given; the default, or --quick's (an option given wins over --quick) */
+	int repeat = -1, c, rc;
+	double sample_s = -1;
 	bool quick = false, check_scaling = false;
 	const char *json_path = NULL;
 	json_t *rec;
@@ -71,8 +73,8 @@ int cmd_bench_vm(int argc, char **argv)
 		switch (c) {
 		case 'r': repeat = (int)rt_opt_int("--repeat", optarg, 1, RT_BENCH_MAX_REPEAT); break;
 		case 'p': cfg.pages = (unsigned long)rt_opt_int("--pages", optarg, 32768, (long long)MEM_MAX_PAGES); break;
-		case 's': cfg.sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
-		case 'q': quick = true; repeat = 3; break;
+		case 's': sample_s = rt_opt_seconds("--seconds", optarg, 0, 60); break;
+		case 'q': quick = true; break;
 		case 'j': rt_opt_out_file("--json", optarg); json_path = optarg; break;
 		case 'M': cfg.scaling_max = (int)rt_opt_int("--scaling-max", optarg, 1, RT_BENCH_SCALING_MAX); break;
 		case 'C': check_scaling = true; break;
@@ -84,6 +86,10 @@ int cmd_bench_vm(int argc, char **argv)
 		rt_usage_error("bench vm: unexpected argument '%s'", argv[optind]);
 	if (quick)
 		rt_bench_vm_cfg_quick(&cfg);
+	if (sample_s >= 0)
+		cfg.sample_s = sample_s;
+	if (repeat < 0)
+		repeat = quick ? 3 : 5;
 	rec = rt_record_new("bench-vm");
 	rt_child_catch_interrupt();
 	cfg.stop = rt_child_interrupted;
