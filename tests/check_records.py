@@ -179,6 +179,14 @@ class Producer:
         self.run(0, "bench", "locks", "--iterations", "1000", "--repeat", "1", "--threads", "2",
                  "--seconds", "0.05", "--json", "bench-locks.json")
         self.check_files("bench-locks.json", 1)
+        # bench vm's in-process measurements (every design's model code in
+        # its own ways: the Oracle case, try_to_unmap sweeps, disjoint mms)
+        # and their record, at the smallest sizes; under ASan too, which the
+        # numbers test (plain build) leaves. One thread: not under TSan.
+        if self.build_kind != "tsan":
+            self.run(0, "bench", "vm", "--repeat", "1", "--seconds", "0.01", "--quick",
+                     "--scaling-max", "1", "--json", "bench-vm.json")
+            self.check_files("bench-vm.json", 1)
         self.run(0, "run", "--sched", "cover", "--cover-map", "cover-map.json", "--seconds",
                  "0.02", "--threads", "2", "--no-progress")
         self.check_files("cover-map.json", 1)
