@@ -318,8 +318,11 @@ END_TEST
 /*
  * A task that loops, holding nothing, waiting for what no thread will do
  * (--test-spin with no other worker): the hang report shows it busy in its
- * operation, its flight recorder events there by the hundred thousand,
- * where a task that sleeps on a lock shows a handful (the test above).
+ * operation, its flight recorder events there by the ten thousand at
+ * least, where a task that sleeps on a lock shows fewer than 100 (the
+ * test above). How many depends on the CPU the task got in the
+ * watchdog's 2 s: hundreds of thousands alone, 84,638 in the TSan build
+ * of a loaded CI run (2026-12-06), which a bound of 100,000 failed.
  */
 START_TEST(test_cli_hang_shows_a_spinning_task)
 {
@@ -340,7 +343,7 @@ START_TEST(test_cli_hang_shows_a_spinning_task)
 	ck_assert_ptr_nonnull(art);
 	t = json_array_get(json_object_get(art, "tasks"), 0);
 	ck_assert_str_eq(json_string_value(json_object_get(t, "op")), "test-spin");
-	ck_assert_msg(json_integer_value(json_object_get(t, "events_in_op")) > 100000,
+	ck_assert_msg(json_integer_value(json_object_get(t, "events_in_op")) > 10000,
 		      "events %lld", (long long)json_integer_value(json_object_get(t, "events_in_op")));
 	json_decref(art);
 	rt_remove_tree(dir);
